@@ -1,0 +1,47 @@
+# Goblin's two set-up commands (see README.md):
+#   make run   build a release goblind and start it in the foreground
+#   make test  build and run the whole test suite, plain and under
+#              AddressSanitizer + UndefinedBehaviorSanitizer
+# Both install the Debian packages they need first (as root, or via sudo).
+
+RELEASE_DIR := build-release
+TEST_DIR    := build
+ASAN_DIR    := build-asan
+
+BUILD_PKGS := meson ninja-build gcc g++ pkg-config python3
+TEST_PKGS  := $(BUILD_PKGS) libcmocka-dev redis-server redis-tools \
+              python3-redis libhiredis-dev
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# $(call ensure_pkgs,LIST): apt-get install whatever of LIST is missing.
+define ensure_pkgs
+	@missing=""; \
+	for p in $(1); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" \
+	    || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+endef
+
+.PHONY: run test
+
+run:
+	$(call ensure_pkgs,$(BUILD_PKGS))
+	@[ -d $(RELEASE_DIR) ] || meson setup $(RELEASE_DIR) --buildtype=release -Dtests=false
+	meson compile -C $(RELEASE_DIR)
+	exec $(RELEASE_DIR)/server/goblind
+
+test:
+	$(call ensure_pkgs,$(TEST_PKGS))
+	@[ -d $(TEST_DIR) ] || meson setup $(TEST_DIR)
+	meson compile -C $(TEST_DIR)
+	meson test -C $(TEST_DIR) --verbose --print-errorlogs
+	@[ -d $(ASAN_DIR) ] || meson setup $(ASAN_DIR) -Db_sanitize=address,undefined -Db_lundef=false -Dbench=disabled
+	meson compile -C $(ASAN_DIR)
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  meson test -C $(ASAN_DIR) --verbose --print-errorlogs

@@ -1,0 +1,11 @@
+/* goblin.h - the public API of libgoblin: an in-memory, Redis-compatible
+ * data store, embeddable in-process and served by goblind.
+ *
+ * Each layer has its own header under goblin/; this one includes them all.
+ */
+#ifndef GOBLIN_H
+#define GOBLIN_H
+
+#include "goblin/common.h"
+
+#endif

@@ -1,0 +1,137 @@
+/* goblin/common.h - what every part of the public API shares: the export
+ * macro, version, error codes, byte slices, the store handle and its
+ * configuration.
+ *
+ * Conventions (docs/errors.md has the full table):
+ *  - A return value of 0 or more is a result; a negative one is a GOBLIN_E*
+ *    code. Codes for system conditions equal -errno; Goblin's own count down
+ *    from -1000.
+ *  - "Not found" is an answer, not an error: 0, with out-values untouched.
+ *  - A failed call changes nothing.
+ *  - Pointers passed in are copied unless a comment says borrowed or taken.
+ *  - A store belongs to one thread at a time.
+ */
+#ifndef GOBLIN_COMMON_H
+#define GOBLIN_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GOBLIN_API __attribute__((visibility("default")))
+#else
+#define GOBLIN_API
+#endif
+
+#define GOBLIN_VERSION_MAJOR 0
+#define GOBLIN_VERSION_MINOR 1
+#define GOBLIN_VERSION_PATCH 0
+#define GOBLIN_VERSION_STRING "0.1.0"
+
+/* The version of the library linked at run time, as
+ * MAJOR * 10000 + MINOR * 100 + PATCH. */
+GOBLIN_API int goblin_version(void);
+
+/* Error codes. System conditions are -errno (Linux values, fixed here so
+ * the header needs no <errno.h>). */
+#define GOBLIN_OK 0
+#define GOBLIN_EAGAIN (-11)       /* try again: queue full, need more bytes */
+#define GOBLIN_ENOMEM (-12)       /* an allocation failed */
+#define GOBLIN_EINVAL (-22)       /* an argument is out of its domain */
+#define GOBLIN_ERANGE (-34)       /* an index or length is out of range */
+#define GOBLIN_EPROTO (-71)       /* the peer broke the protocol */
+#define GOBLIN_ETIMEDOUT (-110)   /* a bounded wait ran out */
+
+#define GOBLIN_EWRONGTYPE (-1000) /* key holds another type */
+#define GOBLIN_ENOTINT (-1001)    /* value is not an integer or out of range */
+#define GOBLIN_EOVERFLOW (-1002)  /* increment or decrement would overflow */
+#define GOBLIN_ENOTFLOAT (-1003)  /* value is not a valid float */
+#define GOBLIN_ENANINF (-1004)    /* increment would produce NaN or Infinity */
+#define GOBLIN_ENAN (-1005)       /* resulting score is not a number (NaN) */
+#define GOBLIN_ENOKEY (-1006)     /* no such key (RENAME and friends) */
+#define GOBLIN_ELIMIT (-1007)     /* a size limit of Goblin would be passed */
+#define GOBLIN_EINCOMPAT (-1008)  /* layout or version mismatch */
+#define GOBLIN_ESYNTAX (-1009)    /* options that cannot go together */
+#define GOBLIN_EHASHNOTINT (-1010)   /* hash value is not an integer */
+#define GOBLIN_EHASHNOTFLOAT (-1011) /* hash value is not a float */
+#define GOBLIN_ESTRBIG (-1012)    /* string exceeds maximum allowed size */
+#define GOBLIN_EOFFSET (-1013)    /* offset is out of range */
+
+/* A short English text for a code, without Redis's "ERR " prefix; never
+ * NULL. */
+GOBLIN_API const char *goblin_strerror(int code);
+
+/* Bytes, not C strings: ptr may hold NUL bytes and need not be terminated.
+ * ptr may be NULL when len is 0. */
+struct goblin_slice {
+    const void *ptr;
+    size_t len;
+};
+
+/* The value types a key can hold. */
+enum goblin_type {
+    GOBLIN_TYPE_NONE = 0,
+    GOBLIN_TYPE_STRING = 1,
+    GOBLIN_TYPE_HASH = 2,
+    GOBLIN_TYPE_ZSET = 3,
+};
+
+/* Memory for a store. free and realloc get the size the block was
+ * allocated with, so the store can account for every byte it holds without
+ * asking the allocator. realloc may be NULL (malloc + copy + free is used).
+ * A NULL return means out of memory. */
+struct goblin_allocator {
+    void *(*malloc)(void *ctx, size_t size);
+    void *(*realloc)(void *ctx, void *ptr, size_t old_size, size_t new_size);
+    void (*free)(void *ctx, void *ptr, size_t size);
+    void *ctx;
+};
+
+/* Store configuration. A zeroed field means its default; the struct grows
+ * only at the end. */
+struct goblin_config {
+    const struct goblin_allocator *allocator; /* default: libc */
+    /* Seeds hashing and every random choice (RANDOMKEY, HRANDFIELD, ...).
+     * 0 means a fixed default, so runs are reproducible. */
+    uint64_t seed;
+    /* Wall-clock time in milliseconds since the Unix epoch, used for
+     * expiry. Default: CLOCK_REALTIME. */
+    int64_t (*now_ms)(void *ctx);
+    void *clock_ctx;
+    /* Called after a key's value is changed, created, deleted or expired
+     * (WATCH and client-side caching need it). key is borrowed for the call.
+     * The callback must not call back into the store. */
+    void (*key_changed)(void *ctx, struct goblin_slice key);
+    void *key_changed_ctx;
+};
+
+typedef struct goblin_store goblin_store;
+
+/* Opens an empty store into *out. Returns 0, GOBLIN_ENOMEM or
+ * GOBLIN_EINVAL. cfg may be NULL; it is copied. */
+GOBLIN_API int goblin_store_open(const struct goblin_config *cfg,
+                                 goblin_store **out);
+
+/* Frees the store and everything in it. NULL is a no-op. */
+GOBLIN_API void goblin_store_close(goblin_store *st);
+
+/* Bytes the store holds through its allocator right now. */
+GOBLIN_API size_t goblin_store_used_memory(const goblin_store *st);
+
+/* Number of writes that changed data since the count was last reset
+ * (Redis's "dirty" counter, used by save policies). */
+GOBLIN_API uint64_t goblin_store_dirty(const goblin_store *st);
+GOBLIN_API void goblin_store_reset_dirty(goblin_store *st);
+
+/* The store's current time in ms, from the configured clock. */
+GOBLIN_API int64_t goblin_store_now_ms(const goblin_store *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

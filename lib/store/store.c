@@ -1,0 +1,262 @@
+/* store.c - opening and closing a store, allocation with exact accounting,
+ * the clock, the random generator, byte hashing and error texts. */
+#include <stdlib.h>
+#include <time.h>
+
+#include "store.h"
+
+void goblin__keyspace_init(goblin_store *st);
+void goblin__keyspace_free(goblin_store *st);
+
+static void *libc_malloc(void *ctx, size_t size)
+{
+    (void)ctx;
+    return malloc(size);
+}
+
+static void *libc_realloc(void *ctx, void *ptr, size_t old_size,
+                          size_t new_size)
+{
+    (void)ctx;
+    (void)old_size;
+    return realloc(ptr, new_size);
+}
+
+static void libc_free(void *ctx, void *ptr, size_t size)
+{
+    (void)ctx;
+    (void)size;
+    free(ptr);
+}
+
+static const struct goblin_allocator libc_allocator = {
+    libc_malloc, libc_realloc, libc_free, NULL,
+};
+
+static int64_t realtime_ms(void *ctx)
+{
+    struct timespec ts;
+
+    (void)ctx;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int goblin_version(void)
+{
+    return GOBLIN_VERSION_MAJOR * 10000 + GOBLIN_VERSION_MINOR * 100 +
+           GOBLIN_VERSION_PATCH;
+}
+
+int goblin_store_open(const struct goblin_config *cfg, goblin_store **out)
+{
+    struct goblin_config c = {0};
+    const struct goblin_allocator *a;
+    goblin_store *st;
+
+    if (out == NULL)
+        return GOBLIN_EINVAL;
+    if (cfg != NULL)
+        c = *cfg;
+    a = c.allocator != NULL ? c.allocator : &libc_allocator;
+    if (a->malloc == NULL || a->free == NULL)
+        return GOBLIN_EINVAL;
+    st = a->malloc(a->ctx, sizeof(*st));
+    if (st == NULL)
+        return GOBLIN_ENOMEM;
+    memset(st, 0, sizeof(*st));
+    st->alloc = *a;
+    st->cfg = c;
+    st->cfg.allocator = &st->alloc;
+    if (st->cfg.now_ms == NULL)
+        st->cfg.now_ms = realtime_ms;
+    st->hash_seed = c.seed != 0 ? c.seed : 0x9e3779b97f4a7c15ull;
+    st->rng = st->hash_seed ^ 0xd1b54a32d192ed03ull;
+    goblin__keyspace_init(st);
+    *out = st;
+    return 0;
+}
+
+void goblin_store_close(goblin_store *st)
+{
+    struct goblin_allocator a;
+
+    if (st == NULL)
+        return;
+    goblin__keyspace_free(st);
+    a = st->alloc;
+    a.free(a.ctx, st, sizeof(*st));
+}
+
+size_t goblin_store_used_memory(const goblin_store *st)
+{
+    return st->used_memory + sizeof(*st);
+}
+
+uint64_t goblin_store_dirty(const goblin_store *st)
+{
+    return st->dirty;
+}
+
+void goblin_store_reset_dirty(goblin_store *st)
+{
+    st->dirty = 0;
+}
+
+int64_t goblin_store_now_ms(const goblin_store *st)
+{
+    return goblin__now_ms(st);
+}
+
+int64_t goblin__now_ms(const goblin_store *st)
+{
+    return st->cfg.now_ms(st->cfg.clock_ctx);
+}
+
+void *goblin__alloc(goblin_store *st, size_t size)
+{
+    void *p;
+
+    if (size == 0 || size == SIZE_MAX)
+        return NULL;
+    p = st->alloc.malloc(st->alloc.ctx, size);
+    if (p != NULL)
+        st->used_memory += size;
+    return p;
+}
+
+void *goblin__realloc(goblin_store *st, void *ptr, size_t old_size,
+                      size_t new_size)
+{
+    void *p;
+
+    if (ptr == NULL)
+        return goblin__alloc(st, new_size);
+    if (new_size == 0 || new_size == SIZE_MAX)
+        return NULL;
+    if (st->alloc.realloc != NULL) {
+        p = st->alloc.realloc(st->alloc.ctx, ptr, old_size, new_size);
+        if (p == NULL)
+            return NULL;
+    } else {
+        p = st->alloc.malloc(st->alloc.ctx, new_size);
+        if (p == NULL)
+            return NULL;
+        memcpy(p, ptr, old_size < new_size ? old_size : new_size);
+        st->alloc.free(st->alloc.ctx, ptr, old_size);
+    }
+    st->used_memory += new_size;
+    st->used_memory -= old_size;
+    return p;
+}
+
+void goblin__free(goblin_store *st, void *ptr, size_t size)
+{
+    if (ptr == NULL)
+        return;
+    st->alloc.free(st->alloc.ctx, ptr, size);
+    st->used_memory -= size;
+}
+
+uint64_t goblin__rand64(goblin_store *st)
+{
+    /* splitmix64: one add and three mixes, full period over 2^64. */
+    uint64_t z = (st->rng += 0x9e3779b97f4a7c15ull);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static inline uint64_t mix(uint64_t a, uint64_t b)
+{
+    __uint128_t r = (__uint128_t)a * b;
+
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t load32(const uint8_t *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* A multiply-fold hash in the style of wyhash: 16 bytes per round, each
+ * round one 64x64->128 multiply, and a final mix that spreads every input
+ * bit over the whole result. */
+uint64_t goblin__hash_bytes(uint64_t seed, const void *data, size_t len)
+{
+    const uint64_t k0 = 0xa0761d6478bd642full, k1 = 0xe7037ed1a0b428dbull,
+                   k2 = 0x8ebc6af09c88c6e3ull;
+    const uint8_t *p = data;
+    uint64_t a, b, s = seed ^ mix(seed ^ k0, k1);
+    size_t n = len;
+
+    if (n <= 16) {
+        if (n >= 4) {
+            a = (load32(p) << 32) | load32(p + ((n >> 3) << 2));
+            b = (load32(p + n - 4) << 32) | load32(p + n - 4 - ((n >> 3) << 2));
+        } else if (n > 0) {
+            a = ((uint64_t)p[0] << 16) | ((uint64_t)p[n >> 1] << 8) | p[n - 1];
+            b = 0;
+        } else {
+            a = b = 0;
+        }
+    } else {
+        while (n > 16) {
+            s = mix(load64(p) ^ k1, load64(p + 8) ^ s);
+            p += 16;
+            n -= 16;
+        }
+        a = load64(p + n - 16);
+        b = load64(p + n - 8);
+    }
+    return mix(k1 ^ len, mix(a ^ k1, b ^ s) ^ k2);
+}
+
+void goblin__key_changed(goblin_store *st, struct goblin_slice key)
+{
+    st->dirty++;
+    if (st->cfg.key_changed != NULL)
+        st->cfg.key_changed(st->cfg.key_changed_ctx, key);
+}
+
+const char *goblin_strerror(int code)
+{
+    switch (code) {
+    case GOBLIN_OK: return "ok";
+    case GOBLIN_EAGAIN: return "resource temporarily unavailable";
+    case GOBLIN_ENOMEM: return "out of memory";
+    case GOBLIN_EINVAL: return "invalid argument";
+    case GOBLIN_ERANGE: return "index out of range";
+    case GOBLIN_EPROTO: return "protocol error";
+    case GOBLIN_ETIMEDOUT: return "timed out";
+    case GOBLIN_EWRONGTYPE:
+        return "Operation against a key holding the wrong kind of value";
+    case GOBLIN_ENOTINT: return "value is not an integer or out of range";
+    case GOBLIN_EOVERFLOW: return "increment or decrement would overflow";
+    case GOBLIN_ENOTFLOAT: return "value is not a valid float";
+    case GOBLIN_ENANINF: return "increment would produce NaN or Infinity";
+    case GOBLIN_ENAN: return "resulting score is not a number (NaN)";
+    case GOBLIN_ENOKEY: return "no such key";
+    case GOBLIN_ELIMIT: return "size limit exceeded";
+    case GOBLIN_EINCOMPAT: return "incompatible layout or version";
+    case GOBLIN_ESYNTAX: return "syntax error";
+    case GOBLIN_EHASHNOTINT: return "hash value is not an integer";
+    case GOBLIN_EHASHNOTFLOAT: return "hash value is not a float";
+    case GOBLIN_ESTRBIG:
+        return "string exceeds maximum allowed size (proto-max-bulk-len)";
+    case GOBLIN_EOFFSET: return "offset is out of range";
+    default: return "unknown error";
+    }
+}

@@ -1,0 +1,59 @@
+/* store.h - the store object and what every store module shares inside
+ * libgoblin: allocation with exact accounting, the clock, the random source,
+ * byte hashing, and the change hook.
+ *
+ * Every byte the store holds goes through goblin__alloc/realloc/free, which
+ * pass the block's size back to the allocator and keep used_memory exact.
+ * Callers must therefore remember the size of what they allocate.
+ */
+#ifndef GOBLIN_STORE_INTERNAL_H
+#define GOBLIN_STORE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "goblin/common.h"
+#include "keyspace.h"
+
+struct goblin_store {
+    struct goblin_allocator alloc;
+    struct goblin_config cfg;
+    size_t used_memory;
+    uint64_t dirty;
+    uint64_t hash_seed;
+    uint64_t rng;
+    struct goblin__keyspace ks;
+};
+
+void *goblin__alloc(goblin_store *st, size_t size);
+void *goblin__realloc(goblin_store *st, void *ptr, size_t old_size,
+                      size_t new_size);
+void goblin__free(goblin_store *st, void *ptr, size_t size);
+
+/* n * size, or SIZE_MAX when it overflows (so the allocation then fails). */
+static inline size_t goblin__mul(size_t n, size_t size)
+{
+    size_t r;
+
+    if (__builtin_mul_overflow(n, size, &r))
+        return SIZE_MAX;
+    return r;
+}
+
+int64_t goblin__now_ms(const goblin_store *st);
+
+/* A 64-bit pseudo-random number from the store's seeded generator. */
+uint64_t goblin__rand64(goblin_store *st);
+
+/* Hash of bytes, keyed by the store's seed. Good avalanche in every bit,
+ * so callers may take position from the high bits and a fingerprint from
+ * the low ones. */
+uint64_t goblin__hash_bytes(uint64_t seed, const void *p, size_t len);
+
+/* Records a change of key: bumps the dirty counter and calls the
+ * configured key_changed hook. */
+void goblin__key_changed(goblin_store *st, struct goblin_slice key);
+
+#endif
