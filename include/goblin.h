@@ -7,5 +7,6 @@
 #define GOBLIN_H
 
 #include "goblin/common.h"
+#include "goblin/engine.h"
 
 #endif

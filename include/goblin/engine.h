@@ -1,0 +1,219 @@
+/* goblin/engine.h - the command layer a server drives: an engine (one per
+ * store: settings, the client registry, statistics, the WATCH table) and
+ * sessions (one per client connection: protocol, parser, RESP version,
+ * authentication, name, MULTI queue).
+ *
+ * A server's whole job is: open a store, open an engine on it, and for each
+ * connection open a session, read bytes into goblin_session_input_space(),
+ * hand them over with goblin_session_input_commit(), write out what
+ * goblin_session_output() shows, and call goblin_engine_cron() about ten
+ * times a second.
+ *
+ * Protocol selection: a session starts undecided. If its first eight bytes
+ * are the SBE magic "GOBLINS!" it speaks SBE for its whole life; the moment
+ * the bytes differ from the magic it speaks RESP, starting as RESP2 (HELLO 3
+ * switches it to RESP3). A "PING\r\n" is therefore answered at once.
+ *
+ * WATCH: the engine installs its own key_changed hook in the store when it
+ * opens (chaining to any hook the store was configured with, which is still
+ * called first) and restores the original hook when it closes. The server
+ * has nothing to wire up; it must only not open two engines on one store.
+ *
+ * Threading: an engine and all of its sessions belong to one thread at a
+ * time, together with the store they borrow. A server that calls in from
+ * several threads must hold one lock around every call on the engine or
+ * any of its sessions (and never across I/O). Callbacks run on the calling
+ * thread, inside that call.
+ */
+#ifndef GOBLIN_ENGINE_H
+#define GOBLIN_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct goblin_engine goblin_engine;
+typedef struct goblin_session goblin_session;
+
+/* Log levels, as Redis's loglevel setting names them. */
+enum goblin_log_level {
+    GOBLIN_LOG_DEBUG = 0,
+    GOBLIN_LOG_VERBOSE = 1,
+    GOBLIN_LOG_NOTICE = 2,
+    GOBLIN_LOG_WARNING = 3,
+};
+
+/* What INFO "server" shows about the hosting process. Strings are
+ * borrowed until the next call of the callback that filled them; a NULL
+ * string or zero number shows as empty or 0. */
+struct goblin_server_info {
+    int64_t pid;             /* process_id */
+    int tcp_port;            /* tcp_port; 0 when not listening on TCP */
+    const char *executable;  /* executable: absolute path of the binary */
+    const char *config_file; /* config_file: "" when none */
+    const char *run_id;      /* run_id: 40 hex characters, or NULL */
+    int64_t start_ms;        /* start time in store clock ms; 0 = engine open */
+};
+
+/* A setting seen by CONFIG GET and changed by CONFIG SET.
+ *
+ * name is lower case ("maxclients"); CONFIG GET matches it with Redis's
+ * glob rules, case-insensitively. alias, if not NULL, is a second name
+ * that CONFIG GET with an exact (non-glob) pattern also finds.
+ *
+ * get writes the current value as text into buf (cap bytes, no NUL needed)
+ * and returns its length, which may not exceed cap.
+ *
+ * set, which is NULL for a read-only setting, parses value and applies it.
+ * It returns 0, or a negative GOBLIN_E* code with *why set to a static text
+ * such as "argument couldn't be parsed into an integer" that CONFIG SET
+ * shows as "ERR CONFIG SET failed (possibly related to argument 'name') -
+ * <why>". A failed set must change nothing.
+ *
+ * The struct and both strings are copied by goblin_engine_setting_add;
+ * ctx is borrowed until the engine is closed. */
+#define GOBLIN_SETTING_VALUE_MAX 512
+struct goblin_setting {
+    const char *name;
+    const char *alias;
+    int (*get)(void *ctx, char *buf, size_t cap);
+    int (*set)(void *ctx, struct goblin_slice value, const char **why);
+    void *ctx;
+};
+
+/* Engine configuration. A zeroed field means its default; the struct grows
+ * only at the end. */
+struct goblin_engine_config {
+    goblin_store *store; /* borrowed; required; must outlive the engine */
+
+    /* Where the engine logs (client kills, protocol errors at DEBUG, ...).
+     * NULL discards. text is borrowed for the call and has no newline. */
+    void (*log)(void *ctx, enum goblin_log_level level, const char *text);
+    void *log_ctx;
+
+    /* Fills *out for INFO "server". NULL shows defaults. */
+    void (*server_info)(void *ctx, struct goblin_server_info *out);
+    void *server_info_ctx;
+
+    /* Called when a session other than the one executing must be closed
+     * by the server (CLIENT KILL): the server should look at
+     * goblin_session_should_close(), flush what output it can and close it.
+     * user is the session's goblin_session_info.user. NULL: the server polls
+     * goblin_session_should_close() after each event. */
+    void (*session_wake)(void *ctx, void *user);
+    void *session_wake_ctx;
+
+    /* Initial values of the engine's own settings; CONFIG SET changes them
+     * later. requirepass: NULL or "" = no password (copied). */
+    const char *requirepass;
+    uint64_t proto_max_bulk_len;       /* default 512 MiB */
+    uint64_t client_query_buffer_limit; /* default 1 GiB */
+    int hz;                            /* cron calls per second; default 10 */
+
+    /* Monotonic clock in nanoseconds for command timing and idle times.
+     * Default: CLOCK_MONOTONIC. Tests may set their own. */
+    uint64_t (*now_ns)(void *ctx);
+    void *now_ns_ctx;
+};
+
+/* Opens an engine over cfg->store into *out and installs the engine's
+ * key_changed hook in the store (see the top of this file). Returns 0,
+ * GOBLIN_EINVAL (no store) or GOBLIN_ENOMEM. cfg is copied. */
+GOBLIN_API int goblin_engine_open(const struct goblin_engine_config *cfg,
+                                  goblin_engine **out);
+
+/* Closes every session still open, restores the store's own key_changed
+ * hook and frees the engine. The store stays open. NULL is a no-op. */
+GOBLIN_API void goblin_engine_close(goblin_engine *eng);
+
+/* Periodic work: one bounded step of active expiry (a few milliseconds at
+ * most), statistics such as instantaneous ops/sec. Call it hz times per
+ * second (CONFIG GET hz; default 10). */
+GOBLIN_API void goblin_engine_cron(goblin_engine *eng);
+
+/* Registers a setting for CONFIG GET/SET (see struct goblin_setting).
+ * Returns 0, GOBLIN_EINVAL (no name or get, or the name is already
+ * registered) or GOBLIN_ENOMEM. The engine registers its own settings
+ * (requirepass, proto-max-bulk-len, client-query-buffer-limit,
+ * client-output-buffer-limit, hz, databases, ...) at open. */
+GOBLIN_API int goblin_engine_setting_add(goblin_engine *eng,
+                                         const struct goblin_setting *s);
+
+/* Number of sessions open on the engine. */
+GOBLIN_API size_t goblin_engine_session_count(const goblin_engine *eng);
+
+/* How a session's bytes arrive; CLIENT LIST shows it. */
+enum goblin_transport {
+    GOBLIN_TRANSPORT_TCP = 0,
+    GOBLIN_TRANSPORT_UNIX = 1,
+    GOBLIN_TRANSPORT_RING = 2,
+    GOBLIN_TRANSPORT_LOCAL = 3, /* in-process, no connection */
+};
+
+/* Describes a new connection. Strings are copied; NULL means "". */
+struct goblin_session_info {
+    enum goblin_transport transport;
+    const char *peer;  /* "127.0.0.1:53412", "/tmp/goblin.sock:0", ring path */
+    const char *local; /* "127.0.0.1:6379", the socket path, ring path */
+    int fd;            /* shown as fd= in CLIENT LIST; -1 if none */
+    void *user;        /* passed back to session_wake; not touched */
+};
+
+/* Opens a session on eng into *out, with a new client id. Returns 0,
+ * GOBLIN_EINVAL or GOBLIN_ENOMEM. */
+GOBLIN_API int goblin_session_open(goblin_engine *eng,
+                                   const struct goblin_session_info *info,
+                                   goblin_session **out);
+
+/* Frees the session, its buffers and its WATCHes. NULL is a no-op. */
+GOBLIN_API void goblin_session_close(goblin_session *s);
+
+/* Zero-copy input: returns where the server may write up to *room bytes
+ * of newly received data, then calls goblin_session_input_commit() with
+ * how many it wrote. The space grows as needed, capped by the query
+ * buffer limit; at the limit it returns NULL with *room = 0 and the
+ * session should be closed. The pointer is valid until the next call on
+ * the session. */
+GOBLIN_API void *goblin_session_input_space(goblin_session *s, size_t *room);
+
+/* Takes n bytes just written at goblin_session_input_space(): detects the
+ * protocol if still undecided, then parses and executes every complete
+ * command, appending replies to the output. Returns 0, or a negative
+ * GOBLIN_E* code when the session must be closed once its output has been
+ * flushed: QUIT, a protocol error (its -ERR reply is already in the
+ * output: GOBLIN_EPROTO), CLIENT KILL of this session, the query buffer
+ * limit (GOBLIN_ELIMIT), or GOBLIN_ENOMEM. After such a return, further
+ * input is ignored. */
+GOBLIN_API int goblin_session_input_commit(goblin_session *s, size_t n);
+
+/* Copies len bytes into the input space and commits them, as many times
+ * as needed. Returns what goblin_session_input_commit() returns. */
+GOBLIN_API int goblin_session_feed(goblin_session *s, const void *data,
+                                   size_t len);
+
+/* The reply bytes not yet consumed, contiguous, into *len (0 when none).
+ * Valid until the next call on the session. */
+GOBLIN_API const void *goblin_session_output(goblin_session *s, size_t *len);
+
+/* Marks the first n bytes of the output as sent. */
+GOBLIN_API void goblin_session_output_consume(goblin_session *s, size_t n);
+
+/* True when the session must be closed after its output is flushed: QUIT,
+ * protocol error, CLIENT KILL (also from another session), or the output
+ * buffer limit passed (then the output is dropped; close at once). */
+GOBLIN_API bool goblin_session_should_close(const goblin_session *s);
+
+/* The session's client id (CLIENT ID). */
+GOBLIN_API uint64_t goblin_session_id(const goblin_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
