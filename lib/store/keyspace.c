@@ -1,13 +1,678 @@
-/* keyspace.c - the one namespace of keys (placeholder until the keyspace
- * module lands). */
+/* keyspace.c - the one namespace of keys: dense ids, key records, the
+ * swiss index over them, the expiry array, and the interface the type
+ * modules build on.
+ *
+ * A record is one allocation per key:
+ *
+ *   byte 0     flags: bits 0-1 the type (enum goblin_type), bit 2 KF_EXP,
+ *              bits 3-4 a string's encoding (int, embstr, raw)
+ *   [4 bytes]  if KF_EXP: the key's position in the expiry array
+ *   varint     key length, LEB128 (1-5 bytes)
+ *   key bytes
+ *   value      string int/embstr: 1 length byte (<= 44), the bytes;
+ *              string raw: u32 length, u32 capacity, capacity bytes;
+ *              hash, zset: zero padding to 8-byte alignment, the object
+ *              pointer (that pointer is the slot goblin__key_lookup gives).
+ *
+ * Invariants: ids 0..count-1 each hold one record; the index maps every
+ * key to its id; a record has KF_EXP exactly when the expiry array holds
+ * (deadline, id) at the position the record names. A key is expired when
+ * now > deadline (as Redis: at the deadline itself it still exists).
+ */
+#include <assert.h>
+
+#include "keyspace.h"
 #include "store.h"
+
+#define KF_TYPE 0x03
+#define KF_EXP 0x04
+#define KF_ENC_SHIFT 3
+#define KF_ENC (0x03 << KF_ENC_SHIFT)
+#define PAGE GOBLIN__KS_PAGE
+#define PAGE_SHIFT GOBLIN__KS_PAGE_SHIFT
+
+/* ---- records ---- */
+
+static size_t varint_len(size_t v)
+{
+    size_t n = 1;
+
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static size_t varint_put(uint8_t *p, size_t v)
+{
+    size_t n = 0;
+
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+static size_t varint_get(const uint8_t *p, size_t *v)
+{
+    size_t n = 0, r = 0;
+    unsigned shift = 0;
+
+    do {
+        r |= (size_t)(p[n] & 0x7F) << shift;
+        shift += 7;
+    } while (p[n++] & 0x80);
+    *v = r;
+    return n;
+}
+
+void goblin__rec_parse(const uint8_t *rec, struct goblin__rec *r)
+{
+    size_t off = (rec[0] & KF_EXP) ? 5 : 1;
+
+    off += varint_get(rec + off, &r->klen);
+    r->key = rec + off;
+    r->voff = off + r->klen;
+}
+
+static inline size_t align8(size_t n)
+{
+    return (n + 7) & ~(size_t)7;
+}
+
+static inline uint32_t get32(const uint8_t *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline void put32(uint8_t *p, uint32_t v)
+{
+    memcpy(p, &v, 4);
+}
+
+/* Bytes the value part of a record of this type and encoding needs after
+ * a header of voff bytes, for a string of cap bytes. */
+static size_t value_size(int type, int enc, size_t voff, size_t cap)
+{
+    if (type != GOBLIN_TYPE_STRING)
+        return align8(voff) - voff + sizeof(void *);
+    if (enc == GOBLIN__STR_RAW)
+        return 8 + cap;
+    return 1 + cap;
+}
+
+size_t goblin__rec_size(const uint8_t *rec)
+{
+    struct goblin__rec r;
+    int type = rec[0] & KF_TYPE, enc = (rec[0] & KF_ENC) >> KF_ENC_SHIFT;
+    size_t cap = 0;
+
+    goblin__rec_parse(rec, &r);
+    if (type == GOBLIN_TYPE_STRING)
+        cap = enc == GOBLIN__STR_RAW ? get32(rec + r.voff + 4)
+                                     : rec[r.voff];
+    return r.voff + value_size(type, enc, r.voff, cap);
+}
+
+/* A new record for key with the given flags whose value part holds a
+ * string of cap bytes (ignored for other types). Writes the header and the
+ * key; the caller fills the value. */
+static uint8_t *rec_new(goblin_store *st, struct goblin_slice key,
+                        unsigned flags, size_t cap, size_t *voff_out)
+{
+    int type = flags & KF_TYPE, enc = (flags & KF_ENC) >> KF_ENC_SHIFT;
+    size_t voff, size;
+    uint8_t *rec;
+
+    if (key.len > UINT32_MAX || cap > UINT32_MAX)
+        return NULL;
+    voff = ((flags & KF_EXP) ? 5 : 1) + varint_len(key.len) + key.len;
+    size = voff + value_size(type, enc, voff, cap);
+    rec = goblin__alloc(st, size);
+    if (rec == NULL)
+        return NULL;
+    memset(rec, 0, voff < size ? voff : size);
+    rec[0] = (uint8_t)flags;
+    if (key.len != 0)
+        memcpy(rec + voff - key.len, key.ptr, key.len);
+    varint_put(rec + ((flags & KF_EXP) ? 5 : 1), key.len);
+    if (type != GOBLIN_TYPE_STRING)
+        memset(rec + voff, 0, size - voff);
+    *voff_out = voff;
+    return rec;
+}
+
+static void **obj_slot(uint8_t *rec)
+{
+    struct goblin__rec r;
+
+    goblin__rec_parse(rec, &r);
+    return (void **)(void *)(rec + align8(r.voff));
+}
+
+struct goblin_slice goblin__rec_str(const uint8_t *rec)
+{
+    struct goblin__rec r;
+    struct goblin_slice v;
+
+    goblin__rec_parse(rec, &r);
+    if (((rec[0] & KF_ENC) >> KF_ENC_SHIFT) == GOBLIN__STR_RAW) {
+        v.len = get32(rec + r.voff);
+        v.ptr = rec + r.voff + 8;
+    } else {
+        v.len = rec[r.voff];
+        v.ptr = rec + r.voff + 1;
+    }
+    return v;
+}
+
+static void rec_free(goblin_store *st, uint8_t *rec)
+{
+    switch (rec[0] & KF_TYPE) {
+    case GOBLIN_TYPE_HASH:
+        goblin__hash_free(st, *obj_slot(rec));
+        break;
+    case GOBLIN_TYPE_ZSET:
+        goblin__zset_free(st, *obj_slot(rec));
+        break;
+    default:
+        break;
+    }
+    goblin__free(st, rec, goblin__rec_size(rec));
+}
+
+static void limbo_flush(goblin_store *st)
+{
+    struct goblin__keyspace *ks = &st->ks;
+
+    goblin__free(st, ks->limbo, ks->limbo_size);
+    ks->limbo = NULL;
+    ks->limbo_size = 0;
+}
+
+/* Keeps rec (a string record being replaced or deleted) alive until the
+ * next write, so a view of its value handed to the caller stays valid. */
+static void retire(goblin_store *st, uint8_t *rec)
+{
+    limbo_flush(st);
+    st->ks.limbo = rec;
+    st->ks.limbo_size = goblin__rec_size(rec);
+}
+
+/* ---- paged arrays ---- */
+
+/* Makes room for entry n, the array's current count. Returns 1 when a page
+ * was allocated (page_drop undoes it), 0 when there was room, or
+ * GOBLIN_ENOMEM. */
+static int page_reserve(goblin_store *st, void ***dir, size_t *np,
+                        size_t *dcap, size_t n, size_t page_bytes)
+{
+    void *pg;
+
+    if (n < *np * PAGE)
+        return 0;
+    if (*np == *dcap) {
+        size_t nc = *dcap != 0 ? *dcap * 2 : 4;
+        void **d = goblin__realloc(st, *dir, *dcap * sizeof(void *),
+                                   goblin__mul(nc, sizeof(void *)));
+
+        if (d == NULL)
+            return GOBLIN_ENOMEM;
+        *dir = d;
+        *dcap = nc;
+    }
+    pg = goblin__alloc(st, page_bytes);
+    if (pg == NULL)
+        return GOBLIN_ENOMEM;
+    (*dir)[(*np)++] = pg;
+    return 1;
+}
+
+static void page_drop(goblin_store *st, void **dir, size_t *np,
+                      size_t page_bytes)
+{
+    goblin__free(st, dir[--*np], page_bytes);
+}
+
+/* After a removal left n entries: frees pages while two are spare, and
+ * the directory once no page is left. */
+static void page_trim(goblin_store *st, void ***dir, size_t *np,
+                      size_t *dcap, size_t n, size_t page_bytes)
+{
+    while (*np * PAGE >= n + 2 * PAGE)
+        page_drop(st, *dir, np, page_bytes);
+    if (n == 0) {
+        while (*np > 0)
+            page_drop(st, *dir, np, page_bytes);
+        goblin__free(st, *dir, *dcap * sizeof(void *));
+        *dir = NULL;
+        *dcap = 0;
+    }
+}
+
+#define REC_PAGE_BYTES (PAGE * sizeof(uint8_t *))
+
+static inline uint8_t **rec_ref(const struct goblin__keyspace *ks,
+                                size_t id)
+{
+    return &((uint8_t **)ks->pages[id >> PAGE_SHIFT])[id & (PAGE - 1)];
+}
+
+uint8_t *goblin__key_rec(const goblin_store *st, uint32_t id)
+{
+    return *rec_ref(&st->ks, id);
+}
+
+/* ---- the expiry array ---- */
+
+static inline struct goblin__exp_page *epage(const struct goblin__keyspace
+                                             *ks, size_t pos)
+{
+    return ks->epages[pos >> PAGE_SHIFT];
+}
+
+int64_t goblin__exp_when(const goblin_store *st, size_t pos)
+{
+    return epage(&st->ks, pos)->when[pos & (PAGE - 1)];
+}
+
+uint32_t goblin__exp_id(const goblin_store *st, size_t pos)
+{
+    return epage(&st->ks, pos)->id[pos & (PAGE - 1)];
+}
+
+static int exp_reserve(goblin_store *st)
+{
+    struct goblin__keyspace *ks = &st->ks;
+
+    return page_reserve(st, &ks->epages, &ks->nepages, &ks->epages_cap,
+                        ks->exp_count, sizeof(struct goblin__exp_page));
+}
+
+static void exp_unreserve(goblin_store *st)
+{
+    struct goblin__keyspace *ks = &st->ks;
+
+    page_drop(st, ks->epages, &ks->nepages, sizeof(struct goblin__exp_page));
+}
+
+static void exp_set(struct goblin__keyspace *ks, size_t pos, uint32_t id,
+                    int64_t when)
+{
+    struct goblin__exp_page *pg = epage(ks, pos);
+
+    pg->when[pos & (PAGE - 1)] = when;
+    pg->id[pos & (PAGE - 1)] = id;
+}
+
+/* Appends (when, id) for rec, which has KF_EXP; room was reserved. */
+static void exp_push(struct goblin__keyspace *ks, uint8_t *rec, uint32_t id,
+                     int64_t when)
+{
+    size_t pos = ks->exp_count++;
+
+    exp_set(ks, pos, id, when);
+    put32(rec + 1, (uint32_t)pos);
+}
+
+static void exp_remove(goblin_store *st, size_t pos)
+{
+    struct goblin__keyspace *ks = &st->ks;
+    size_t last = --ks->exp_count;
+
+    if (pos != last) {
+        uint32_t id = goblin__exp_id(st, last);
+
+        exp_set(ks, pos, id, goblin__exp_when(st, last));
+        put32(*rec_ref(ks, id) + 1, (uint32_t)pos);
+    }
+    page_trim(st, &ks->epages, &ks->nepages, &ks->epages_cap, ks->exp_count,
+              sizeof(struct goblin__exp_page));
+}
+
+/* ---- the index ---- */
+
+static uint64_t rec_hash(const goblin_store *st, const uint8_t *rec)
+{
+    struct goblin__rec r;
+
+    goblin__rec_parse(rec, &r);
+    return goblin__hash_bytes(st->hash_seed, r.key, r.klen);
+}
+
+static uint64_t ks_hash(const void *owner, uint32_t id)
+{
+    const goblin_store *st = owner;
+
+    return rec_hash(st, *rec_ref(&st->ks, id));
+}
+
+static bool ks_eq(const void *owner, uint32_t id, const void *key,
+                  size_t len)
+{
+    const goblin_store *st = owner;
+    struct goblin__rec r;
+
+    goblin__rec_parse(*rec_ref(&st->ks, id), &r);
+    return r.klen == len && (len == 0 || memcmp(r.key, key, len) == 0);
+}
+
+static const struct goblin__swiss_ops ks_ops = {ks_hash, ks_eq};
+
+static uint64_t key_hash(const goblin_store *st, struct goblin_slice key)
+{
+    return goblin__hash_bytes(st->hash_seed, key.ptr, key.len);
+}
+
+/* Finds key without looking at its deadline. */
+static int find_raw(const goblin_store *st, struct goblin_slice key,
+                    uint64_t hash, uint32_t *id)
+{
+    return goblin__swiss_find(&st->ks.index, &ks_ops, st, hash, key.ptr,
+                              key.len, id);
+}
+
+/* Gives rec the next id. Returns 0 or GOBLIN_ENOMEM with nothing changed
+ * (rec stays the caller's). */
+static int id_insert(goblin_store *st, uint64_t hash, uint8_t *rec)
+{
+    struct goblin__keyspace *ks = &st->ks;
+    size_t id = ks->count;
+    int grew;
+
+    if (id >= UINT32_MAX)
+        return GOBLIN_ENOMEM;
+    grew = page_reserve(st, &ks->pages, &ks->npages, &ks->pages_cap, id,
+                        REC_PAGE_BYTES);
+    if (grew < 0)
+        return grew;
+    *rec_ref(ks, id) = rec;
+    if (goblin__swiss_insert(st, &ks->index, &ks_ops, st, hash,
+                             (uint32_t)id) != 0) {
+        if (grew)
+            page_drop(st, ks->pages, &ks->npages, REC_PAGE_BYTES);
+        return GOBLIN_ENOMEM;
+    }
+    ks->count++;
+    return 0;
+}
+
+/* Takes id out of the keyspace, moving the last id into its place, and
+ * returns its record, which the caller frees or retires. */
+static uint8_t *id_unlink(goblin_store *st, uint32_t id, uint64_t hash)
+{
+    struct goblin__keyspace *ks = &st->ks;
+    uint8_t **ref = rec_ref(ks, id), *rec = *ref;
+    size_t last = ks->count - 1;
+
+    if (rec[0] & KF_EXP)
+        exp_remove(st, get32(rec + 1));
+    goblin__swiss_erase(st, &ks->index, &ks_ops, st, hash, id);
+    if (id != last) {
+        uint8_t *lrec = *rec_ref(ks, last);
+
+        *ref = lrec;
+        goblin__swiss_retarget(&ks->index, rec_hash(st, lrec),
+                               (uint32_t)last, id);
+        if (lrec[0] & KF_EXP)
+            exp_set(ks, get32(lrec + 1), id,
+                    goblin__exp_when(st, get32(lrec + 1)));
+    }
+    ks->count--;
+    page_trim(st, &ks->pages, &ks->npages, &ks->pages_cap, ks->count,
+              REC_PAGE_BYTES);
+    return rec;
+}
+
+void goblin__key_delete_id(goblin_store *st, uint32_t id, bool keep_view)
+{
+    uint8_t *rec = *rec_ref(&st->ks, id);
+    uint64_t hash = rec_hash(st, rec);
+
+    rec = id_unlink(st, id, hash);
+    if (keep_view)
+        retire(st, rec);
+    else
+        rec_free(st, rec);
+}
+
+/* Whether the key at id has expired by now. */
+static bool expired(const goblin_store *st, const uint8_t *rec)
+{
+    return (rec[0] & KF_EXP) &&
+           goblin__now_ms(st) > goblin__exp_when(st, get32(rec + 1));
+}
+
+int goblin__key_find(goblin_store *st, struct goblin_slice key,
+                     uint32_t *id)
+{
+    uint64_t hash = key_hash(st, key);
+    uint32_t i;
+    uint8_t *rec;
+
+    if (!find_raw(st, key, hash, &i))
+        return 0;
+    rec = *rec_ref(&st->ks, i);
+    if (expired(st, rec)) {
+        rec_free(st, id_unlink(st, i, hash));
+        goblin__key_changed(st, key);
+        return 0;
+    }
+    *id = i;
+    return 1;
+}
+
+/* ---- the interface of the type modules ---- */
 
 void goblin__keyspace_init(goblin_store *st)
 {
-    (void)st;
+    memset(&st->ks, 0, sizeof(st->ks));
+    goblin__swiss_init(&st->ks.index);
+}
+
+static void free_all(goblin_store *st)
+{
+    struct goblin__keyspace *ks = &st->ks;
+
+    for (size_t id = 0; id < ks->count; id++)
+        rec_free(st, *rec_ref(ks, id));
+    ks->count = 0;
+    ks->exp_count = 0;
+    ks->exp_cursor = 0;
+    page_trim(st, &ks->pages, &ks->npages, &ks->pages_cap, 0,
+              REC_PAGE_BYTES);
+    page_trim(st, &ks->epages, &ks->nepages, &ks->epages_cap, 0,
+              sizeof(struct goblin__exp_page));
+    goblin__swiss_free(st, &ks->index);
+    limbo_flush(st);
 }
 
 void goblin__keyspace_free(goblin_store *st)
 {
-    (void)st;
+    free_all(st);
+}
+
+static uint8_t *rec_new_obj(goblin_store *st, struct goblin_slice key,
+                            enum goblin_type type, void *obj)
+{
+    size_t voff;
+    unsigned flags = (unsigned)type;
+    uint8_t *rec;
+
+    if (type == GOBLIN_TYPE_STRING) /* an empty string; obj is unused */
+        flags |= GOBLIN__STR_EMB << KF_ENC_SHIFT;
+    rec = rec_new(st, key, flags, 0, &voff);
+    if (rec == NULL)
+        return NULL;
+    if (type == GOBLIN_TYPE_STRING)
+        rec[voff] = 0;
+    else
+        *obj_slot(rec) = obj;
+    return rec;
+}
+
+int goblin__key_lookup(goblin_store *st, struct goblin_slice key,
+                       enum goblin_type type, void ***slot)
+{
+    uint32_t id;
+    uint8_t *rec;
+
+    if (!goblin__key_find(st, key, &id))
+        return 0;
+    rec = *rec_ref(&st->ks, id);
+    if ((rec[0] & KF_TYPE) != (unsigned)type)
+        return GOBLIN_EWRONGTYPE;
+    *slot = type == GOBLIN_TYPE_STRING ? NULL : obj_slot(rec);
+    return 1;
+}
+
+int goblin__key_add(goblin_store *st, struct goblin_slice key,
+                    enum goblin_type type, void *obj)
+{
+    uint8_t *rec;
+
+    limbo_flush(st);
+    rec = rec_new_obj(st, key, type, obj);
+    if (rec == NULL)
+        return GOBLIN_ENOMEM;
+    if (id_insert(st, key_hash(st, key), rec) != 0) {
+        goblin__free(st, rec, goblin__rec_size(rec));
+        return GOBLIN_ENOMEM;
+    }
+    return 0;
+}
+
+/* Puts rec in place of the record at id, dropping the old one's deadline
+ * unless rec took it over (then rec has KF_EXP and the same position). */
+static void rec_swap(goblin_store *st, uint32_t id, uint8_t *rec,
+                     bool keep_view)
+{
+    uint8_t **ref = rec_ref(&st->ks, id), *old = *ref;
+
+    if ((old[0] & KF_EXP) && !(rec[0] & KF_EXP))
+        exp_remove(st, get32(old + 1));
+    *ref = rec;
+    if (keep_view)
+        retire(st, old);
+    else
+        rec_free(st, old);
+}
+
+int goblin__key_replace(goblin_store *st, struct goblin_slice key,
+                        enum goblin_type type, void *obj)
+{
+    uint32_t id;
+    uint8_t *rec;
+
+    limbo_flush(st);
+    rec = rec_new_obj(st, key, type, obj);
+    if (rec == NULL)
+        return GOBLIN_ENOMEM;
+    if (goblin__key_find(st, key, &id)) {
+        rec_swap(st, id, rec, false);
+        return 0;
+    }
+    if (id_insert(st, key_hash(st, key), rec) != 0) {
+        goblin__free(st, rec, goblin__rec_size(rec));
+        return GOBLIN_ENOMEM;
+    }
+    return 0;
+}
+
+void goblin__key_remove(goblin_store *st, struct goblin_slice key)
+{
+    uint64_t hash = key_hash(st, key);
+    uint32_t id;
+
+    limbo_flush(st);
+    if (!find_raw(st, key, hash, &id)) {
+        assert(!"goblin__key_remove: key is absent");
+        return;
+    }
+    rec_free(st, id_unlink(st, id, hash));
+}
+
+/* ---- deadlines ---- */
+
+/* A copy of rec whose flags say KF_EXP or not (the position is left for
+ * the caller), or NULL. */
+static uint8_t *rec_copy_flags(goblin_store *st, const uint8_t *rec,
+                               unsigned flags)
+{
+    struct goblin__rec r;
+    struct goblin_slice key;
+    size_t voff, size = goblin__rec_size(rec), cap = 0;
+    uint8_t *n;
+
+    goblin__rec_parse(rec, &r);
+    key.ptr = r.key;
+    key.len = r.klen;
+    if ((rec[0] & KF_TYPE) == GOBLIN_TYPE_STRING)
+        cap = (size - r.voff) - ((((rec[0] & KF_ENC) >> KF_ENC_SHIFT) ==
+                                  GOBLIN__STR_RAW) ? 8 : 1);
+    n = rec_new(st, key, flags, cap, &voff);
+    if (n == NULL)
+        return NULL;
+    if ((rec[0] & KF_TYPE) == GOBLIN_TYPE_STRING)
+        memcpy(n + voff, rec + r.voff, size - r.voff);
+    else
+        *obj_slot(n) = *obj_slot((uint8_t *)rec);
+    return n;
+}
+
+int64_t goblin__key_deadline(const goblin_store *st, uint32_t id)
+{
+    const uint8_t *rec = *rec_ref(&st->ks, id);
+
+    if (!(rec[0] & KF_EXP))
+        return -1;
+    return goblin__exp_when(st, get32(rec + 1));
+}
+
+int goblin__key_set_deadline(goblin_store *st, uint32_t id, int64_t when)
+{
+    struct goblin__keyspace *ks = &st->ks;
+    uint8_t **ref = rec_ref(ks, id), *rec = *ref, *n;
+    int grew;
+
+    limbo_flush(st);
+    if (rec[0] & KF_EXP) {
+        exp_set(ks, get32(rec + 1), id, when);
+        return 0;
+    }
+    grew = exp_reserve(st);
+    if (grew < 0)
+        return grew;
+    n = rec_copy_flags(st, rec, rec[0] | KF_EXP);
+    if (n == NULL) {
+        if (grew)
+            exp_unreserve(st);
+        return GOBLIN_ENOMEM;
+    }
+    exp_push(ks, n, id, when);
+    *ref = n;
+    goblin__free(st, rec, goblin__rec_size(rec));
+    return 0;
+}
+
+int goblin__key_clear_deadline(goblin_store *st, uint32_t id)
+{
+    uint8_t **ref = rec_ref(&st->ks, id), *rec = *ref, *n;
+
+    limbo_flush(st);
+    if (!(rec[0] & KF_EXP))
+        return 0;
+    n = rec_copy_flags(st, rec, rec[0] & ~KF_EXP);
+    if (n == NULL)
+        return GOBLIN_ENOMEM;
+    exp_remove(st, get32(rec + 1));
+    *ref = n;
+    goblin__free(st, rec, goblin__rec_size(rec));
+    return 1;
 }

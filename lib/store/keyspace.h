@@ -8,24 +8,54 @@
 #ifndef GOBLIN_KEYSPACE_H
 #define GOBLIN_KEYSPACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "goblin/common.h"
+#include "swiss.h"
+
+/* Keys live in dense ids 0..count-1. Each id maps to one record, a block
+ * holding the key's bytes and its value (a string inline; for hashes and
+ * sorted sets the object pointer). Record pointers sit in pages of
+ * GOBLIN__KS_PAGE, so the array grows without copying. Removing a key moves
+ * the last id into its place (swap-remove). Keys with a deadline also have
+ * an entry in the dense expiry array (deadline, id); their record stores
+ * that entry's position. keyspace.c documents the record layout. */
+#define GOBLIN__KS_PAGE_SHIFT 10
+#define GOBLIN__KS_PAGE (1u << GOBLIN__KS_PAGE_SHIFT)
+
+struct goblin__exp_page {
+    int64_t when[GOBLIN__KS_PAGE]; /* deadline, ms since the epoch */
+    uint32_t id[GOBLIN__KS_PAGE];  /* the key holding it */
+};
 
 struct goblin__keyspace {
-    int unused; /* the keyspace module defines the real layout */
+    struct goblin__swiss index;     /* key bytes -> id */
+    void **pages;                   /* pages of record pointers, by id */
+    size_t npages, pages_cap;       /* pages allocated, directory slots */
+    size_t count;                   /* keys */
+    void **epages;                  /* struct goblin__exp_page, by pos */
+    size_t nepages, epages_cap;
+    size_t exp_count;               /* keys with a deadline */
+    size_t exp_cursor;              /* where the active expiry resumes */
+    uint8_t *limbo;                 /* a record whose value was handed */
+    size_t limbo_size;              /* out by a write; freed by the next */
 };
 
 void goblin__keyspace_init(goblin_store *st);
 void goblin__keyspace_free(goblin_store *st);
+
+/* None of the calls below calls goblin__key_changed, except that a lazily
+ * expired key is reported deleted through it: the caller reports its own
+ * change, once per changed key. */
 
 /* Finds key for an operation on type `type` (lazily deleting it first if it
  * has expired). Returns 1 and sets *slot to the place holding the object
  * pointer, which the caller may read or replace (e.g. after converting a
  * compact form to a full one); 0 if the key is absent; GOBLIN_EWRONGTYPE if
  * it holds another type. *slot stays valid until the next key is added or
- * removed. */
+ * removed or its expiry changes. For GOBLIN_TYPE_STRING *slot is NULL. */
 int goblin__key_lookup(goblin_store *st, struct goblin_slice key,
                        enum goblin_type type, void ***slot);
 
@@ -43,6 +73,49 @@ int goblin__key_replace(goblin_store *st, struct goblin_slice key,
 /* Removes key, which is present, and frees its object: used when a
  * collection becomes empty. */
 void goblin__key_remove(goblin_store *st, struct goblin_slice key);
+
+/* ---- Inside the store core (keyspace, strings, expiry) ---- */
+
+/* String encodings, as OBJECT ENCODING names them. */
+enum goblin__str_enc {
+    GOBLIN__STR_INT = 0,    /* "int": text that string2ll accepts */
+    GOBLIN__STR_EMB = 1,    /* "embstr": up to 44 bytes, set whole */
+    GOBLIN__STR_RAW = 2,    /* "raw": longer, or changed in place */
+};
+#define GOBLIN__EMBSTR_MAX 44
+
+/* A record's key and where its value starts. */
+struct goblin__rec {
+    const uint8_t *key;
+    size_t klen;
+    size_t voff;
+};
+
+void goblin__rec_parse(const uint8_t *rec, struct goblin__rec *r);
+size_t goblin__rec_size(const uint8_t *rec);
+/* The value of a string record (borrowed from the record). */
+struct goblin_slice goblin__rec_str(const uint8_t *rec);
+
+/* Finds key, lazily deleting it if expired. Returns 1 and sets *id, or 0. */
+int goblin__key_find(goblin_store *st, struct goblin_slice key,
+                     uint32_t *id);
+/* The record of id (valid until the next write). */
+uint8_t *goblin__key_rec(const goblin_store *st, uint32_t id);
+/* Deletes the key at id. keep_view keeps its record until the next write
+ * (its value was handed out). Does not call goblin__key_changed. */
+void goblin__key_delete_id(goblin_store *st, uint32_t id, bool keep_view);
+/* The expiry array: deadline and key id at position pos < exp_count. */
+int64_t goblin__exp_when(const goblin_store *st, size_t pos);
+uint32_t goblin__exp_id(const goblin_store *st, size_t pos);
+
+/* The deadline of the key at id in ms, or -1 when it has none. */
+int64_t goblin__key_deadline(const goblin_store *st, uint32_t id);
+/* Gives the key at id a deadline. Returns 0 or GOBLIN_ENOMEM (nothing
+ * changed). Moves the key's record. */
+int goblin__key_set_deadline(goblin_store *st, uint32_t id, int64_t when);
+/* Drops the key's deadline. Returns 1 if it had one, 0 if not, or
+ * GOBLIN_ENOMEM (nothing changed). Moves the key's record. */
+int goblin__key_clear_deadline(goblin_store *st, uint32_t id);
 
 /* Provided by the type modules and called by the keyspace. */
 void goblin__hash_free(goblin_store *st, void *obj);

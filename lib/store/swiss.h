@@ -34,8 +34,8 @@ struct goblin__swiss_ops {
 };
 
 struct goblin__swiss_table {
-    uint8_t *ctrl;   /* cap + 16 bytes: the first 16 mirrored at the end */
-    uint32_t *ids;   /* cap slots */
+    uint8_t *ctrl;   /* cap bytes, right after ids in the same block */
+    uint32_t *ids;   /* cap slots; the block is cap * 5 bytes */
     size_t cap;      /* a multiple of 16, or 0 */
     size_t used;     /* full slots */
     size_t deleted;  /* tombstones */
@@ -66,7 +66,10 @@ int goblin__swiss_insert(goblin_store *st, struct goblin__swiss *s,
                          const struct goblin__swiss_ops *ops,
                          const void *owner, uint64_t hash, uint32_t id);
 
-/* Removes the entry holding id (its key hashes to hash). Never allocates. */
+/* Removes the entry holding id (its key hashes to hash). Cannot fail: when
+ * the index becomes very sparse it may start rebuilding into a smaller
+ * table, and simply skips that if the allocation fails. An index that
+ * becomes empty frees all its memory. */
 void goblin__swiss_erase(goblin_store *st, struct goblin__swiss *s,
                          const struct goblin__swiss_ops *ops,
                          const void *owner, uint64_t hash, uint32_t id);

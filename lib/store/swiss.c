@@ -1,0 +1,367 @@
+/* swiss.c - the shared byte-key -> uint32 id index (see swiss.h).
+ *
+ * Layout: one block per table, cap uint32 ids followed by cap control
+ * bytes, so a slot costs 5 bytes. cap is a multiple of 16 and groups are
+ * aligned: group g is slots [16g, 16g + 16), so no control byte needs
+ * mirroring. A key's probe sequence starts at its home group,
+ * (hash32 * groups) >> 32 with hash32 the high half of the hash, and walks
+ * the following groups linearly, wrapping.
+ *
+ * Invariants:
+ *  - For every full slot, no group between its home group and its own
+ *    group holds an EMPTY byte; a probe may therefore stop at the first
+ *    group with an EMPTY byte. Erase writes EMPTY only into a group that
+ *    already has one (no probe passes such a group), DELETED otherwise.
+ *  - used + deleted <= 7/8 cap, so every table keeps EMPTY bytes.
+ *  - While an old table exists, every entry is in exactly one of the two.
+ *    Each insert or erase moves one old group (at most 16 entries) and a
+ *    moved slot turns DELETED, which keeps the old table's probes intact.
+ *    The new table is sized for the live entries plus one insert per old
+ *    group, so it cannot fill before the old one is empty.
+ *  - Tombstones are cleaned by the same mechanism: when used + deleted
+ *    reaches the limit the table is rebuilt, incrementally, at a size
+ *    chosen from the live entries only. A table at under 1/8 load is
+ *    rebuilt smaller; an empty index holds no memory at all.
+ */
+#include <assert.h>
+
+#include "store.h"
+#include "swiss.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define GROUP 16
+#define CTRL_EMPTY 0x80
+#define CTRL_DELETED 0xFE
+#define MAX_CAP ((size_t)1 << 32)
+
+static inline size_t max_load(size_t cap)
+{
+    return cap - cap / 8;
+}
+
+#ifdef __SSE2__
+static inline uint32_t match_byte(const uint8_t *g, uint8_t b)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)g);
+
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v,
+                                           _mm_set1_epi8((char)b)));
+}
+
+/* EMPTY and DELETED are the bytes with the high bit set. */
+static inline uint32_t match_free(const uint8_t *g)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)g);
+
+    return (uint32_t)_mm_movemask_epi8(v);
+}
+#else
+static inline uint32_t match_byte(const uint8_t *g, uint8_t b)
+{
+    uint32_t m = 0;
+
+    for (int i = 0; i < GROUP; i++)
+        m |= (uint32_t)(g[i] == b) << i;
+    return m;
+}
+
+static inline uint32_t match_free(const uint8_t *g)
+{
+    uint32_t m = 0;
+
+    for (int i = 0; i < GROUP; i++)
+        m |= (uint32_t)(g[i] >> 7) << i;
+    return m;
+}
+#endif
+
+static inline uint32_t match_empty(const uint8_t *g)
+{
+    return match_byte(g, CTRL_EMPTY);
+}
+
+static inline size_t home_group(uint64_t hash, size_t groups)
+{
+    return (size_t)(((hash >> 32) * (uint64_t)groups) >> 32);
+}
+
+static inline uint8_t fingerprint(uint64_t hash)
+{
+    return (uint8_t)(hash & 0x7F);
+}
+
+static int table_alloc(goblin_store *st, struct goblin__swiss_table *t,
+                       size_t cap)
+{
+    void *block;
+
+    if (cap > MAX_CAP)
+        return GOBLIN_ENOMEM;
+    block = goblin__alloc(st, goblin__mul(cap, sizeof(uint32_t) + 1));
+    if (block == NULL)
+        return GOBLIN_ENOMEM;
+    t->ids = block;
+    t->ctrl = (uint8_t *)block + cap * sizeof(uint32_t);
+    memset(t->ctrl, CTRL_EMPTY, cap);
+    t->cap = cap;
+    t->used = 0;
+    t->deleted = 0;
+    return 0;
+}
+
+static void table_free(goblin_store *st, struct goblin__swiss_table *t)
+{
+    if (t->cap != 0)
+        goblin__free(st, t->ids, t->cap * (sizeof(uint32_t) + 1));
+    memset(t, 0, sizeof(*t));
+}
+
+static int table_find(const struct goblin__swiss_table *t,
+                      const struct goblin__swiss_ops *ops, const void *owner,
+                      uint64_t hash, const void *key, size_t len,
+                      uint32_t *id)
+{
+    size_t groups = t->cap / GROUP, g;
+    uint8_t h2 = fingerprint(hash);
+
+    if (groups == 0)
+        return 0;
+    g = home_group(hash, groups);
+    for (size_t n = 0; n < groups; n++) {
+        const uint8_t *c = t->ctrl + g * GROUP;
+
+        for (uint32_t m = match_byte(c, h2); m != 0; m &= m - 1) {
+            uint32_t cand = t->ids[g * GROUP + __builtin_ctz(m)];
+
+            if (ops->eq(owner, cand, key, len)) {
+                *id = cand;
+                return 1;
+            }
+        }
+        if (match_empty(c) != 0)
+            return 0;
+        if (++g == groups)
+            g = 0;
+    }
+    return 0;
+}
+
+/* The slot holding id, whose key hashes to hash, or SIZE_MAX. */
+static size_t table_slot_of(const struct goblin__swiss_table *t,
+                            uint64_t hash, uint32_t id)
+{
+    size_t groups = t->cap / GROUP, g;
+    uint8_t h2 = fingerprint(hash);
+
+    if (groups == 0)
+        return SIZE_MAX;
+    g = home_group(hash, groups);
+    for (size_t n = 0; n < groups; n++) {
+        const uint8_t *c = t->ctrl + g * GROUP;
+
+        for (uint32_t m = match_byte(c, h2); m != 0; m &= m - 1) {
+            size_t i = g * GROUP + (size_t)__builtin_ctz(m);
+
+            if (t->ids[i] == id)
+                return i;
+        }
+        if (match_empty(c) != 0)
+            return SIZE_MAX;
+        if (++g == groups)
+            g = 0;
+    }
+    return SIZE_MAX;
+}
+
+/* Puts id into the first free slot of its probe sequence; the caller made
+ * sure the table has room. */
+static void table_put(struct goblin__swiss_table *t, uint64_t hash,
+                      uint32_t id)
+{
+    size_t groups = t->cap / GROUP, g = home_group(hash, groups);
+
+    for (;;) {
+        uint32_t m = match_free(t->ctrl + g * GROUP);
+
+        if (m != 0) {
+            size_t i = g * GROUP + (size_t)__builtin_ctz(m);
+
+            if (t->ctrl[i] == CTRL_DELETED)
+                t->deleted--;
+            t->ctrl[i] = fingerprint(hash);
+            t->ids[i] = id;
+            t->used++;
+            return;
+        }
+        if (++g == groups)
+            g = 0;
+    }
+}
+
+static void table_clear(struct goblin__swiss_table *t, size_t i)
+{
+    if (match_empty(t->ctrl + (i & ~(size_t)(GROUP - 1))) != 0) {
+        t->ctrl[i] = CTRL_EMPTY;
+    } else {
+        t->ctrl[i] = CTRL_DELETED;
+        t->deleted++;
+    }
+    t->used--;
+}
+
+/* A capacity with room for live entries at 7/12 load, and in any case for
+ * the live entries plus one insert per group of the table being left. */
+static size_t pick_cap(size_t live, size_t old_cap)
+{
+    size_t need = live + live / 2, floor = live + old_cap / GROUP + 2;
+    size_t cap;
+
+    if (need < floor)
+        need = floor;
+    cap = (need + need / 7 + GROUP - 1) / GROUP * GROUP;
+    while (max_load(cap) < need)
+        cap += GROUP;
+    return cap;
+}
+
+/* Moves the old group at migrate_pos into the current table and frees the
+ * old table once it is empty. */
+static void migrate_step(goblin_store *st, struct goblin__swiss *s,
+                         const struct goblin__swiss_ops *ops,
+                         const void *owner)
+{
+    struct goblin__swiss_table *o = &s->old;
+    size_t base = s->migrate_pos;
+
+    if (o->cap == 0)
+        return;
+    for (uint32_t m = (~match_free(o->ctrl + base)) & 0xFFFFu; m != 0;
+         m &= m - 1) {
+        size_t i = base + (size_t)__builtin_ctz(m);
+        uint32_t id = o->ids[i];
+
+        assert(s->cur.used + s->cur.deleted < max_load(s->cur.cap));
+        table_put(&s->cur, ops->hash(owner, id), id);
+        o->ctrl[i] = CTRL_DELETED;
+        o->used--;
+    }
+    s->migrate_pos = base + GROUP;
+    if (s->migrate_pos >= o->cap || o->used == 0) {
+        table_free(st, o);
+        s->migrate_pos = 0;
+    }
+}
+
+/* Starts moving everything into a new table of cap slots. Only called
+ * with no old table. */
+static int start_resize(goblin_store *st, struct goblin__swiss *s,
+                        size_t cap)
+{
+    struct goblin__swiss_table t;
+
+    assert(s->old.cap == 0);
+    if (table_alloc(st, &t, cap) != 0)
+        return GOBLIN_ENOMEM;
+    if (s->cur.used == 0) {
+        table_free(st, &s->cur);
+    } else {
+        s->old = s->cur;
+        s->migrate_pos = 0;
+    }
+    s->cur = t;
+    return 0;
+}
+
+void goblin__swiss_init(struct goblin__swiss *s)
+{
+    memset(s, 0, sizeof(*s));
+}
+
+void goblin__swiss_free(goblin_store *st, struct goblin__swiss *s)
+{
+    table_free(st, &s->cur);
+    table_free(st, &s->old);
+    s->migrate_pos = 0;
+}
+
+size_t goblin__swiss_count(const struct goblin__swiss *s)
+{
+    return s->cur.used + s->old.used;
+}
+
+size_t goblin__swiss_bytes(const struct goblin__swiss *s)
+{
+    return (s->cur.cap + s->old.cap) * (sizeof(uint32_t) + 1);
+}
+
+int goblin__swiss_find(const struct goblin__swiss *s,
+                       const struct goblin__swiss_ops *ops, const void *owner,
+                       uint64_t hash, const void *key, size_t len,
+                       uint32_t *id)
+{
+    if (table_find(&s->cur, ops, owner, hash, key, len, id))
+        return 1;
+    if (s->old.cap != 0 &&
+        table_find(&s->old, ops, owner, hash, key, len, id))
+        return 1;
+    return 0;
+}
+
+int goblin__swiss_insert(goblin_store *st, struct goblin__swiss *s,
+                         const struct goblin__swiss_ops *ops,
+                         const void *owner, uint64_t hash, uint32_t id)
+{
+    struct goblin__swiss_table *c = &s->cur;
+
+    if (s->old.cap == 0 && c->used + c->deleted + 1 > max_load(c->cap)) {
+        if (start_resize(st, s, pick_cap(c->used + 1, c->cap)) != 0)
+            return GOBLIN_ENOMEM;
+    }
+    migrate_step(st, s, ops, owner);
+    assert(c->used + c->deleted < max_load(c->cap));
+    table_put(c, hash, id);
+    return 0;
+}
+
+void goblin__swiss_erase(goblin_store *st, struct goblin__swiss *s,
+                         const struct goblin__swiss_ops *ops,
+                         const void *owner, uint64_t hash, uint32_t id)
+{
+    size_t i = table_slot_of(&s->cur, hash, id);
+
+    if (i != SIZE_MAX) {
+        table_clear(&s->cur, i);
+    } else {
+        i = table_slot_of(&s->old, hash, id);
+        assert(i != SIZE_MAX);
+        if (i == SIZE_MAX)
+            return;
+        table_clear(&s->old, i);
+    }
+    migrate_step(st, s, ops, owner);
+    if (goblin__swiss_count(s) == 0) {
+        goblin__swiss_free(st, s);
+    } else if (s->old.cap == 0 && s->cur.cap > 4 * GROUP &&
+               s->cur.used < s->cur.cap / 8) {
+        /* Very sparse: rebuild smaller. Failing to is harmless. */
+        (void)start_resize(st, s, pick_cap(s->cur.used, s->cur.cap));
+    }
+}
+
+void goblin__swiss_retarget(struct goblin__swiss *s, uint64_t hash,
+                            uint32_t old_id, uint32_t new_id)
+{
+    size_t i = table_slot_of(&s->cur, hash, old_id);
+
+    if (i != SIZE_MAX) {
+        s->cur.ids[i] = new_id;
+        return;
+    }
+    i = table_slot_of(&s->old, hash, old_id);
+    assert(i != SIZE_MAX);
+    if (i != SIZE_MAX)
+        s->old.ids[i] = new_id;
+}
