@@ -174,35 +174,50 @@ struct goblin_slice goblin__rec_str(const uint8_t *rec)
 
 static void rec_free(goblin_store *st, uint8_t *rec)
 {
-    switch (rec[0] & KF_TYPE) {
-    case GOBLIN_TYPE_HASH:
-        goblin__hash_free(st, *obj_slot(rec));
-        break;
-    case GOBLIN_TYPE_ZSET:
-        goblin__zset_free(st, *obj_slot(rec));
-        break;
-    default:
-        break;
-    }
+    void *obj = NULL;
+
+    if ((rec[0] & KF_TYPE) != GOBLIN_TYPE_STRING)
+        obj = *obj_slot(rec);
+    if (obj != NULL && (rec[0] & KF_TYPE) == GOBLIN_TYPE_HASH)
+        goblin__hash_free(st, obj);
+    else if (obj != NULL)
+        goblin__zset_free(st, obj);
     goblin__free(st, rec, goblin__rec_size(rec));
 }
 
-static void limbo_flush(goblin_store *st)
+void goblin__write_begin(goblin_store *st)
 {
     struct goblin__keyspace *ks = &st->ks;
 
-    goblin__free(st, ks->limbo, ks->limbo_size);
-    ks->limbo = NULL;
-    ks->limbo_size = 0;
+    for (size_t i = 0; i < ks->nlimbo; i++)
+        rec_free(st, ks->limbo[i]);
+    ks->nlimbo = 0;
 }
 
-/* Keeps rec (a string record being replaced or deleted) alive until the
- * next write, so a view of its value handed to the caller stays valid. */
+/* Keeps the bytes of rec, a record leaving the keyspace, until the next
+ * write begins: a view of its key or value handed out, or passed in by
+ * the caller, stays valid through the current call. A collection's object
+ * is freed at once. When all slots are taken the oldest is freed. */
 static void retire(goblin_store *st, uint8_t *rec)
 {
-    limbo_flush(st);
-    st->ks.limbo = rec;
-    st->ks.limbo_size = goblin__rec_size(rec);
+    struct goblin__keyspace *ks = &st->ks;
+
+    if ((rec[0] & KF_TYPE) != GOBLIN_TYPE_STRING) {
+        void **slot = obj_slot(rec);
+
+        if ((rec[0] & KF_TYPE) == GOBLIN_TYPE_HASH)
+            goblin__hash_free(st, *slot);
+        else
+            goblin__zset_free(st, *slot);
+        *slot = NULL;
+    }
+    if (ks->nlimbo == GOBLIN__LIMBO) {
+        rec_free(st, ks->limbo[0]);
+        memmove(ks->limbo, ks->limbo + 1,
+                (GOBLIN__LIMBO - 1) * sizeof(ks->limbo[0]));
+        ks->nlimbo--;
+    }
+    ks->limbo[ks->nlimbo++] = rec;
 }
 
 /* ---- paged arrays ---- */
@@ -430,16 +445,11 @@ static uint8_t *id_unlink(goblin_store *st, uint32_t id, uint64_t hash)
     return rec;
 }
 
-void goblin__key_delete_id(goblin_store *st, uint32_t id, bool keep_view)
+void goblin__key_delete_id(goblin_store *st, uint32_t id)
 {
     uint8_t *rec = *rec_ref(&st->ks, id);
-    uint64_t hash = rec_hash(st, rec);
 
-    rec = id_unlink(st, id, hash);
-    if (keep_view)
-        retire(st, rec);
-    else
-        rec_free(st, rec);
+    retire(st, id_unlink(st, id, rec_hash(st, rec)));
 }
 
 /* Whether the key at id has expired by now. */
@@ -460,8 +470,8 @@ int goblin__key_find(goblin_store *st, struct goblin_slice key,
         return 0;
     rec = *rec_ref(&st->ks, i);
     if (expired(st, rec)) {
-        rec_free(st, id_unlink(st, i, hash));
         goblin__key_changed(st, key);
+        retire(st, id_unlink(st, i, hash));
         return 0;
     }
     *id = i;
@@ -490,7 +500,7 @@ static void free_all(goblin_store *st)
     page_trim(st, &ks->epages, &ks->nepages, &ks->epages_cap, 0,
               sizeof(struct goblin__exp_page));
     goblin__swiss_free(st, &ks->index);
-    limbo_flush(st);
+    goblin__write_begin(st);
 }
 
 void goblin__keyspace_free(goblin_store *st)
@@ -537,7 +547,6 @@ int goblin__key_add(goblin_store *st, struct goblin_slice key,
 {
     uint8_t *rec;
 
-    limbo_flush(st);
     rec = rec_new_obj(st, key, type, obj);
     if (rec == NULL)
         return GOBLIN_ENOMEM;
@@ -550,18 +559,14 @@ int goblin__key_add(goblin_store *st, struct goblin_slice key,
 
 /* Puts rec in place of the record at id, dropping the old one's deadline
  * unless rec took it over (then rec has KF_EXP and the same position). */
-static void rec_swap(goblin_store *st, uint32_t id, uint8_t *rec,
-                     bool keep_view)
+static void rec_swap(goblin_store *st, uint32_t id, uint8_t *rec)
 {
     uint8_t **ref = rec_ref(&st->ks, id), *old = *ref;
 
     if ((old[0] & KF_EXP) && !(rec[0] & KF_EXP))
         exp_remove(st, get32(old + 1));
     *ref = rec;
-    if (keep_view)
-        retire(st, old);
-    else
-        rec_free(st, old);
+    retire(st, old);
 }
 
 int goblin__key_replace(goblin_store *st, struct goblin_slice key,
@@ -570,12 +575,11 @@ int goblin__key_replace(goblin_store *st, struct goblin_slice key,
     uint32_t id;
     uint8_t *rec;
 
-    limbo_flush(st);
     rec = rec_new_obj(st, key, type, obj);
     if (rec == NULL)
         return GOBLIN_ENOMEM;
     if (goblin__key_find(st, key, &id)) {
-        rec_swap(st, id, rec, false);
+        rec_swap(st, id, rec);
         return 0;
     }
     if (id_insert(st, key_hash(st, key), rec) != 0) {
@@ -590,12 +594,11 @@ void goblin__key_remove(goblin_store *st, struct goblin_slice key)
     uint64_t hash = key_hash(st, key);
     uint32_t id;
 
-    limbo_flush(st);
     if (!find_raw(st, key, hash, &id)) {
         assert(!"goblin__key_remove: key is absent");
         return;
     }
-    rec_free(st, id_unlink(st, id, hash));
+    retire(st, id_unlink(st, id, hash));
 }
 
 /* ---- deadlines ---- */
@@ -641,7 +644,6 @@ int goblin__key_set_deadline(goblin_store *st, uint32_t id, int64_t when)
     uint8_t **ref = rec_ref(ks, id), *rec = *ref, *n;
     int grew;
 
-    limbo_flush(st);
     if (rec[0] & KF_EXP) {
         exp_set(ks, get32(rec + 1), id, when);
         return 0;
@@ -665,7 +667,6 @@ int goblin__key_clear_deadline(goblin_store *st, uint32_t id)
 {
     uint8_t **ref = rec_ref(&st->ks, id), *rec = *ref, *n;
 
-    limbo_flush(st);
     if (!(rec[0] & KF_EXP))
         return 0;
     n = rec_copy_flags(st, rec, rec[0] & ~KF_EXP);
@@ -675,4 +676,95 @@ int goblin__key_clear_deadline(goblin_store *st, uint32_t id)
     *ref = n;
     goblin__free(st, rec, goblin__rec_size(rec));
     return 1;
+}
+
+/* ---- string values ---- */
+
+/* Gives the new record n the deadline the put asks for, given the record
+ * old it replaces (NULL when the key is new). Space in the expiry array
+ * was reserved when needed. */
+static void put_deadline(goblin_store *st, const struct goblin__str_put *p,
+                         uint8_t *old, uint8_t *n, uint32_t id)
+{
+    struct goblin__keyspace *ks = &st->ks;
+    bool had = old != NULL && (old[0] & KF_EXP);
+
+    if (!(n[0] & KF_EXP)) {
+        if (had)
+            exp_remove(st, get32(old + 1));
+        return;
+    }
+    if (had) {
+        put32(n + 1, get32(old + 1));
+        if (p->ttl == GOBLIN__TTL_SET)
+            exp_set(ks, get32(old + 1), id, p->when);
+    } else {
+        exp_push(ks, n, id, p->when);
+    }
+}
+
+uint8_t *goblin__key_put_str(goblin_store *st, const struct goblin__str_put *p)
+{
+    struct goblin__keyspace *ks = &st->ks;
+    uint8_t *old = p->found ? *rec_ref(ks, p->id) : NULL, *n;
+    bool had = old != NULL && (old[0] & KF_EXP);
+    bool exp = p->ttl == GOBLIN__TTL_SET || (p->ttl == GOBLIN__TTL_KEEP && had);
+    size_t voff, cap = p->enc == GOBLIN__STR_RAW ? p->cap : p->len;
+    int grew = 0;
+
+    assert(p->enc == GOBLIN__STR_RAW || p->len <= GOBLIN__EMBSTR_MAX);
+    n = rec_new(st, p->key, GOBLIN_TYPE_STRING | (exp ? KF_EXP : 0) |
+                (unsigned)p->enc << KF_ENC_SHIFT, cap, &voff);
+    if (n == NULL)
+        return NULL;
+    if (exp && !had && (grew = exp_reserve(st)) < 0)
+        goto fail;
+    if (p->enc == GOBLIN__STR_RAW) {
+        put32(n + voff, (uint32_t)p->len);
+        put32(n + voff + 4, (uint32_t)cap);
+        voff += 8;
+    } else {
+        n[voff++] = (uint8_t)p->len;
+    }
+    if (old == NULL) {
+        if (id_insert(st, key_hash(st, p->key), n) != 0)
+            goto fail;
+        put_deadline(st, p, NULL, n, (uint32_t)(ks->count - 1));
+        return n + voff;
+    }
+    put_deadline(st, p, old, n, p->id);
+    *rec_ref(ks, p->id) = n;
+    retire(st, old);
+    return n + voff;
+fail:
+    if (grew > 0)
+        exp_unreserve(st);
+    goblin__free(st, n, goblin__rec_size(n));
+    return NULL;
+}
+
+int goblin__rec_str_enc(const uint8_t *rec)
+{
+    return (rec[0] & KF_ENC) >> KF_ENC_SHIFT;
+}
+
+/* Room left in a raw string record beyond its length, or 0. */
+size_t goblin__rec_str_spare(const uint8_t *rec)
+{
+    struct goblin__rec r;
+
+    if (goblin__rec_str_enc(rec) != GOBLIN__STR_RAW)
+        return 0;
+    goblin__rec_parse(rec, &r);
+    return get32(rec + r.voff + 4) - get32(rec + r.voff);
+}
+
+/* Sets the length of a raw string record within its capacity. */
+void goblin__rec_str_set_len(uint8_t *rec, size_t len)
+{
+    struct goblin__rec r;
+
+    goblin__rec_parse(rec, &r);
+    assert(len <= get32(rec + r.voff + 4));
+    put32(rec + r.voff, (uint32_t)len);
 }

@@ -24,6 +24,7 @@
  * that entry's position. keyspace.c documents the record layout. */
 #define GOBLIN__KS_PAGE_SHIFT 10
 #define GOBLIN__KS_PAGE (1u << GOBLIN__KS_PAGE_SHIFT)
+#define GOBLIN__LIMBO 4
 
 struct goblin__exp_page {
     int64_t when[GOBLIN__KS_PAGE]; /* deadline, ms since the epoch */
@@ -39,8 +40,10 @@ struct goblin__keyspace {
     size_t nepages, epages_cap;
     size_t exp_count;               /* keys with a deadline */
     size_t exp_cursor;              /* where the active expiry resumes */
-    uint8_t *limbo;                 /* a record whose value was handed */
-    size_t limbo_size;              /* out by a write; freed by the next */
+    /* Records that left the keyspace but whose bytes may still be in use
+     * (views handed out or passed in); freed when the next write begins. */
+    uint8_t *limbo[GOBLIN__LIMBO];
+    size_t nlimbo;
 };
 
 void goblin__keyspace_init(goblin_store *st);
@@ -101,9 +104,9 @@ int goblin__key_find(goblin_store *st, struct goblin_slice key,
                      uint32_t *id);
 /* The record of id (valid until the next write). */
 uint8_t *goblin__key_rec(const goblin_store *st, uint32_t id);
-/* Deletes the key at id. keep_view keeps its record until the next write
- * (its value was handed out). Does not call goblin__key_changed. */
-void goblin__key_delete_id(goblin_store *st, uint32_t id, bool keep_view);
+/* Deletes the key at id; its record stays readable until the next write
+ * begins. Does not call goblin__key_changed. */
+void goblin__key_delete_id(goblin_store *st, uint32_t id);
 /* The expiry array: deadline and key id at position pos < exp_count. */
 int64_t goblin__exp_when(const goblin_store *st, size_t pos);
 uint32_t goblin__exp_id(const goblin_store *st, size_t pos);
@@ -116,6 +119,30 @@ int goblin__key_set_deadline(goblin_store *st, uint32_t id, int64_t when);
 /* Drops the key's deadline. Returns 1 if it had one, 0 if not, or
  * GOBLIN_ENOMEM (nothing changed). Moves the key's record. */
 int goblin__key_clear_deadline(goblin_store *st, uint32_t id);
+
+/* What goblin__key_put_str makes of a key. */
+enum { GOBLIN__TTL_CLEAR, GOBLIN__TTL_KEEP, GOBLIN__TTL_SET };
+struct goblin__str_put {
+    struct goblin_slice key;
+    int found;          /* key exists under id (found by goblin__key_find) */
+    uint32_t id;
+    size_t len;         /* the new value's length */
+    int enc;            /* enum goblin__str_enc; int and embstr: len <= 44 */
+    size_t cap;         /* raw only: bytes to reserve, >= len */
+    int ttl;            /* GOBLIN__TTL_*: the deadline after the put */
+    int64_t when;       /* with GOBLIN__TTL_SET */
+};
+/* Makes key hold a string of p->len bytes, replacing whatever it held, and
+ * returns where the caller writes them (their content is undefined). The
+ * old record stays readable until the next write begins. Returns NULL on GOBLIN_ENOMEM, with nothing changed. */
+uint8_t *goblin__key_put_str(goblin_store *st, const struct goblin__str_put *p);
+int goblin__rec_str_enc(const uint8_t *rec);
+size_t goblin__rec_str_spare(const uint8_t *rec);
+void goblin__rec_str_set_len(uint8_t *rec, size_t len);
+
+/* Called first by every public call that writes: frees the records kept
+ * for views that the previous calls handed out. */
+void goblin__write_begin(goblin_store *st);
 
 /* Provided by the type modules and called by the keyspace. */
 void goblin__hash_free(goblin_store *st, void *obj);
