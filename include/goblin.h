@@ -8,5 +8,6 @@
 
 #include "goblin/common.h"
 #include "goblin/engine.h"
+#include "goblin/numtext.h"
 
 #endif

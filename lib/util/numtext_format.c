@@ -1,0 +1,313 @@
+/* numtext_format.c - numbers to text as Redis writes them: int64 (ll2string),
+ * doubles (d2string of Redis 7.2+) and long doubles (ld2string, human mode).
+ *
+ * Doubles take one of three roads. Special values and integral values with
+ * |v| <= 2^62 print directly (Redis's double2ll fast path). Everything else
+ * gets its shortest round-trip digits from the Schubfach algorithm
+ * (R. Giulietti, "The Schubfach way to render doubles", 2020): the rounding
+ * interval of v = c * 2^q is scaled by 10^-k with a 126-bit approximation
+ * of the power (numtext_pow10.c), rounded to odd so that comparisons with
+ * the interval's ends stay exact, and the candidate with fewest digits --
+ * else the closest, ties to even -- is taken. The digits are then laid out
+ * with the rules of Redis's fpconv_dtoa (emit_digits), which decide between
+ * plain digits, a decimal point and an exponent.
+ *
+ * Nothing here allocates or reads the locale.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "goblin/numtext.h"
+#include "util/numtext_internal.h"
+
+static const char digit_pairs[201] =
+    "0001020304050607080910111213141516171819"
+    "2021222324252627282930313233343536373839"
+    "4041424344454647484950515253545556575859"
+    "6061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+static unsigned digits10(uint64_t v)
+{
+    unsigned n = 1;
+
+    while (v >= 10000) {
+        v /= 10000;
+        n += 4;
+    }
+    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+}
+
+size_t goblin__u64_format(char *buf, uint64_t v)
+{
+    unsigned n = digits10(v);
+    char *p = buf + n;
+
+    while (v >= 100) {
+        unsigned i = (unsigned)(v % 100) * 2;
+
+        v /= 100;
+        *--p = digit_pairs[i + 1];
+        *--p = digit_pairs[i];
+    }
+    if (v >= 10) {
+        *--p = digit_pairs[v * 2 + 1];
+        *--p = digit_pairs[v * 2];
+    } else {
+        *--p = (char)('0' + v);
+    }
+    return n;
+}
+
+size_t goblin_int64_format(char *buf, int64_t v)
+{
+    if (v < 0) {
+        buf[0] = '-';
+        /* The negation in unsigned arithmetic is exact for INT64_MIN. */
+        return 1 + goblin__u64_format(buf + 1, 0 - (uint64_t)v);
+    }
+    return goblin__u64_format(buf, (uint64_t)v);
+}
+
+/* ---- Schubfach -------------------------------------------------------- */
+
+#define Q_MIN (-1074)                 /* exponent of the subnormals */
+#define C_MIN (UINT64_C(1) << 52)     /* smallest normal significand */
+#define MASK63 ((UINT64_C(1) << 63) - 1)
+
+/* floor(q log10 2), floor(log10(3/4 2^q)) and floor(e log2 10), exact for
+ * the ranges used here (checked against big-integer results for |q| < 1200
+ * and |e| < 400). Right shifts of negative values are arithmetic with the
+ * compilers Goblin supports. */
+static int flog10pow2(int q)
+{
+    return (int)(((int64_t)q * 661971961083) >> 41);
+}
+
+static int flog10_three_quarters_pow2(int q)
+{
+    return (int)(((int64_t)q * 661971961083 - 274743187321) >> 41);
+}
+
+static int flog2pow10(int e)
+{
+    return (int)(((int64_t)e * 913124641741) >> 38);
+}
+
+static uint64_t mul_high(uint64_t a, uint64_t b)
+{
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+}
+
+/* cp * g / 2^127 rounded to odd, with g = g1 * 2^63 + g0. */
+static uint64_t round_to_odd(uint64_t g1, uint64_t g0, uint64_t cp)
+{
+    unsigned __int128 y = (unsigned __int128)g1 * cp;
+    uint64_t x1 = mul_high(g0, cp);
+    uint64_t z = ((uint64_t)y >> 1) + x1;
+    uint64_t vbp = (uint64_t)(y >> 64) + (z >> 63);
+
+    return vbp | (((z & MASK63) + MASK63) >> 63);
+}
+
+/* The decimal f * 10^*e10 of fewest digits (then closest to v, ties to
+ * even) that reads back as v = c * 2^q, c > 0. f may end in zeros. */
+static uint64_t shortest_decimal(int q, uint64_t c, int *e10)
+{
+    uint64_t out = c & 1, cb = c << 2, cbr = cb + 2, cbl;
+    uint64_t vb, vbl, vbr, s, t;
+    const uint64_t *g;
+    int k, h, uin, win;
+
+    if (c != C_MIN || q == Q_MIN) {
+        cbl = cb - 2;
+        k = flog10pow2(q);
+    } else {
+        /* At a power of two the gap below is half the gap above. */
+        cbl = cb - 1;
+        k = flog10_three_quarters_pow2(q);
+    }
+    h = q + flog2pow10(-k) + 2;
+    g = goblin__pow10_g[k - GOBLIN__POW10_K_MIN];
+    vb = round_to_odd(g[0], g[1], cb << h);
+    vbl = round_to_odd(g[0], g[1], cbl << h);
+    vbr = round_to_odd(g[0], g[1], cbr << h);
+    s = vb >> 2;
+    *e10 = k;
+    if (s >= 100) {
+        /* Is exactly one multiple of ten in the interval? Then it is the
+         * shorter answer. */
+        uint64_t sp10 = s / 10 * 10, tp10 = sp10 + 10;
+        int upin = vbl + out <= sp10 << 2;
+        int wpin = (tp10 << 2) + out <= vbr;
+
+        if (upin != wpin)
+            return upin ? sp10 : tp10;
+    }
+    t = s + 1;
+    uin = vbl + out <= s << 2;
+    win = (t << 2) + out <= vbr;
+    if (uin != win)
+        return uin ? s : t;
+    if (vb < (s + t) << 1 || (vb == (s + t) << 1 && (s & 1) == 0))
+        return s;
+    return t;
+}
+
+/* Lays out n digits d with value d * 10^k as fpconv_dtoa's emit_digits
+ * does. Returns the length written at dest. */
+static size_t emit_digits(char *dest, const char *d, int n, int k)
+{
+    int exp = k + n - 1 < 0 ? -(k + n - 1) : k + n - 1;
+    size_t i = 0;
+
+    if (k >= 0 && exp < n + 7) {              /* plain integer */
+        memcpy(dest, d, (size_t)n);
+        memset(dest + n, '0', (size_t)k);
+        return (size_t)(n + k);
+    }
+    if (k < 0 && (k > -7 || exp < 4)) {       /* decimal, no exponent */
+        int offset = n + k;
+
+        if (offset <= 0) {
+            dest[0] = '0';
+            dest[1] = '.';
+            memset(dest + 2, '0', (size_t)-offset);
+            memcpy(dest + 2 - offset, d, (size_t)n);
+            return (size_t)(n + 2 - offset);
+        }
+        memcpy(dest, d, (size_t)offset);
+        dest[offset] = '.';
+        memcpy(dest + offset + 1, d + offset, (size_t)(n - offset));
+        return (size_t)(n + 1);
+    }
+    dest[i++] = d[0];                         /* d.ddde+x */
+    if (n > 1) {
+        dest[i++] = '.';
+        memcpy(dest + i, d + 1, (size_t)(n - 1));
+        i += (size_t)(n - 1);
+    }
+    dest[i++] = 'e';
+    dest[i++] = k + n - 1 < 0 ? '-' : '+';
+    return i + goblin__u64_format(dest + i, (uint64_t)exp);
+}
+
+static size_t format_special(char *buf, uint64_t bits)
+{
+    int neg = (int)(bits >> 63);
+
+    if ((bits & ((UINT64_C(1) << 52) - 1)) != 0) {
+        memcpy(buf, "nan", 3);
+        return 3;
+    }
+    if (neg) {
+        memcpy(buf, "-inf", 4);
+        return 4;
+    }
+    memcpy(buf, "inf", 3);
+    return 3;
+}
+
+size_t goblin_double_format(char *buf, double v)
+{
+    uint64_t bits, c;
+    int bq, q, e10, n;
+    char digits[24];
+    size_t neg;
+
+    memcpy(&bits, &v, sizeof(bits));
+    bq = (int)(bits >> 52) & 0x7ff;
+    if (bq == 0x7ff)
+        return format_special(buf, bits);
+    neg = (size_t)(bits >> 63);
+    if (v == 0) {
+        buf[0] = '-';
+        buf[neg] = '0';
+        return 1 + neg;
+    }
+    /* Redis's double2ll: every double of magnitude up to 2^62 that is a
+     * whole number prints as that integer. */
+    if (v >= -4611686018427387904.0 && v <= 4611686018427387904.0) {
+        int64_t i = (int64_t)v;
+
+        if ((double)i == v)
+            return goblin_int64_format(buf, i);
+    }
+    c = bits & ((UINT64_C(1) << 52) - 1);
+    if (bq != 0) {
+        c |= C_MIN;
+        q = bq - 1075;
+    } else {
+        q = Q_MIN;
+    }
+    c = shortest_decimal(q, c, &e10);
+    while (c % 10 == 0) {
+        c /= 10;
+        e10++;
+    }
+    n = (int)goblin__u64_format(digits, c);
+    buf[0] = '-';
+    return neg + emit_digits(buf + neg, digits, n, e10);
+}
+
+/* ---- long double (INCRBYFLOAT) ---------------------------------------- */
+
+/* printf's %.17Lf writes the locale's decimal point; the C locale's is
+ * '.'. The text is [-]digits <point> 17 digits, so whatever sits between
+ * the integer digits and the last 17 is the point, and it becomes '.'. */
+static size_t fix_decimal_point(char *buf, size_t len)
+{
+    size_t i = buf[0] == '-', end = len - 17;
+
+    while (i < end && buf[i] >= '0' && buf[i] <= '9')
+        i++;
+    if (end - i == 1) {
+        buf[i] = '.';
+        return len;
+    }
+    buf[i] = '.';
+    memmove(buf + i + 1, buf + end, 17);
+    return i + 18;
+}
+
+size_t goblin_long_double_format(char *buf, size_t cap, long double v)
+{
+    char tmp[GOBLIN_LONG_DOUBLE_TEXT_MAX + 64];
+    int r;
+    size_t len;
+
+    /* The room checks are ld2string's, which counts a NUL. */
+    if (isnan(v)) {
+        if (cap < 4)
+            return 0;
+        memcpy(buf, "nan", 3);
+        return 3;
+    }
+    if (isinf(v)) {
+        if (cap < 5)
+            return 0;
+        memcpy(buf, "-inf", 4);
+        if (v < 0)
+            return 4;
+        memcpy(buf, "inf", 3);
+        return 3;
+    }
+    r = snprintf(tmp, sizeof(tmp), "%.17Lf", v);
+    if (r < 19 || (size_t)r >= sizeof(tmp))
+        return 0;
+    len = fix_decimal_point(tmp, (size_t)r);
+    while (tmp[len - 1] == '0')
+        len--;
+    if (tmp[len - 1] == '.')
+        len--;
+    if (len == 2 && tmp[0] == '-' && tmp[1] == '0') {
+        tmp[0] = '0';
+        len = 1;
+    }
+    /* Redis's ld2string needs room for a NUL as well. */
+    if (len + 1 > cap)
+        return 0;
+    memcpy(buf, tmp, len);
+    return len;
+}
