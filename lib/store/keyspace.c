@@ -197,17 +197,18 @@ void goblin__write_begin(goblin_store *st)
 /* Keeps the bytes of rec, a record leaving the keyspace, until the next
  * write begins: a view of its key or value handed out, or passed in by
  * the caller, stays valid through the current call. A collection's object
- * is freed at once. When all slots are taken the oldest is freed. */
-static void retire(goblin_store *st, uint8_t *rec)
+ * is freed at once when the record owns it, else left alone (it moved to
+ * another record). When all slots are taken the oldest is freed. */
+static void retire_rec(goblin_store *st, uint8_t *rec, bool owns_obj)
 {
     struct goblin__keyspace *ks = &st->ks;
 
     if ((rec[0] & KF_TYPE) != GOBLIN_TYPE_STRING) {
         void **slot = obj_slot(rec);
 
-        if ((rec[0] & KF_TYPE) == GOBLIN_TYPE_HASH)
+        if (owns_obj && (rec[0] & KF_TYPE) == GOBLIN_TYPE_HASH)
             goblin__hash_free(st, *slot);
-        else
+        else if (owns_obj)
             goblin__zset_free(st, *slot);
         *slot = NULL;
     }
@@ -218,6 +219,11 @@ static void retire(goblin_store *st, uint8_t *rec)
         ks->nlimbo--;
     }
     ks->limbo[ks->nlimbo++] = rec;
+}
+
+static void retire(goblin_store *st, uint8_t *rec)
+{
+    retire_rec(st, rec, true);
 }
 
 /* ---- paged arrays ---- */
@@ -419,14 +425,16 @@ static int id_insert(goblin_store *st, uint64_t hash, uint8_t *rec)
 }
 
 /* Takes id out of the keyspace, moving the last id into its place, and
- * returns its record, which the caller frees or retires. */
-static uint8_t *id_unlink(goblin_store *st, uint32_t id, uint64_t hash)
+ * returns its record, which the caller frees or retires. Without drop_exp
+ * the caller has handed the key's expiry entry to another key. */
+static uint8_t *id_unlink_exp(goblin_store *st, uint32_t id, uint64_t hash,
+                              bool drop_exp)
 {
     struct goblin__keyspace *ks = &st->ks;
     uint8_t **ref = rec_ref(ks, id), *rec = *ref;
     size_t last = ks->count - 1;
 
-    if (rec[0] & KF_EXP)
+    if (drop_exp && (rec[0] & KF_EXP))
         exp_remove(st, get32(rec + 1));
     goblin__swiss_erase(st, &ks->index, &ks_ops, st, hash, id);
     if (id != last) {
@@ -443,6 +451,11 @@ static uint8_t *id_unlink(goblin_store *st, uint32_t id, uint64_t hash)
     page_trim(st, &ks->pages, &ks->npages, &ks->pages_cap, ks->count,
               REC_PAGE_BYTES);
     return rec;
+}
+
+static uint8_t *id_unlink(goblin_store *st, uint32_t id, uint64_t hash)
+{
+    return id_unlink_exp(st, id, hash, true);
 }
 
 void goblin__key_delete_id(goblin_store *st, uint32_t id)
@@ -603,19 +616,16 @@ void goblin__key_remove(goblin_store *st, struct goblin_slice key)
 
 /* ---- deadlines ---- */
 
-/* A copy of rec whose flags say KF_EXP or not (the position is left for
- * the caller), or NULL. */
-static uint8_t *rec_copy_flags(goblin_store *st, const uint8_t *rec,
-                               unsigned flags)
+/* A copy of rec under key with flags (KF_EXP or not: the position is left
+ * for the caller), or NULL. A collection's object pointer is copied. */
+static uint8_t *rec_copy(goblin_store *st, const uint8_t *rec,
+                         struct goblin_slice key, unsigned flags)
 {
     struct goblin__rec r;
-    struct goblin_slice key;
     size_t voff, size = goblin__rec_size(rec), cap = 0;
     uint8_t *n;
 
     goblin__rec_parse(rec, &r);
-    key.ptr = r.key;
-    key.len = r.klen;
     if ((rec[0] & KF_TYPE) == GOBLIN_TYPE_STRING)
         cap = (size - r.voff) - ((((rec[0] & KF_ENC) >> KF_ENC_SHIFT) ==
                                   GOBLIN__STR_RAW) ? 8 : 1);
@@ -627,6 +637,18 @@ static uint8_t *rec_copy_flags(goblin_store *st, const uint8_t *rec,
     else
         *obj_slot(n) = *obj_slot((uint8_t *)rec);
     return n;
+}
+
+static uint8_t *rec_copy_flags(goblin_store *st, const uint8_t *rec,
+                               unsigned flags)
+{
+    struct goblin__rec r;
+    struct goblin_slice key;
+
+    goblin__rec_parse(rec, &r);
+    key.ptr = r.key;
+    key.len = r.klen;
+    return rec_copy(st, rec, key, flags);
 }
 
 int64_t goblin__key_deadline(const goblin_store *st, uint32_t id)
@@ -659,7 +681,7 @@ int goblin__key_set_deadline(goblin_store *st, uint32_t id, int64_t when)
     }
     exp_push(ks, n, id, when);
     *ref = n;
-    goblin__free(st, rec, goblin__rec_size(rec));
+    retire_rec(st, rec, false);
     return 0;
 }
 
@@ -674,7 +696,7 @@ int goblin__key_clear_deadline(goblin_store *st, uint32_t id)
         return GOBLIN_ENOMEM;
     exp_remove(st, get32(rec + 1));
     *ref = n;
-    goblin__free(st, rec, goblin__rec_size(rec));
+    retire_rec(st, rec, false);
     return 1;
 }
 
@@ -767,4 +789,264 @@ void goblin__rec_str_set_len(uint8_t *rec, size_t len)
     goblin__rec_parse(rec, &r);
     assert(len <= get32(rec + r.voff + 4));
     put32(rec + r.voff, (uint32_t)len);
+}
+
+/* ---- MSET: all keys or none ---- */
+
+struct mset_ent {
+    uint8_t *rec;
+    uint32_t id;
+    bool inserted;
+};
+
+static uint8_t *rec_new_str(goblin_store *st, struct goblin_slice key,
+                            struct goblin_slice value, int enc)
+{
+    size_t voff;
+    uint8_t *rec = rec_new(st, key, GOBLIN_TYPE_STRING |
+                           (unsigned)enc << KF_ENC_SHIFT, value.len, &voff);
+
+    if (rec == NULL)
+        return NULL;
+    if (enc == GOBLIN__STR_RAW) {
+        put32(rec + voff, (uint32_t)value.len);
+        put32(rec + voff + 4, (uint32_t)value.len);
+        voff += 8;
+    } else {
+        rec[voff++] = (uint8_t)value.len;
+    }
+    if (value.len != 0)
+        memcpy(rec + voff, value.ptr, value.len);
+    return rec;
+}
+
+/* Takes the keys added so far (the last ones, in order) out again and
+ * frees every prepared record. */
+static void mset_undo(goblin_store *st, struct mset_ent *e, size_t n)
+{
+    struct goblin__keyspace *ks = &st->ks;
+
+    for (size_t i = n; i-- > 0;) {
+        if (e[i].inserted)
+            id_unlink(st, (uint32_t)(ks->count - 1), rec_hash(st, e[i].rec));
+        if (e[i].rec != NULL)
+            goblin__free(st, e[i].rec, goblin__rec_size(e[i].rec));
+    }
+}
+
+int goblin__key_mset(goblin_store *st, const struct goblin_slice *keys,
+                     const struct goblin_slice *values, size_t n,
+                     int (*enc_for)(struct goblin_slice value))
+{
+    size_t bytes = goblin__mul(n, sizeof(struct mset_ent)), i;
+    struct mset_ent *e;
+
+    if (n == 0)
+        return 0;
+    e = goblin__alloc(st, bytes);
+    if (e == NULL)
+        return GOBLIN_ENOMEM;
+    memset(e, 0, bytes);
+    for (i = 0; i < n; i++) {
+        e[i].rec = rec_new_str(st, keys[i], values[i], enc_for(values[i]));
+        if (e[i].rec == NULL)
+            goto fail;
+    }
+    for (i = 0; i < n; i++) {
+        uint64_t hash = key_hash(st, keys[i]);
+
+        if (find_raw(st, keys[i], hash, &e[i].id))
+            continue;
+        if (id_insert(st, hash, e[i].rec) != 0)
+            goto fail;
+        e[i].inserted = true;
+    }
+    for (i = 0; i < n; i++)
+        goblin__key_changed(st, keys[i]);
+    for (i = 0; i < n; i++)
+        if (!e[i].inserted)
+            rec_swap(st, e[i].id, e[i].rec);
+    goblin__free(st, e, bytes);
+    return 0;
+fail:
+    mset_undo(st, e, n);
+    goblin__free(st, e, bytes);
+    return GOBLIN_ENOMEM;
+}
+
+/* ---- the public key calls ---- */
+
+int goblin_key_delete(goblin_store *st, struct goblin_slice key)
+{
+    uint32_t id;
+
+    goblin__write_begin(st);
+    if (!goblin__key_find(st, key, &id))
+        return 0;
+    goblin__key_changed(st, key);
+    goblin__key_delete_id(st, id);
+    return 1;
+}
+
+int goblin_key_exists(goblin_store *st, struct goblin_slice key)
+{
+    uint32_t id;
+
+    return goblin__key_find(st, key, &id);
+}
+
+enum goblin_type goblin_key_type(goblin_store *st, struct goblin_slice key)
+{
+    uint32_t id;
+
+    if (!goblin__key_find(st, key, &id))
+        return GOBLIN_TYPE_NONE;
+    return goblin__rec_type(*rec_ref(&st->ks, id));
+}
+
+size_t goblin_key_count(const goblin_store *st)
+{
+    return st->ks.count;
+}
+
+size_t goblin_key_expires_count(const goblin_store *st)
+{
+    return st->ks.exp_count;
+}
+
+size_t goblin_store_flush(goblin_store *st)
+{
+    struct goblin__keyspace *ks = &st->ks;
+    size_t n = ks->count;
+
+    goblin__write_begin(st);
+    for (size_t id = 0; id < n; id++) {
+        struct goblin__rec r;
+        struct goblin_slice key;
+
+        goblin__rec_parse(*rec_ref(ks, id), &r);
+        key.ptr = r.key;
+        key.len = r.klen;
+        goblin__key_changed(st, key);
+    }
+    free_all(st);
+    return n;
+}
+
+int goblin_key_random(goblin_store *st, struct goblin_slice *out)
+{
+    struct goblin__keyspace *ks = &st->ks;
+    struct goblin__rec r;
+    uint8_t *rec;
+
+    /* Expired keys met on the way are deleted; after 100 tries the store
+     * is taken to be all expired keys and one is returned anyway, as
+     * Redis's dbRandomKey does. */
+    for (int tries = 0; ks->count > 0; tries++) {
+        uint32_t id = (uint32_t)(goblin__rand64(st) % ks->count);
+
+        rec = *rec_ref(ks, id);
+        goblin__rec_parse(rec, &r);
+        if (tries < 100 && expired(st, rec)) {
+            struct goblin_slice key = {r.key, r.klen};
+
+            goblin__key_changed(st, key);
+            goblin__key_delete_id(st, id);
+            continue;
+        }
+        out->ptr = r.key;
+        out->len = r.klen;
+        return 1;
+    }
+    return 0;
+}
+
+int goblin_key_encoding(goblin_store *st, struct goblin_slice key,
+                        const char **out)
+{
+    static const char *const str_enc[] = {"int", "embstr", "raw"};
+    uint32_t id;
+    uint8_t *rec;
+
+    if (!goblin__key_find(st, key, &id))
+        return 0;
+    rec = *rec_ref(&st->ks, id);
+    switch (goblin__rec_type(rec)) {
+    case GOBLIN_TYPE_HASH:
+        *out = goblin__hash_encoding(*obj_slot(rec));
+        break;
+    case GOBLIN_TYPE_ZSET:
+        *out = goblin__zset_encoding(*obj_slot(rec));
+        break;
+    default:
+        *out = str_enc[goblin__rec_str_enc(rec)];
+        break;
+    }
+    return 1;
+}
+
+static bool same_bytes(struct goblin_slice a, struct goblin_slice b)
+{
+    return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+/* Puts n, dst's new record, where dst is (did) or adds it. Returns the id
+ * or GOBLIN_ENOMEM (n is then the caller's). */
+static int64_t rename_place(goblin_store *st, struct goblin_slice dst,
+                            int dfound, uint32_t did, uint8_t *n)
+{
+    uint8_t **ref, *old;
+
+    if (!dfound) {
+        if (id_insert(st, key_hash(st, dst), n) != 0)
+            return GOBLIN_ENOMEM;
+        return (int64_t)(st->ks.count - 1);
+    }
+    ref = rec_ref(&st->ks, did);
+    old = *ref;
+    if (old[0] & KF_EXP)
+        exp_remove(st, get32(old + 1));
+    *ref = n;
+    retire(st, old);
+    return did;
+}
+
+int goblin_key_rename(goblin_store *st, struct goblin_slice src,
+                      struct goblin_slice dst, int nx)
+{
+    struct goblin__keyspace *ks = &st->ks;
+    uint32_t sid, did = 0;
+    uint8_t *srec, *n;
+    int dfound;
+    int64_t tid;
+
+    goblin__write_begin(st);
+    if (!goblin__key_find(st, src, &sid))
+        return GOBLIN_ENOKEY;
+    if (same_bytes(src, dst))
+        return nx ? 0 : 1;
+    dfound = goblin__key_find(st, dst, &did);
+    if (dfound && nx)
+        return 0;
+    /* Deleting an expired dst may have moved src to another id. */
+    find_raw(st, src, key_hash(st, src), &sid);
+    srec = *rec_ref(ks, sid);
+    n = rec_copy(st, srec, dst, srec[0]);
+    if (n == NULL)
+        return GOBLIN_ENOMEM;
+    tid = rename_place(st, dst, dfound, did, n);
+    if (tid < 0) {
+        goblin__free(st, n, goblin__rec_size(n));
+        return GOBLIN_ENOMEM;
+    }
+    if (srec[0] & KF_EXP) {
+        uint32_t pos = get32(srec + 1);
+
+        put32(n + 1, pos);
+        exp_set(ks, pos, (uint32_t)tid, goblin__exp_when(st, pos));
+    }
+    goblin__key_changed(st, src);
+    goblin__key_changed(st, dst);
+    retire_rec(st, id_unlink_exp(st, sid, key_hash(st, src), false), false);
+    return 1;
 }

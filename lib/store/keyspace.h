@@ -95,6 +95,10 @@ struct goblin__rec {
 };
 
 void goblin__rec_parse(const uint8_t *rec, struct goblin__rec *r);
+static inline enum goblin_type goblin__rec_type(const uint8_t *rec)
+{
+    return (enum goblin_type)(rec[0] & 0x03);
+}
 size_t goblin__rec_size(const uint8_t *rec);
 /* The value of a string record (borrowed from the record). */
 struct goblin_slice goblin__rec_str(const uint8_t *rec);
@@ -139,6 +143,13 @@ uint8_t *goblin__key_put_str(goblin_store *st, const struct goblin__str_put *p);
 int goblin__rec_str_enc(const uint8_t *rec);
 size_t goblin__rec_str_spare(const uint8_t *rec);
 void goblin__rec_str_set_len(uint8_t *rec, size_t len);
+
+/* MSET's core: sets keys[i] to values[i] (encoded as enc_for says),
+ * dropping deadlines, all or none. Reports each key changed. Returns 0 or
+ * GOBLIN_ENOMEM with nothing changed. */
+int goblin__key_mset(goblin_store *st, const struct goblin_slice *keys,
+                     const struct goblin_slice *values, size_t n,
+                     int (*enc_for)(struct goblin_slice value));
 
 /* Called first by every public call that writes: frees the records kept
  * for views that the previous calls handed out. */
