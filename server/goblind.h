@@ -1,0 +1,86 @@
+/* goblind.h - what goblind's files share: the one struct goblind that main
+ * passes by pointer (options, the store, the engine, the event loop), and
+ * the functions each file offers the others.
+ *
+ * Threading: goblind runs one thread. It owns the store, the engine and
+ * every session; the epoll loop is the only caller into libgoblin. A ring
+ * polling thread, when added, must take the engine lock around its calls
+ * into the engine (see net_epoll.c, session_run) and never across I/O.
+ */
+#ifndef GOBLIND_H
+#define GOBLIND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <goblin.h>
+#include <goblin/engine.h>
+
+#define GOBLIND_MAX_BIND 16
+
+struct goblind_conn;
+
+struct goblind {
+    /* Options: embedded defaults, then the config file, then argv. */
+    int port;                      /* 0 = no TCP */
+    char *bind[GOBLIND_MAX_BIND];  /* addresses; a leading '-' = optional */
+    int nbind;
+    bool bind_default;             /* bind not given: its entries optional */
+    char *unixsocket;              /* NULL = no Unix socket */
+    unsigned unixsocketperm;       /* octal, as Redis: 700 */
+    char *requirepass;
+    long maxclients;
+    long timeout;                  /* idle seconds; 0 = never */
+    int loglevel;                  /* enum goblin_log_level */
+    char *logfile;                 /* NULL or "" = stdout */
+    FILE *logf;
+    char *config_file;             /* absolute path, or NULL */
+    /* Directives goblind does not know itself, applied through CONFIG
+     * SET once the engine is open: "name value..." and where they came
+     * from, for the error message. */
+    char **engine_directives;
+    char **engine_origins;
+    int nengine;
+
+    /* Run time. */
+    goblin_store *store;
+    goblin_engine *engine;
+    int epfd;
+    int sigfd;
+    int listen_fds[GOBLIND_MAX_BIND + 1];
+    bool listen_unix[GOBLIND_MAX_BIND + 1];
+    int nlisten;
+    int64_t loop_ms;               /* monotonic ms, read once per wake-up */
+    struct goblind_conn *conns;    /* every open connection, a list */
+    long nconns;
+    struct goblind_conn *woken;    /* sessions to look at after an event */
+    bool stopping;
+    char run_id[41];
+    char executable[4096];
+};
+
+/* log.c: Redis-style lines "pid:M dd Mon yyyy hh:mm:ss.mmm * text". */
+void goblind_log(struct goblind *g, int level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int goblind_log_open(struct goblind *g);
+void goblind_log_close(struct goblind *g);
+int goblind_loglevel_parse(const char *text);
+const char *goblind_loglevel_name(int level);
+void goblind_engine_log(void *ctx, enum goblin_log_level level,
+                        const char *text);
+
+/* config.c: options and settings. */
+void goblind_defaults(struct goblind *g);
+int goblind_parse_args(struct goblind *g, int argc, char **argv);
+int goblind_register_settings(struct goblind *g);
+int goblind_apply_engine_directives(struct goblind *g);
+void goblind_free_options(struct goblind *g);
+
+/* net_epoll.c: listeners, connections and the event loop. */
+int goblind_listen(struct goblind *g);
+int goblind_run(struct goblind *g);
+void goblind_shutdown_net(struct goblind *g);
+void goblind_session_wake(void *ctx, void *user);
+
+#endif

@@ -1,0 +1,751 @@
+"""test_differential.py - the same seeded random command sequence sent to a
+real redis-server and to goblind; every reply must match.
+
+    /usr/bin/python3 test_differential.py GOBLIND [--seed N] [--count N]
+                                                  [--against-redis]
+
+Coverage: strings, hashes, sorted sets, keyspace and expiry, including
+tricky scores (inf, -inf, -0.0, 1e308, 0.1, integer-valued floats), binary
+values with NUL and CRLF inside, wrong-type errors, arity errors, syntax
+errors, INCR overflow, ZADD flag combinations and expiry (far-future and
+past absolute times, short TTLs waited out).
+
+Replies are compared exactly, with three documented exceptions where Redis
+itself leaves room:
+  * order-insensitive where Redis does not specify order (HGETALL, HKEYS,
+    HVALS, KEYS, a full SCAN, RESP3 maps and sets);
+  * scores compared by numeric value: Debian's Redis 7.0 prints 17
+    significant digits (0.10000000000000001) where Goblin prints the
+    shortest text that reads back to the same double (0.1);
+  * remaining times (TTL, PTTL, EXPIRETIME...) within 2 s, since the two
+    servers see each command at slightly different moments.
+INCRBYFLOAT/HINCRBYFLOAT values (Redis computes in long double) live on
+their own keys and are compared within a relative 1e-9.
+
+The sequence runs over RESP2, then continues over RESP3 (HELLO 3) on new
+connections, then checks short TTLs, then compares a full dump. On the
+first difference it prints the command, both replies and the commands
+just before it, and fails.
+
+--against-redis runs a second redis-server in goblind's place: a self
+check of the generator and the comparison (it must always pass).
+"""
+
+import math
+import random
+import sys
+import time
+
+import e2e
+
+SEED = 20240601
+COUNT = 20000
+RESP3_COUNT = 5000
+BATCH = 200
+
+# ------------------------------------------------------------- the data
+
+S_KEYS = [b"s:%d" % i for i in range(7)] + [b"s:\x00bin\r\nkey"]
+H_KEYS = [b"h:%d" % i for i in range(6)]
+Z_KEYS = [b"z:%d" % i for i in range(6)]
+M_KEYS = [b"m:%d" % i for i in range(4)]     # any type: wrong-type errors
+F_KEYS = [b"f:%d" % i for i in range(3)]     # INCRBYFLOAT only
+FH_KEYS = [b"fh:%d" % i for i in range(2)]   # HINCRBYFLOAT only
+X_KEYS = [b"x:%d" % i for i in range(12)]    # expiry playground
+GENERIC = S_KEYS + H_KEYS + Z_KEYS + M_KEYS + X_KEYS
+ALL_KEYS = GENERIC + F_KEYS + FH_KEYS
+
+MEMBERS = [b"m%d" % i for i in range(14)] + [
+    b"", b"a b", b"\x00nul", b"cr\r\nlf", b"\xff\xfe", "ünï".encode(),
+    b"1.5", b"-inf"]
+
+INT_TEXTS = [b"0", b"1", b"-1", b"10", b"9223372036854775807",
+             b"-9223372036854775808", b"9223372036854775806",
+             b"-9223372036854775807", b"9223372036854775808", b" 5", b"5 ",
+             b"007", b"+5", b"-0", b"1e3", b"", b"abc", b"0x10", b"12.0"]
+
+SCORES = [b"inf", b"-inf", b"+inf", b"-0.0", b"0", b"1e308", b"-1e308",
+          b"0.1", b"1.5", b"3", b"3.0", b"-2.5", b"1e-300", b"17",
+          b"1000000", b"-7", b"2.5e10", b"0.30000000000000004", b"1e+20",
+          b"123456789012345678", b"4.0000000000000001", b"+3", b" 3"]
+BAD_SCORES = [b"nan", b"abc", b"", b"1.5x", b"--1", b"NaN", b"inf inf"]
+
+RANGE_BOUNDS = [b"-inf", b"+inf", b"inf", b"(1", b"1", b"(0", b"0", b"3",
+                b"(3", b"10", b"(-inf", b"5.5", b"(1e308", b"-2.5", b"17"]
+LEX_BOUNDS = [b"-", b"+", b"[m1", b"(m3", b"[m12", b"(m", b"[", b"(",
+              b"[a b", b"(\xff"]
+
+
+class Gen:
+    """Seeded generator of commands (lists of bytes)."""
+
+    def __init__(self, seed, base_ms):
+        self.r = random.Random(seed)
+        self.base_ms = base_ms
+        self.table = self._table()
+        self.weights = [w for w, _ in self.table]
+
+    # helpers
+    def pick(self, seq):
+        return self.r.choice(seq)
+
+    def chance(self, p):
+        return self.r.random() < p
+
+    def num(self, lo, hi):
+        return b"%d" % self.r.randint(lo, hi)
+
+    def value(self):
+        k = self.r.random()
+        if k < 0.3:
+            return self.num(-100, 100)
+        if k < 0.45:
+            return self.pick(INT_TEXTS)
+        if k < 0.75:
+            n = self.r.randint(0, 24)
+            alphabet = b"ab c\x00\r\n\xff\t\"'\\xyz0123"
+            return bytes(self.r.choice(alphabet) for _ in range(n))
+        if k < 0.97:
+            return self.pick([b"hello", b"world", b"", b"x" * 40,
+                              "grüße".encode(), b"a\r\nb", b"\x00"])
+        return bytes(self.r.randrange(256)) * self.r.randint(100, 3000)
+
+    def member(self):
+        return self.pick(MEMBERS)
+
+    def field(self):
+        return self.pick(MEMBERS[:10] + [b"f\x00", b"\r\n", b"num"])
+
+    def score(self):
+        k = self.r.random()
+        if k < 0.4:
+            return self.pick(SCORES)
+        if k < 0.7:
+            return self.num(-20, 20)
+        if k < 0.97:
+            return repr(round(self.r.uniform(-100, 100),
+                              self.r.randint(0, 6))).encode()
+        return self.pick(BAD_SCORES)
+
+    def key(self, pool=None):
+        if pool is None or self.chance(0.04):
+            return self.pick(GENERIC)
+        return self.pick(pool)
+
+    def skey(self):
+        return self.key(S_KEYS)
+
+    def hkey(self):
+        return self.key(H_KEYS)
+
+    def zkey(self):
+        return self.key(Z_KEYS)
+
+    def index(self):
+        return self.pick([b"0", b"1", b"-1", b"2", b"-2", b"5", b"100",
+                          b"-100", b"3", b"x"])
+
+    def ttl_s(self):
+        return self.pick([b"1000", b"5000", b"100000", b"0", b"-5", b"x",
+                          b"9223372036854775807", b"2000"])
+
+    def future_ms(self):
+        return b"%d" % (self.base_ms + self.r.randint(10**6, 10**9))
+
+    def past_ms(self):
+        return b"%d" % self.r.randint(1, self.base_ms - 10**6)
+
+    # --------------------------------------------------------- strings
+    def c_set(self):
+        cmd = [b"SET", self.skey(), self.value()]
+        opts = [[b"EX", self.ttl_s()], [b"PX", b"9000000"], [b"NX"],
+                [b"XX"], [b"GET"], [b"KEEPTTL"],
+                [b"EXAT", b"%d" % (self.base_ms // 1000 + 10**6)],
+                [b"PXAT", self.future_ms()], [b"PX", b"0"], [b"BOGUS"]]
+        for _ in range(self.r.choice([0, 0, 1, 1, 2, 3])):
+            cmd += self.pick(opts)
+        return cmd
+
+    def c_get(self):
+        return [b"GET", self.skey()]
+
+    def c_getset(self):
+        return [b"GETSET", self.skey(), self.value()]
+
+    def c_setnx(self):
+        return [b"SETNX", self.skey(), self.value()]
+
+    def c_setex(self):
+        return [self.pick([b"SETEX", b"PSETEX"]), self.skey(),
+                self.pick([b"100000", b"0", b"-1", b"x"]), self.value()]
+
+    def c_mset(self):
+        cmd = [self.pick([b"MSET", b"MSET", b"MSETNX"])]
+        for _ in range(self.r.randint(1, 4)):
+            cmd += [self.skey(), self.value()]
+        if self.chance(0.05):
+            cmd.pop()
+        return cmd
+
+    def c_mget(self):
+        return [b"MGET"] + [self.skey() for _ in range(self.r.randint(1, 5))]
+
+    def c_append(self):
+        return [b"APPEND", self.skey(), self.value()]
+
+    def c_strlen(self):
+        return [b"STRLEN", self.skey()]
+
+    def c_getrange(self):
+        return [self.pick([b"GETRANGE", b"SUBSTR"]), self.skey(),
+                self.index(), self.index()]
+
+    def c_setrange(self):
+        return [b"SETRANGE", self.skey(),
+                self.pick([b"0", b"3", b"10", b"-1", b"x"]), self.value()]
+
+    def c_incr(self):
+        op = self.pick([b"INCR", b"DECR", b"INCRBY", b"DECRBY"])
+        cmd = [op, self.skey()]
+        if op.endswith(b"BY"):
+            cmd.append(self.pick(INT_TEXTS + [self.num(-50, 50)] * 6))
+        return cmd
+
+    def c_setint(self):
+        return [b"SET", self.skey(), self.pick(INT_TEXTS[:9])]
+
+    def c_getdel(self):
+        return [b"GETDEL", self.skey()]
+
+    def c_getex(self):
+        cmd = [b"GETEX", self.skey()]
+        cmd += self.pick([[], [b"EX", b"100000"], [b"PX", b"9000000"],
+                          [b"PERSIST"], [b"EXAT", b"1"], [b"EX", b"0"],
+                          [b"PXAT", self.future_ms()], [b"FOO"]])
+        return cmd
+
+    def c_incrbyfloat(self):
+        incr = self.pick([b"0.1", b"1.5", b"-2.25", b"10", b"3e2", b"-0.5",
+                          b"abc", b"inf", b"", b"1e-3"])
+        return [b"INCRBYFLOAT", self.pick(F_KEYS + [self.hkey()]), incr]
+
+    # ---------------------------------------------------------- hashes
+    def c_hset(self):
+        cmd = [self.pick([b"HSET", b"HSET", b"HMSET"]), self.hkey()]
+        for _ in range(self.r.randint(1, 4)):
+            cmd += [self.field(), self.value()]
+        if self.chance(0.04):
+            cmd.pop()
+        return cmd
+
+    def c_hsetnx(self):
+        return [b"HSETNX", self.hkey(), self.field(), self.value()]
+
+    def c_hget(self):
+        return [b"HGET", self.hkey(), self.field()]
+
+    def c_hmget(self):
+        return [b"HMGET", self.hkey()] + [
+            self.field() for _ in range(self.r.randint(1, 4))]
+
+    def c_hdel(self):
+        return [b"HDEL", self.hkey()] + [
+            self.field() for _ in range(self.r.randint(1, 3))]
+
+    def c_hlen(self):
+        return [self.pick([b"HLEN", b"HEXISTS", b"HSTRLEN"]),
+                self.hkey()] + ([] if self.chance(0.3) else [self.field()])
+
+    def c_hgetall(self):
+        return [self.pick([b"HGETALL", b"HKEYS", b"HVALS"]), self.hkey()]
+
+    def c_hincrby(self):
+        return [b"HINCRBY", self.hkey(), self.field(),
+                self.pick(INT_TEXTS[:11] + [self.num(-9, 9)] * 6)]
+
+    def c_hincrbyfloat(self):
+        return [b"HINCRBYFLOAT", self.pick(FH_KEYS + [self.zkey()]),
+                self.pick([b"a", b"b", b"c"]),
+                self.pick([b"0.5", b"-1.25", b"7", b"abc", b"inf", b"1e2"])]
+
+    # ----------------------------------------------------- sorted sets
+    def c_zadd(self):
+        cmd = [b"ZADD", self.zkey()]
+        flags = [b"NX", b"XX", b"GT", b"LT", b"CH", b"INCR"]
+        for f in flags:
+            if self.chance(0.12):
+                cmd.append(f if self.chance(0.8) else f.lower())
+        n = 1 if b"INCR" in cmd and self.chance(0.8) else \
+            self.r.randint(1, 5)
+        for _ in range(n):
+            cmd += [self.score(), self.member()]
+        if self.chance(0.03):
+            cmd.pop()
+        return cmd
+
+    def c_zincrby(self):
+        return [b"ZINCRBY", self.zkey(), self.score(), self.member()]
+
+    def c_zscore(self):
+        return [b"ZSCORE", self.zkey(), self.member()]
+
+    def c_zmscore(self):
+        return [b"ZMSCORE", self.zkey()] + [
+            self.member() for _ in range(self.r.randint(1, 4))]
+
+    def c_zcard(self):
+        return [b"ZCARD", self.zkey()]
+
+    def c_zrank(self):
+        return [self.pick([b"ZRANK", b"ZREVRANK"]), self.zkey(),
+                self.member()]
+
+    def c_zcount(self):
+        return [b"ZCOUNT", self.zkey(), self.pick(RANGE_BOUNDS),
+                self.pick(RANGE_BOUNDS + [b"(x"])]
+
+    def c_zlexcount(self):
+        return [b"ZLEXCOUNT", self.zkey(), self.pick(LEX_BOUNDS),
+                self.pick(LEX_BOUNDS + [b"m1"])]
+
+    def _limit(self):
+        if self.chance(0.3):
+            return [b"LIMIT", self.pick([b"0", b"1", b"2", b"-1", b"5"]),
+                    self.pick([b"1", b"2", b"-1", b"0", b"10"])]
+        return []
+
+    def c_zrange(self):
+        k = self.r.random()
+        cmd = [b"ZRANGE", self.zkey()]
+        if k < 0.4:
+            cmd += [self.index(), self.index()]
+            if self.chance(0.3):
+                cmd.append(b"REV")
+        elif k < 0.75:
+            cmd += [self.pick(RANGE_BOUNDS), self.pick(RANGE_BOUNDS),
+                    b"BYSCORE"]
+            if self.chance(0.3):
+                cmd.append(b"REV")
+            cmd += self._limit()
+        else:
+            cmd += [self.pick(LEX_BOUNDS), self.pick(LEX_BOUNDS), b"BYLEX"]
+            if self.chance(0.3):
+                cmd.append(b"REV")
+            cmd += self._limit()
+            if self.chance(0.05):
+                cmd.append(b"WITHSCORES")
+            return cmd
+        if self.chance(0.5):
+            cmd.append(b"WITHSCORES")
+        if self.chance(0.03):
+            cmd.append(self.pick([b"LIMIT", b"BOGUS", b"REV"]))
+        return cmd
+
+    def c_zrange_legacy(self):
+        op = self.pick([b"ZREVRANGE", b"ZRANGEBYSCORE", b"ZREVRANGEBYSCORE",
+                        b"ZRANGEBYLEX", b"ZREVRANGEBYLEX"])
+        cmd = [op, self.zkey()]
+        if op == b"ZREVRANGE":
+            cmd += [self.index(), self.index()]
+        elif b"LEX" in op:
+            cmd += [self.pick(LEX_BOUNDS), self.pick(LEX_BOUNDS)]
+            cmd += self._limit()
+            return cmd
+        else:
+            cmd += [self.pick(RANGE_BOUNDS), self.pick(RANGE_BOUNDS)]
+        if self.chance(0.5):
+            cmd.append(b"WITHSCORES")
+        if op != b"ZREVRANGE":
+            cmd += self._limit()
+        return cmd
+
+    def c_zrem(self):
+        return [b"ZREM", self.zkey()] + [
+            self.member() for _ in range(self.r.randint(1, 3))]
+
+    def c_zremrange(self):
+        op = self.pick([b"ZREMRANGEBYRANK", b"ZREMRANGEBYSCORE",
+                        b"ZREMRANGEBYLEX"])
+        if op == b"ZREMRANGEBYRANK":
+            args = [self.index(), self.index()]
+        elif op == b"ZREMRANGEBYSCORE":
+            args = [self.pick(RANGE_BOUNDS), self.pick(RANGE_BOUNDS)]
+        else:
+            args = [self.pick(LEX_BOUNDS), self.pick(LEX_BOUNDS)]
+        return [op, self.zkey()] + args
+
+    def c_zpop(self):
+        cmd = [self.pick([b"ZPOPMIN", b"ZPOPMAX"]), self.zkey()]
+        if self.chance(0.6):
+            cmd.append(self.pick([b"1", b"2", b"0", b"5", b"-1", b"x"]))
+        return cmd
+
+    # -------------------------------------------------------- keyspace
+    def c_del(self):
+        return [self.pick([b"DEL", b"UNLINK"])] + [
+            self.pick(ALL_KEYS) for _ in range(self.r.randint(1, 3))]
+
+    def c_exists(self):
+        return [b"EXISTS"] + [self.pick(ALL_KEYS)
+                              for _ in range(self.r.randint(1, 3))]
+
+    def c_type(self):
+        return [b"TYPE", self.pick(ALL_KEYS)]
+
+    def c_rename(self):
+        pool = self.pick([S_KEYS, H_KEYS, Z_KEYS, X_KEYS, M_KEYS, F_KEYS,
+                          FH_KEYS] + [GENERIC] * (self.chance(0.1)))
+        return [self.pick([b"RENAME", b"RENAMENX"]), self.pick(pool),
+                self.pick(pool)]
+
+    def c_keys(self):
+        return [b"KEYS", self.pick([b"*", b"s:*", b"h:?", b"z:[0-2]",
+                                    b"*:1", b"nomatch*", b"x:1*"])]
+
+    def c_dbsize(self):
+        return [b"DBSIZE"]
+
+    def c_scan(self):
+        return [b"SCAN-ALL", self.pick([b"*", b"z:*", b"?:1"])]
+
+    def c_copy(self):
+        cmd = [b"COPY", self.key(X_KEYS), self.key(X_KEYS)]
+        if self.chance(0.5):
+            cmd.append(b"REPLACE")
+        return cmd
+
+    # ---------------------------------------------------------- expiry
+    def c_expire(self):
+        op = self.pick([b"EXPIRE", b"PEXPIRE", b"EXPIREAT", b"PEXPIREAT"])
+        key = self.key(X_KEYS)
+        if op == b"EXPIRE":
+            t = self.ttl_s()
+        elif op == b"PEXPIRE":
+            t = self.pick([b"9000000", b"100000000", b"0", b"-1"])
+        elif op == b"EXPIREAT":
+            t = self.pick([b"%d" % (self.base_ms // 1000 + 10**6), b"1",
+                           b"%d" % (self.base_ms // 1000 - 100)])
+        else:
+            t = self.future_ms() if self.chance(0.7) else self.past_ms()
+        cmd = [op, key, t]
+        if self.chance(0.15):
+            cmd.append(self.pick([b"NX", b"XX", b"GT", b"LT", b"FOO"]))
+        return cmd
+
+    def c_ttl(self):
+        return [self.pick([b"TTL", b"PTTL", b"EXPIRETIME", b"PEXPIRETIME"]),
+                self.pick(X_KEYS + S_KEYS + [self.key()])]
+
+    def c_persist(self):
+        return [b"PERSIST", self.key(X_KEYS)]
+
+    def c_xset(self):
+        op = self.r.random()
+        k = self.pick(X_KEYS)
+        if op < 0.5:
+            return [b"SET", k, self.value()]
+        if op < 0.75:
+            return [b"HSET", k, self.field(), self.value()]
+        return [b"ZADD", k, self.score(), self.member()]
+
+    # ---------------------------------------------------------- errors
+    def c_arity(self):
+        return self.pick([[b"GET"], [b"SET", b"a"], [b"HSET", b"h:0"],
+                          [b"HSET", b"h:0", b"f"], [b"ZADD", b"z:0"],
+                          [b"ZADD", b"z:0", b"1"], [b"INCRBY", b"s:0"],
+                          [b"ZRANGE", b"z:0", b"0"], [b"EXPIRE", b"x:0"],
+                          [b"DEL"], [b"MGET"], [b"ZSCORE", b"z:0"],
+                          [b"HGETALL"], [b"TTL"], [b"RENAME", b"a"],
+                          [b"get", b"a", b"b"], [b"ZCARD"],
+                          [b"NOSUCHCMD", b"x"], [b"dbsize", b"x"]])
+
+    def c_misc(self):
+        return self.pick([[b"PING"], [b"PING", b"hello\x00"],
+                          [b"ECHO", b"bin\r\n\x00"], [b"ECHO"],
+                          [b"EXISTS", b"nokey"]])
+
+    def _table(self):
+        t = [(6, self.c_set), (6, self.c_get), (1, self.c_getset),
+             (1, self.c_setnx), (1, self.c_setex), (2, self.c_mset),
+             (2, self.c_mget), (2, self.c_append), (1, self.c_strlen),
+             (2, self.c_getrange), (1, self.c_setrange), (5, self.c_incr),
+             (2, self.c_setint), (1, self.c_getdel), (1, self.c_getex),
+             (2, self.c_incrbyfloat),
+             (7, self.c_hset), (1, self.c_hsetnx), (4, self.c_hget),
+             (2, self.c_hmget), (2, self.c_hdel), (2, self.c_hlen),
+             (2, self.c_hgetall), (2, self.c_hincrby),
+             (2, self.c_hincrbyfloat),
+             (10, self.c_zadd), (3, self.c_zincrby), (4, self.c_zscore),
+             (2, self.c_zmscore), (2, self.c_zcard), (4, self.c_zrank),
+             (2, self.c_zcount), (1, self.c_zlexcount), (6, self.c_zrange),
+             (3, self.c_zrange_legacy), (2, self.c_zrem),
+             (1, self.c_zremrange), (2, self.c_zpop),
+             (2, self.c_del), (2, self.c_exists), (2, self.c_type),
+             (1, self.c_rename), (1, self.c_keys), (1, self.c_dbsize),
+             (0.3, self.c_scan), (1, self.c_copy),
+             (4, self.c_expire), (3, self.c_ttl), (1, self.c_persist),
+             (4, self.c_xset),
+             (2, self.c_arity), (0.5, self.c_misc)]
+        return t
+
+    def next(self):
+        fn = self.r.choices(self.table, weights=self.weights)[0][1]
+        return fn()
+
+
+# ----------------------------------------------------------- comparison
+
+SCORE_REPLY = {b"ZSCORE", b"ZINCRBY", b"ZMSCORE"}
+WITHSCORES_REPLY = {b"ZPOPMIN", b"ZPOPMAX"}
+UNORDERED = {b"HGETALL", b"HKEYS", b"HVALS", b"KEYS", b"SCAN-ALL"}
+LOOSE_TIME = {b"TTL", b"PTTL", b"EXPIRETIME", b"PEXPIRETIME"}
+FLOATISH = {b"INCRBYFLOAT", b"HINCRBYFLOAT"}
+
+
+def as_float(b):
+    try:
+        return float(b)
+    except (TypeError, ValueError):
+        return b
+
+
+def score_form(reply):
+    """A score reply (bulk text or RESP3 double) as a float."""
+    t, v = reply
+    if t in "$," and v is not None:
+        return ("score", as_float(v))
+    return reply
+
+
+def has_withscores(cmd):
+    return any(a.upper() == b"WITHSCORES" for a in cmd[1:])
+
+
+def normalize(cmd, reply):
+    """The reply in a form where equal means 'as Redis would accept'."""
+    name = cmd[0].upper()
+    t, v = reply
+    if t == "-":
+        return reply
+    if name == b"ZADD" and any(a.upper() == b"INCR" for a in cmd):
+        return score_form(reply)
+    if name in SCORE_REPLY:
+        if t in "*" and v is not None:
+            return (t, [score_form(x) for x in v])
+        return score_form(reply)
+    if name in FLOATISH or (name == b"GET" and cmd[1] in F_KEYS):
+        return ("float", as_float(v) if t in "$" else v)
+    if name == b"HGET" and cmd[1] in FH_KEYS:
+        return ("float", as_float(v) if t in "$" else v)
+    if t in "*~" and v is not None and (
+            name in WITHSCORES_REPLY or has_withscores(cmd)):
+        if v and v[0][0] == "*":     # RESP3: [[member, score], ...]
+            return (t, [(p[1][0][1], score_form(p[1][1])) for p in v])
+        if name in WITHSCORES_REPLY and len(v) == 2 and v[1][0] == ",":
+            return (t, [v[0], score_form(v[1])])
+        return (t, [x if i % 2 == 0 else score_form(x)
+                    for i, x in enumerate(v)])
+    if name == b"HGETALL" and t == "*" and v is not None:
+        return ("map", sorted(zip(v[0::2], v[1::2])))
+    if t == "%":
+        return ("map", sorted(v))
+    if name in UNORDERED and t in "*~" and v is not None:
+        return ("set", sorted(v))
+    if t == "~":
+        return ("set", sorted(v))
+    return reply
+
+
+def same(cmd, a, b):
+    name = cmd[0].upper()
+    if name in LOOSE_TIME and a[0] == ":" and b[0] == ":":
+        if a[1] < 0 or b[1] < 0:
+            return a == b
+        slack = 2 if name in (b"TTL", b"EXPIRETIME") else 2000
+        return abs(a[1] - b[1]) <= slack
+    na, nb = normalize(cmd, a), normalize(cmd, b)
+    if na[0] == "float" and nb[0] == "float":
+        x, y = na[1], nb[1]
+        if isinstance(x, float) and isinstance(y, float):
+            return x == y or abs(x - y) <= 1e-9 * max(abs(x), abs(y))
+    return na == nb
+
+
+def show(v, limit=400):
+    s = repr(v)
+    return s if len(s) <= limit else s[:limit] + "...(%d chars)" % len(s)
+
+
+class Pair:
+    """The reference and the server under test, side by side."""
+
+    def __init__(self, ref, test):
+        self.ref, self.test = ref, test
+        self.history = []
+        self.sent = 0
+
+    def run(self, cmds):
+        """Runs cmds on both; returns None or a failure description."""
+        real = [c for c in cmds if c[0] != b"SCAN-ALL"]
+        if len(real) == len(cmds):
+            ra = self.ref.pipeline(cmds)
+            rb = self.test.pipeline(cmds)
+        else:
+            ra = [self.one(self.ref, c) for c in cmds]
+            rb = [self.one(self.test, c) for c in cmds]
+        for cmd, a, b in zip(cmds, ra, rb):
+            self.sent += 1
+            self.history.append(cmd)
+            if not same(cmd, a, b):
+                return self.failure(cmd, a, b)
+        del self.history[:-8]
+        return None
+
+    @staticmethod
+    def one(client, cmd):
+        if cmd[0] != b"SCAN-ALL":
+            return client.call(*cmd)
+        keys, cursor = [], b"0"
+        while True:
+            t, v = client.call(b"SCAN", cursor, b"MATCH", cmd[1],
+                               b"COUNT", b"7")
+            if t != "*":
+                return (t, v)
+            cursor = v[0][1]
+            keys += v[1][1]
+            if cursor == b"0":
+                return ("*", keys)
+
+    def failure(self, cmd, a, b):
+        lines = ["first difference at command #%d:" % self.sent,
+                 "  command:      %s" % show(cmd),
+                 "  redis-server: %s" % show(a),
+                 "  goblind:      %s" % show(b),
+                 "  preceding commands:"]
+        lines += ["    %s" % show(c, 200) for c in self.history[-9:-1]]
+        return "\n".join(lines)
+
+
+def run_sequence(pair, gen, count):
+    for start in range(0, count, BATCH):
+        cmds = [gen.next() for _ in range(min(BATCH, count - start))]
+        err = pair.run(cmds)
+        if err:
+            return err
+    return None
+
+
+def short_ttls(pair, gen):
+    """Keys with 1-50 ms to live on both servers, waited out, then read."""
+    cmds = []
+    for i in range(20):
+        k = b"t:%d" % i
+        ms = b"%d" % gen.r.randint(1, 50)
+        cmds.append(gen.pick([[b"SET", k, b"v", b"PX", ms],
+                              [b"PSETEX", k, ms, b"v"]]))
+        if i % 3 == 0:
+            cmds.append([b"HSET", b"th:%d" % i, b"f", b"v"])
+            cmds.append([b"PEXPIRE", b"th:%d" % i, ms])
+    err = pair.run(cmds)
+    if err:
+        return err
+    time.sleep(0.3)
+    checks = []
+    for i in range(20):
+        checks += [[b"GET", b"t:%d" % i], [b"EXISTS", b"t:%d" % i],
+                   [b"TTL", b"t:%d" % i], [b"HGET", b"th:%d" % i, b"f"]]
+    checks += [[b"KEYS", b"t*"], [b"DBSIZE"]]
+    return pair.run(checks)
+
+
+def dump(client):
+    """The whole keyspace as comparable plain data."""
+    out = {}
+    keys = e2e.plain(client.call(b"KEYS", b"*"))
+    for k in keys:
+        t = e2e.plain(client.call(b"TYPE", k))
+        if t == b"string":
+            v = e2e.plain(client.call(b"GET", k))
+            if k in F_KEYS:
+                v = float(v)
+        elif t == b"hash":
+            v = e2e.plain(client.call(b"HGETALL", k))
+            v = dict(zip(v[0::2], v[1::2]))
+            if k in FH_KEYS:
+                v = {f: float(x) for f, x in v.items()}
+        elif t == b"zset":
+            v = e2e.plain(client.call(b"ZRANGE", k, b"0", b"-1",
+                                      b"WITHSCORES"))
+            v = [(m, float(s)) for m, s in zip(v[0::2], v[1::2])]
+        else:
+            v = None
+        ttl = e2e.plain(client.call(b"TTL", k))
+        out[k] = (t, v, ttl >= 0 if ttl != -1 else -1)
+    return out
+
+
+def compare_dumps(ref, test):
+    a, b = dump(ref), dump(test)
+    if a == b:
+        return None
+    lines = ["final keyspace differs:"]
+    for k in sorted(set(a) | set(b)):
+        if a.get(k) != b.get(k):
+            x, y = a.get(k), b.get(k)
+            if x and y and x[0] == y[0] == b"hash" and k in FH_KEYS:
+                if all(math.isclose(x[1][f], y[1].get(f, math.nan),
+                                    rel_tol=1e-9) for f in x[1]):
+                    continue
+            lines.append("  %r\n    redis-server: %s\n    goblind:      %s"
+                         % (k, show(x), show(y)))
+    return None if len(lines) == 1 else "\n".join(lines)
+
+
+def main():
+    args = sys.argv[1:]
+    seed, count = SEED, COUNT
+    if "--seed" in args:
+        seed = int(args[args.index("--seed") + 1])
+    if "--count" in args:
+        count = int(args[args.index("--count") + 1])
+    print("seed %d, %d RESP2 + %d RESP3 commands" % (seed, count,
+                                                     RESP3_COUNT))
+    ref = e2e.redis_server()
+    if "--against-redis" in args:
+        test = e2e.redis_server()
+    else:
+        test = e2e.goblind(args[0])
+    try:
+        base_ms = int(time.time() * 1000)
+        gen = Gen(seed, base_ms)
+        pair = Pair(ref.client(), test.client())
+        t0 = time.monotonic()
+        err = run_sequence(pair, gen, count)
+        if not err:
+            print("RESP2: %d commands agree (%.1f s)" % (
+                pair.sent, time.monotonic() - t0))
+            p3 = Pair(ref.client(), test.client())
+            for c in (p3.ref, p3.test):
+                c.call(b"HELLO", b"3")
+            err = run_sequence(p3, gen, RESP3_COUNT)
+            if not err:
+                print("RESP3: %d commands agree" % p3.sent)
+        if not err:
+            err = short_ttls(pair, gen)
+        if not err:
+            err = compare_dumps(pair.ref, pair.test)
+        if not err:
+            print("final keyspaces agree (%d keys)" % len(dump(pair.ref)))
+        if test.name == "goblind":
+            e2e.check_stopped_cleanly(test)
+    finally:
+        ref.kill_now()
+        test.kill_now()
+    if err:
+        print(err)
+        sys.exit(1)
+    print("differential test passed")
+
+
+if __name__ == "__main__":
+    main()
