@@ -8,6 +8,7 @@
 
 #include "goblin/common.h"
 #include "goblin/engine.h"
+#include "goblin/hash.h"
 #include "goblin/keys.h"
 #include "goblin/numtext.h"
 #include "goblin/str.h"
