@@ -11,6 +11,8 @@
 #include "goblin/hash.h"
 #include "goblin/keys.h"
 #include "goblin/numtext.h"
+#include "goblin/reply.h"
+#include "goblin/resp.h"
 #include "goblin/str.h"
 
 #endif

@@ -11,6 +11,7 @@
  * the cursor is at worst visited again, while one below it stays below.
  * Compaction moves bytes, never ids.
  */
+#include "goblin/keys.h"
 #include "hash.h"
 #include "hash_impl.h"
 #include "keyspace.h"
@@ -169,8 +170,8 @@ int64_t goblin_hash_randfield_count(goblin_store *st, struct goblin_slice key,
 
 static bool field_matches(struct goblin_slice match, struct goblin_slice f)
 {
-    (void)f;
-    return match.ptr == NULL;
+    return match.ptr == NULL ||
+           goblin_glob_match(match.ptr, match.len, f.ptr, f.len, 0);
 }
 
 int64_t goblin_hash_scan(goblin_store *st, struct goblin_slice key,

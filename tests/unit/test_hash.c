@@ -769,6 +769,29 @@ static void test_scan_with_deletes_of_visited_and_unvisited(void **state)
     pairs_free(&ps);
 }
 
+static void test_scan_match_filters_fields(void **state)
+{
+    struct fixture *fx = *state;
+    goblin_store *st = fx->st;
+    struct pairs ps = {0};
+    uint64_t cursor = 0;
+
+    fill(st, S("small"), 0, 30);
+    assert_int_equal(goblin_hash_scan(st, S("small"), 0, 0, S("field:1*"),
+                                      collect, &ps, &cursor), 11);
+    assert_int_equal(cursor, 0);
+    pairs_free(&ps);
+    fill(st, S("big"), 0, 300);
+    do {
+        assert_true(goblin_hash_scan(st, S("big"), cursor, 0, S("*:2?"),
+                                     collect, &ps, &cursor) >= 0);
+    } while (cursor != 0);
+    assert_int_equal(ps.n, 10);
+    for (size_t i = 0; i < ps.n; i++)
+        assert_int_equal(strncmp(ps.p[i].f, "field:2", 7), 0);
+    pairs_free(&ps);
+}
+
 /* ---- HRANDFIELD ---- */
 
 static void assert_distinct(const struct pairs *ps)
@@ -951,6 +974,7 @@ int main(void)
         FIXTURE_TEST(test_scan_compact_returns_all_at_once),
         FIXTURE_TEST(test_scan_sees_every_stable_field_under_churn),
         FIXTURE_TEST(test_scan_with_deletes_of_visited_and_unvisited),
+        FIXTURE_TEST(test_scan_match_filters_fields),
         FIXTURE_TEST(test_randfield_count_cases_both_forms),
         FIXTURE_TEST(test_randfield_negative_count_limits),
         FIXTURE_TEST(test_randfield_covers_all_fields_and_is_seeded),
