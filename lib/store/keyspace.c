@@ -206,9 +206,10 @@ static void retire_rec(goblin_store *st, uint8_t *rec, bool owns_obj)
     if ((rec[0] & KF_TYPE) != GOBLIN_TYPE_STRING) {
         void **slot = obj_slot(rec);
 
-        if (owns_obj && (rec[0] & KF_TYPE) == GOBLIN_TYPE_HASH)
+        if (owns_obj && *slot != NULL &&
+            (rec[0] & KF_TYPE) == GOBLIN_TYPE_HASH)
             goblin__hash_free(st, *slot);
-        else if (owns_obj)
+        else if (owns_obj && *slot != NULL)
             goblin__zset_free(st, *slot);
         *slot = NULL;
     }

@@ -309,7 +309,8 @@ int64_t goblin_str_append(goblin_store *st, struct goblin_slice key,
     v = goblin__rec_str(rec);
     if (value.len > GOBLIN_STRING_MAX - v.len)
         return GOBLIN_ESTRBIG;
-    if (goblin__rec_str_spare(rec) >= value.len) {
+    if (goblin__rec_str_enc(rec) == GOBLIN__STR_RAW &&
+        goblin__rec_str_spare(rec) >= value.len) {
         dst = (uint8_t *)v.ptr;
         goblin__rec_str_set_len(rec, v.len + value.len);
     } else {
@@ -367,7 +368,8 @@ int64_t goblin_str_setrange(goblin_store *st, struct goblin_slice key,
         return setrange_new(st, key, off, value);
     v = goblin__rec_str(rec);
     len = off + value.len > v.len ? off + value.len : v.len;
-    if (goblin__rec_str_spare(rec) >= len - v.len) {
+    if (goblin__rec_str_enc(rec) == GOBLIN__STR_RAW &&
+        goblin__rec_str_spare(rec) >= len - v.len) {
         dst = (uint8_t *)v.ptr;
         goblin__rec_str_set_len(rec, len);
     } else {
