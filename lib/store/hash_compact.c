@@ -84,14 +84,18 @@ void goblin__hc_pair(const uint8_t *b, size_t i, struct goblin_slice *f,
     (void)entry_read(entry_at(b, i), f, v);
 }
 
+/* Whether the entry at p holds field; sets *v only when it does. */
 static bool entry_is(const uint8_t *p, struct goblin_slice field,
                      struct goblin_slice *v)
 {
-    struct goblin_slice f;
+    struct goblin_slice f, val;
 
-    (void)entry_read(p, &f, v);
-    return f.len == field.len &&
-           (f.len == 0 || memcmp(f.ptr, field.ptr, f.len) == 0);
+    (void)entry_read(p, &f, &val);
+    if (f.len != field.len ||
+        (f.len != 0 && memcmp(f.ptr, field.ptr, f.len) != 0))
+        return false;
+    *v = val;
+    return true;
 }
 
 /* Bit i set where fps[i] == fp, for the 16 bytes at fps. */

@@ -231,6 +231,31 @@ static void test_binary_fields_and_values(void **state)
     assert_int_equal(goblin_hash_exists(st, S("k\0"), S("")), 0);
 }
 
+static void test_misses_leave_out_values_alone(void **state)
+{
+    struct fixture *fx = *state;
+    goblin_store *st = fx->st;
+    char fb[64], vb[64];
+
+    /* 128 fields fill half the fingerprint byte values, so most misses
+     * meet a fingerprint that matches and must compare bytes. */
+    for (int form = 0; form < 2; form++) {
+        for (size_t i = 0; i < 128 + (size_t)form * 200; i++)
+            assert_true(hset1(st, S("h"), fmt(fb, "f%zu", i),
+                              fmt(vb, "v%zu", i)) >= 0);
+        assert_string_equal(encoding(st, S("h")),
+                            form ? "hashtable" : "listpack");
+        for (size_t i = 0; i < 200; i++) {
+            struct goblin_slice v = {"keep", 4}, f = fmt(fb, "miss%zu", i);
+
+            assert_int_equal(goblin_hash_get(st, S("h"), f, &v), 0);
+            assert_int_equal(v.len, 4);
+            assert_int_equal(goblin_hash_mget(st, S("h"), &f, 1, &v), 0);
+            assert_null(v.ptr);
+        }
+    }
+}
+
 static void test_setnx_sets_only_absent_fields(void **state)
 {
     struct fixture *fx = *state;
@@ -953,6 +978,7 @@ int main(void)
         FIXTURE_TEST(test_absent_key_reads_as_empty),
         FIXTURE_TEST(test_wrong_type_everywhere),
         FIXTURE_TEST(test_binary_fields_and_values),
+        FIXTURE_TEST(test_misses_leave_out_values_alone),
         FIXTURE_TEST(test_setnx_sets_only_absent_fields),
         FIXTURE_TEST(test_mget_mixes_present_and_absent),
         FIXTURE_TEST(test_del_counts_and_removes_empty_key),
