@@ -14,5 +14,6 @@
 #include "goblin/reply.h"
 #include "goblin/resp.h"
 #include "goblin/str.h"
+#include "goblin/zset.h"
 
 #endif

@@ -1,0 +1,281 @@
+/* zset_compact.c - the compact form of small sorted sets: one block of
+ * entries in (score, member) order (layout in zset_impl.h).
+ *
+ * Invariants: entries are strictly increasing in (score, member bytes);
+ * count is their number and used their bytes plus the header; used <= cap,
+ * and cap is the size the block was allocated with. Writes that grow the
+ * block reserve first, so once they start they cannot fail.
+ */
+#include <assert.h>
+
+#include "zset_impl.h"
+
+#define I48_MAX 140737488355327.0
+
+static size_t score_size(double s)
+{
+    int64_t v;
+
+    if (!(s >= -I48_MAX - 1 && s <= I48_MAX) || (double)(int64_t)s != s ||
+        (s == 0 && signbit(s)))
+        return 9;
+    v = (int64_t)s;
+    if (v >= -ZC_SMALL && v <= ZC_SMALL)
+        return 1;
+    if (v >= INT16_MIN && v <= INT16_MAX)
+        return 3;
+    if (v >= INT32_MIN && v <= INT32_MAX)
+        return 5;
+    return 7;
+}
+
+static size_t score_put(uint8_t *p, double s)
+{
+    size_t size = score_size(s);
+    uint64_t v;
+
+    switch (size) {
+    case 1:
+        p[0] = (uint8_t)((int)s + ZC_SMALL);
+        return 1;
+    case 9:
+        p[0] = ZC_T_F64;
+        memcpy(p + 1, &s, 8);
+        return 9;
+    default:
+        p[0] = size == 3 ? ZC_T_I16 : size == 5 ? ZC_T_I32 : ZC_T_I48;
+        v = (uint64_t)(int64_t)s;
+        for (size_t i = 0; i + 1 < size; i++)
+            p[1 + i] = (uint8_t)(v >> (8 * i));
+        return size;
+    }
+}
+
+size_t zc_entry_size(size_t len, double s)
+{
+    return 1 + len + score_size(s);
+}
+
+static struct zc_hdr *hdr(void *obj)
+{
+    return obj;
+}
+
+void *zc_new(goblin_store *st, size_t cap)
+{
+    struct zc_hdr *h;
+
+    if (cap < ZC_HDR)
+        cap = ZC_HDR;
+    if (cap > UINT16_MAX)
+        return NULL;
+    h = goblin__alloc(st, cap);
+    if (h == NULL)
+        return NULL;
+    memset(h, 0, ZC_HDR);
+    h->kind = ZK_COMPACT;
+    h->used = ZC_HDR;
+    h->cap = (uint16_t)cap;
+    return h;
+}
+
+void zc_free(goblin_store *st, void *obj)
+{
+    goblin__free(st, obj, hdr(obj)->cap);
+}
+
+/* Bytes of the entry at p, without decoding its score. */
+static inline size_t entry_skip(const uint8_t *p)
+{
+    size_t len = p[0];
+
+    return 2 + len + zc_tag_extra(p[1 + len]);
+}
+
+int zc_find(const void *obj, const void *m, size_t len, struct zc_ent *e,
+            size_t *rank)
+{
+    const uint8_t *p = zc_first(obj), *end = zc_end(obj);
+
+    for (size_t r = 0; p < end; r++) {
+        if (p[0] == len && memcmp(p + 1, m, len) == 0) {
+            if (e != NULL)
+                zc_decode(p, e);
+            if (rank != NULL)
+                *rank = r;
+            return 1;
+        }
+        p += entry_skip(p);
+    }
+    return 0;
+}
+
+size_t zc_offset_of_rank(const void *obj, size_t r)
+{
+    const uint8_t *p = zc_first(obj);
+
+    while (r-- > 0)
+        p += entry_skip(p);
+    return (size_t)(p - (const uint8_t *)obj);
+}
+
+size_t zc_rank_score(const void *obj, double s, bool excl)
+{
+    const uint8_t *p = zc_first(obj), *end = zc_end(obj);
+    size_t r = 0;
+    struct zc_ent e;
+
+    for (; p < end; p += e.size, r++) {
+        zc_decode(p, &e);
+        if (excl ? e.score > s : e.score >= s)
+            break;
+    }
+    return r;
+}
+
+static int mem_cmp(const void *a, size_t alen, const void *b, size_t blen)
+{
+    int c = memcmp(a, b, alen < blen ? alen : blen);
+
+    if (c != 0)
+        return c;
+    return alen < blen ? -1 : alen > blen;
+}
+
+size_t zc_rank_lex(const void *obj, const void *m, size_t len, bool excl)
+{
+    const uint8_t *p = zc_first(obj), *end = zc_end(obj);
+    size_t r = 0;
+
+    for (; p < end; p += entry_skip(p), r++) {
+        int c = mem_cmp(p + 1, p[0], m, len);
+
+        if (excl ? c > 0 : c >= 0)
+            break;
+    }
+    return r;
+}
+
+int zc_reserve(goblin_store *st, void **objp, size_t cap)
+{
+    struct zc_hdr *h = *objp;
+
+    if (cap <= h->cap)
+        return 0;
+    if (cap > UINT16_MAX)
+        return GOBLIN_ELIMIT;
+    h = goblin__realloc(st, h, h->cap, cap);
+    if (h == NULL)
+        return GOBLIN_ENOMEM;
+    h->cap = (uint16_t)cap;
+    *objp = h;
+    return 0;
+}
+
+void zc_insert(void *obj, const void *m, size_t len, double s)
+{
+    struct zc_hdr *h = hdr(obj);
+    uint8_t *p = (uint8_t *)obj + ZC_HDR, *end = (uint8_t *)obj + h->used;
+    size_t size = zc_entry_size(len, s);
+    struct zc_ent e;
+
+    assert(h->used + size <= h->cap);
+    for (; p < end; p += e.size) {
+        zc_decode(p, &e);
+        if (e.score > s || (e.score == s && mem_cmp(e.m, e.len, m, len) > 0))
+            break;
+    }
+    memmove(p + size, p, (size_t)(end - p));
+    p[0] = (uint8_t)len;
+    if (len > 0)
+        memcpy(p + 1, m, len);
+    score_put(p + 1 + len, s);
+    h->used = (uint16_t)(h->used + size);
+    h->count++;
+}
+
+void zc_delete(void *obj, size_t r, size_t n)
+{
+    struct zc_hdr *h = hdr(obj);
+    size_t a = zc_offset_of_rank(obj, r), b = a;
+    uint8_t *base = obj;
+
+    for (size_t i = 0; i < n; i++)
+        b += entry_skip(base + b);
+    memmove(base + a, base + b, h->used - b);
+    h->used = (uint16_t)(h->used - (b - a));
+    h->count = (uint16_t)(h->count - n);
+}
+
+void zc_shrink(goblin_store *st, void **objp)
+{
+    struct zc_hdr *h = *objp;
+    void *n;
+
+    if (h->cap == h->used)
+        return;
+    n = goblin__realloc(st, h, h->cap, h->used);
+    if (n == NULL)
+        return; /* keeps the slack; cap says so */
+    h = n;
+    h->cap = h->used;
+    *objp = n;
+}
+
+int zc_apply(goblin_store *st, void **objp, const struct zchange *c,
+             size_t n)
+{
+    size_t need = hdr(*objp)->used;
+    int rc;
+
+    for (size_t i = 0; i < n; i++)
+        need += zc_entry_size(c[i].len, c[i].score);
+    if ((rc = zc_reserve(st, objp, need)) != 0)
+        return rc;
+    for (size_t i = 0; i < n; i++) {
+        size_t r;
+
+        if (c[i].exists) {
+            int found = zc_find(*objp, c[i].m, c[i].len, NULL, &r);
+
+            assert(found);
+            (void)found;
+            zc_delete(*objp, r, 1);
+        }
+        zc_insert(*objp, c[i].m, c[i].len, c[i].score);
+    }
+    zc_shrink(st, objp);
+    return 0;
+}
+
+int zc_to_full(goblin_store *st, const void *obj, struct zfull **out)
+{
+    double scores[GOBLIN__ZSET_COMPACT_MAX_ENTRIES];
+    uint32_t ids[GOBLIN__ZSET_COMPACT_MAX_ENTRIES];
+    const uint8_t *p = zc_first(obj), *end = zc_end(obj);
+    size_t n = 0;
+    struct zfull *z = zf_new(st);
+    struct zc_ent e;
+    int rc = 0;
+
+    if (z == NULL)
+        return GOBLIN_ENOMEM;
+    assert(zc_hdr(obj)->count <= GOBLIN__ZSET_COMPACT_MAX_ENTRIES);
+    for (; p < end; p += e.size, n++) {
+        zc_decode(p, &e);
+        scores[n] = e.score;
+        rc = za_append(st, &z->ar, e.m, e.len, e.score, &ids[n]);
+        if (rc == 0)
+            rc = goblin__swiss_insert(st, &z->idx, &zf_swiss_ops, z,
+                                      zf_hash(z, e.m, e.len), ids[n]);
+        if (rc != 0)
+            goto fail;
+    }
+    if ((rc = zt_build(st, &z->tree, scores, ids, n)) != 0)
+        goto fail;
+    *out = z;
+    return 0;
+fail:
+    zf_free(st, z);
+    return rc;
+}
