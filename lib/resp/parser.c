@@ -390,7 +390,8 @@ static long split_token(const char *s, size_t n, size_t *i, char *out,
                                   hex_digit(AT(j + 3)));
                 j += 3;
             } else if (c == '\\' && AT(j + 1) != '\0') {
-                out[k++] = unescape(AT(++j));
+                j++;
+                out[k++] = unescape(AT(j));
             } else if (c == '"') {
                 if (AT(j + 1) != '\0' && !c_isspace(AT(j + 1)))
                     return -1;
