@@ -4,7 +4,9 @@
  * Conventions shared by every call below:
  *  - A missing key acts as an empty hash; a key holding another type gives
  *    GOBLIN_EWRONGTYPE.
- *  - Fields and values passed in are copied.
+ *  - Fields and values passed in are copied. A write must not be given
+ *    views borrowed from the same hash (copy them first): the write may
+ *    move or free the bytes they point at before it has read them.
  *  - Views handed out (values, and the field/value slices given to a
  *    visitor) are borrowed: they stay valid until the next write to the
  *    store. A present value's ptr is never NULL, even when it is empty.
@@ -15,9 +17,10 @@
  *    ENCODING) and converted once, for good, to the full form
  *    ("hashtable") when they pass 128 fields or a field or value longer
  *    than 64 bytes arrives, as Redis does with its default settings.
- *  - Goblin limits: a hash holds fewer than 2^32 fields and at most 4 GiB
- *    of field and value bytes; a field or value is at most 4 GiB - 64 bytes.
- *    Passing them gives GOBLIN_ELIMIT.
+ *  - Goblin limits (Redis has none below 512 MB a value): a hash holds
+ *    fewer than 2^32 fields in at most 4 GiB of pair bytes (freed space is
+ *    reclaimed as it goes), and one field and its value take at most
+ *    4 GiB - 16 bytes together. Passing them gives GOBLIN_ELIMIT.
  */
 #ifndef GOBLIN_HASH_H
 #define GOBLIN_HASH_H
@@ -68,8 +71,9 @@ GOBLIN_API int goblin_hash_mget(goblin_store *st, struct goblin_slice key,
                                 struct goblin_slice *values);
 
 /* HDEL. Removes the n fields (repeats count once). Returns the number
- * removed, or GOBLIN_EWRONGTYPE, or GOBLIN_EINVAL (n 0 or above INT_MAX).
- * Never fails for lack of memory. */
+ * removed, or GOBLIN_EWRONGTYPE, GOBLIN_EINVAL (n 0 or above INT_MAX), or
+ * GOBLIN_ENOMEM (a compact hash is rebuilt at its new size; a full one
+ * never fails). */
 GOBLIN_API int goblin_hash_del(goblin_store *st, struct goblin_slice key,
                                const struct goblin_slice *fields, size_t n);
 

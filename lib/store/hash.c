@@ -247,6 +247,10 @@ int goblin__hash_obj_set(goblin_store *st, void **objp,
     return r;
 }
 
+/* Pairs per call when building an object: a new object needs no undo
+ * journal of its own (failure frees it), so big loads go in batches. */
+#define BUILD_BATCH 1024
+
 int goblin__hash_obj_from_pairs(goblin_store *st,
                                 const struct goblin_slice *fv, size_t npairs,
                                 void **out)
@@ -262,9 +266,15 @@ int goblin__hash_obj_from_pairs(goblin_store *st,
         *out = b;
         return 0;
     }
-    r = goblin__hash_obj_set(st, &obj, fv, npairs);
-    if (r < 0)
-        return r;
+    for (size_t i = 0; i < npairs; i += BUILD_BATCH) {
+        size_t n = npairs - i < BUILD_BATCH ? npairs - i : BUILD_BATCH;
+
+        r = goblin__hash_obj_set(st, &obj, fv + 2 * i, n);
+        if (r < 0) {
+            goblin__hash_free(st, obj);
+            return r;
+        }
+    }
     *out = obj;
     return 0;
 }

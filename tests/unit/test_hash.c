@@ -794,6 +794,27 @@ static void test_scan_with_deletes_of_visited_and_unvisited(void **state)
     pairs_free(&ps);
 }
 
+static void test_scan_full_default_count_is_ten(void **state)
+{
+    struct fixture *fx = *state;
+    goblin_store *st = fx->st;
+    struct pairs ps = {0};
+    uint64_t next = 0;
+
+    fill(st, S("h"), 0, 200);
+    assert_int_equal(goblin_hash_scan(st, S("h"), 0, 0, nomatch, collect,
+                                      &ps, &next), 10);
+    assert_int_equal(next, 190);
+    assert_int_equal(goblin_hash_scan(st, S("h"), 5, 0, nomatch, collect,
+                                      &ps, &next), 5);
+    assert_int_equal(next, 0);
+    /* A cursor past the end (the hash shrank) starts from the top. */
+    assert_int_equal(goblin_hash_scan(st, S("h"), 1000000, 50, nomatch,
+                                      collect, &ps, &next), 50);
+    assert_int_equal(next, 150);
+    pairs_free(&ps);
+}
+
 static void test_scan_match_filters_fields(void **state)
 {
     struct fixture *fx = *state;
@@ -971,6 +992,38 @@ static void test_object_bulk_build_iterate_and_bytes(void **state)
     goblin__hash_free(st, obj);
 }
 
+static void test_object_bulk_build_in_batches(void **state)
+{
+    struct fixture *fx = *state;
+    goblin_store *st = fx->st;
+    const size_t n = 5000;
+    struct goblin_slice *fv = malloc(2 * n * sizeof(*fv));
+    char (*buf)[2][16] = malloc(n * sizeof(*buf));
+    struct pairs ps = {0};
+    void *obj;
+
+    assert_non_null(fv);
+    assert_non_null(buf);
+    for (size_t i = 0; i < n; i++) {
+        fv[2 * i] = fmt(buf[i][0], "f%zu", i % 3000); /* repeats */
+        fv[2 * i + 1] = fmt(buf[i][1], "v%zu", i);
+    }
+    assert_int_equal(goblin__hash_obj_from_pairs(st, fv, n, &obj), 0);
+    assert_int_equal(goblin__hash_obj_len(obj), 3000);
+    assert_int_equal(goblin__hash_obj_foreach(obj, collect, &ps), 3000);
+    for (size_t i = 0; i < 3000; i++) {
+        long j = pairs_find(&ps, fv[2 * i].ptr, fv[2 * i].len);
+        size_t last = i < n - 3000 ? i + 3000 : i;
+
+        assert_true(j >= 0);
+        assert_string_equal(ps.p[j].v, buf[last][1]);
+    }
+    pairs_free(&ps);
+    goblin__hash_free(st, obj);
+    free(fv);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1000,11 +1053,13 @@ int main(void)
         FIXTURE_TEST(test_scan_compact_returns_all_at_once),
         FIXTURE_TEST(test_scan_sees_every_stable_field_under_churn),
         FIXTURE_TEST(test_scan_with_deletes_of_visited_and_unvisited),
+        FIXTURE_TEST(test_scan_full_default_count_is_ten),
         FIXTURE_TEST(test_scan_match_filters_fields),
         FIXTURE_TEST(test_randfield_count_cases_both_forms),
         FIXTURE_TEST(test_randfield_negative_count_limits),
         FIXTURE_TEST(test_randfield_covers_all_fields_and_is_seeded),
         FIXTURE_TEST(test_object_bulk_build_iterate_and_bytes),
+        FIXTURE_TEST(test_object_bulk_build_in_batches),
     };
 
     return cmocka_run_group_tests_name("hash", tests, NULL, NULL);
