@@ -1,0 +1,96 @@
+/* client.h - inside the client (goblin/client.h): the connection object,
+ * its transports and the SBE reply trees.
+ *
+ * Buffers: out holds request bytes not yet written; in holds received
+ * bytes, of which [in_pos, in.len) are not consumed. The reply handed to
+ * the caller spans [in_pos, in_pos + last) until the next read, which
+ * consumes it first; views into it stay put until then because the
+ * buffer is compacted and grown only at the start of a read.
+ */
+#ifndef GOBLIN_CLIENT_INTERNAL_H
+#define GOBLIN_CLIENT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "goblin/client.h"
+#include "goblin/resp.h"
+
+/* A reply tree built from one SBE reply message (sbe_tree.c). */
+struct goblin__sbe_tree {
+    const struct goblin_allocator *alloc; /* NULL: libc */
+    struct goblin_resp_value *v;          /* v[0] is the root */
+    size_t cap, used;
+    char *text;                           /* doubles, cursors, errors */
+    size_t text_cap, text_used;
+    void *stack;                          /* ValueReply nesting */
+};
+
+/* Builds the tree of the SBE reply message msg[0..len) into t; strings are
+ * views into msg. Returns 0 with *out (valid until the next build),
+ * GOBLIN_EPROTO for a malformed message or one that is not a reply, or
+ * GOBLIN_ENOMEM. */
+int goblin__sbe_tree_build(struct goblin__sbe_tree *t, const void *msg,
+                           size_t len, const struct goblin_resp_value **out);
+
+void goblin__sbe_tree_free(struct goblin__sbe_tree *t);
+
+/* How bytes reach the server (conn.c). */
+struct goblin__transport {
+    /* Writes all n bytes, or returns a negative code. */
+    int (*send)(goblin_client *c, const void *p, size_t n);
+    /* Reads what is available into p[0..cap), waiting up to the client's
+     * timeout for the first byte: > 0 bytes, or a negative code
+     * (GOBLIN_ECONNRESET at end of stream). */
+    int64_t (*recv)(goblin_client *c, void *p, size_t cap);
+    void (*close)(goblin_client *c);
+};
+
+struct goblin_client {
+    const struct goblin_allocator *alloc;
+    const struct goblin__transport *tr;
+    enum goblin_client_protocol proto;
+    int fd;
+    goblin_session *sess; /* the in-process transport */
+    int timeout_ms;
+    uint32_t max_frame;
+
+    struct goblin_buf out; /* requests not yet sent */
+    struct goblin_buf in;  /* replies received */
+    size_t in_pos;         /* first byte not consumed */
+    size_t last;           /* bytes of the reply handed out last */
+    size_t pending;        /* requests whose replies are unread */
+    bool pipelining;
+    int failed;            /* a failure code: the client is unusable */
+
+    goblin_resp_reader *reader; /* RESP replies */
+    struct goblin__sbe_tree tree; /* SBE replies */
+
+    struct goblin_client_member *members; /* zrange results */
+    size_t members_cap;
+    char err[512];
+};
+
+/* conn.c */
+int goblin__client_new(const struct goblin_client_config *cfg,
+                       goblin_client **out);
+int goblin__client_fail(goblin_client *c, int code, const char *what);
+extern const struct goblin__transport goblin__fd_transport;
+extern const struct goblin__transport goblin__session_transport;
+
+/* io.c: sends what is queued and reads the next reply as a tree. */
+int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v);
+
+/* Queues one request and, outside a pipeline, reads its reply. Returns
+ * 1 with *v, 0 when the request was only queued, or a failure code. The
+ * request's bytes must already be appended to c->out. */
+int goblin__client_round(goblin_client *c, const struct goblin_resp_value **v);
+
+/* Sets c->err from an error reply and returns GOBLIN_EWRONGTYPE or
+ * GOBLIN_EREPLY. */
+int goblin__client_reply_error(goblin_client *c,
+                               const struct goblin_resp_value *v);
+
+#endif
