@@ -38,6 +38,10 @@
 extern "C" {
 #endif
 
+/* The code goblin_session_input_commit returns when the session ended
+ * normally (QUIT, CLIENT KILL): -ECONNABORTED. */
+#define GOBLIN_ECONNABORTED (-103)
+
 typedef struct goblin_engine goblin_engine;
 typedef struct goblin_session goblin_session;
 
@@ -186,10 +190,12 @@ GOBLIN_API void *goblin_session_input_space(goblin_session *s, size_t *room);
  * protocol if still undecided, then parses and executes every complete
  * command, appending replies to the output. Returns 0, or a negative
  * GOBLIN_E* code when the session must be closed once its output has been
- * flushed: QUIT, a protocol error (its -ERR reply is already in the
- * output: GOBLIN_EPROTO), CLIENT KILL of this session, the query buffer
- * limit (GOBLIN_ELIMIT), or GOBLIN_ENOMEM. After such a return, further
- * input is ignored. */
+ * flushed: GOBLIN_ECONNABORTED (QUIT, CLIENT KILL), GOBLIN_EPROTO (a
+ * protocol error, whose -ERR reply is already in the output),
+ * GOBLIN_ELIMIT (the query buffer limit, or the output buffer limit: then
+ * the output was dropped), GOBLIN_ENOMEM, GOBLIN_EINVAL (n larger than the
+ * room given). After such a return further input is ignored and the same
+ * code is returned again. */
 GOBLIN_API int goblin_session_input_commit(goblin_session *s, size_t n);
 
 /* Copies len bytes into the input space and commits them, as many times

@@ -1,0 +1,224 @@
+/* cmd_conn.c - connection commands: PING, ECHO, SELECT, QUIT, RESET, AUTH
+ * and HELLO, with Redis 7's replies and texts (server.c, acl.c,
+ * networking.c).
+ *
+ * Authentication: Goblin has one user, "default", whose password is the
+ * requirepass setting. Without a password any password is accepted for
+ * "default" (Redis's nopass user), but AUTH with the password alone is an
+ * error, as Redis warns about it.
+ */
+#include <string.h>
+
+#include "respond.h"
+#include "session.h"
+
+#define REDIS_VERSION "7.2.0"
+
+void cmd_ping(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    if (argc > 2)
+        goblin__reply_errorf(x, "ERR wrong number of arguments for '%s' "
+                                "command", x->cmd->fullname);
+    else if (argc == 1)
+        goblin__reply_status(x, "PONG");
+    else
+        goblin__reply_slice(x, argv[1]);
+}
+
+void cmd_echo(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    goblin__reply_slice(x, argv[1]);
+}
+
+void cmd_select(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    int64_t db;
+
+    (void)argc;
+    if (!goblin__arg_int64(x, argv[1], &db, NULL))
+        return;
+    if (db < INT32_MIN || db > INT32_MAX) {
+        goblin__reply_error(x, "ERR value is out of range, value must "
+                               "between -2147483648 and 2147483647");
+        return;
+    }
+    if (db != 0) {
+        goblin__reply_error(x, "ERR DB index is out of range");
+        return;
+    }
+    goblin__reply_ok(x);
+}
+
+void cmd_quit(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    (void)argv;
+    goblin__reply_ok(x);
+    x->sess->flags |= SESS_CLOSE;
+}
+
+void cmd_reset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    (void)argv;
+    goblin__session_reset(x->sess);
+    goblin__reply_status(x, "RESET");
+}
+
+/* Compares without an early exit, so the time taken tells nothing about
+ * where the first difference is. */
+static bool same_secret(const void *a, size_t alen, const void *b,
+                        size_t blen)
+{
+    const unsigned char *p = a, *q = b;
+    unsigned char diff = alen != blen;
+    size_t i, n = alen < blen ? alen : blen;
+
+    for (i = 0; i < n; i++)
+        diff |= p[i] ^ q[i];
+    return diff == 0;
+}
+
+bool goblin__auth_ok(const goblin_engine *eng, struct goblin_slice user,
+                     struct goblin_slice pass)
+{
+    if (user.len != 7 || memcmp(user.ptr, "default", 7) != 0)
+        return false;
+    if (eng->requirepass == NULL)
+        return true;
+    return same_secret(pass.ptr, pass.len, eng->requirepass,
+                       eng->requirepass_len);
+}
+
+static void auth_failed(goblin__exec *x)
+{
+    goblin__reply_error(
+        x, "WRONGPASS invalid username-password pair or user is disabled.");
+}
+
+void cmd_auth(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct goblin_slice user = {"default", 7}, pass;
+
+    if (argc > 3) {
+        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+        return;
+    }
+    if (argc == 2) {
+        if (x->eng->requirepass == NULL) {
+            goblin__reply_error(
+                x, "ERR AUTH <password> called without any password "
+                   "configured for the default user. Are you sure your "
+                   "configuration is correct?");
+            return;
+        }
+        pass = argv[1];
+    } else {
+        user = argv[1];
+        pass = argv[2];
+    }
+    if (!goblin__auth_ok(x->eng, user, pass)) {
+        auth_failed(x);
+        return;
+    }
+    x->sess->flags |= SESS_AUTHED;
+    goblin__reply_ok(x);
+}
+
+static void hello_reply(goblin__exec *x)
+{
+    goblin__reply_map(x, 7);
+    goblin__reply_cstr(x, "server");
+    goblin__reply_cstr(x, "redis");
+    goblin__reply_cstr(x, "version");
+    goblin__reply_cstr(x, REDIS_VERSION);
+    goblin__reply_cstr(x, "proto");
+    goblin__reply_int(x, x->sess->resp);
+    goblin__reply_cstr(x, "id");
+    goblin__reply_int(x, (int64_t)x->sess->id);
+    goblin__reply_cstr(x, "mode");
+    goblin__reply_cstr(x, "standalone");
+    goblin__reply_cstr(x, "role");
+    goblin__reply_cstr(x, "master");
+    goblin__reply_cstr(x, "modules");
+    goblin__reply_array(x, 0);
+}
+
+struct hello_args {
+    int64_t ver;
+    const struct goblin_slice *user, *pass, *name;
+};
+
+/* Reads HELLO's options; replies the error and returns false on a bad
+ * one, as Redis's helloCommand does, in its order. */
+static bool hello_parse(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv, struct hello_args *h)
+{
+    int j;
+
+    if (argc >= 2) {
+        if (!goblin__arg_int64(x, argv[1], &h->ver,
+                               "ERR Protocol version is not an integer or "
+                               "out of range"))
+            return false;
+        if (h->ver < 2 || h->ver > 3) {
+            goblin__reply_error(x, "NOPROTO unsupported protocol version");
+            return false;
+        }
+    }
+    for (j = 2; j < argc; j++) {
+        int more = argc - 1 - j;
+
+        if (goblin__arg_is(argv[j], "auth") && more >= 2) {
+            h->user = &argv[j + 1];
+            h->pass = &argv[j + 2];
+            j += 2;
+        } else if (goblin__arg_is(argv[j], "setname") && more >= 1) {
+            h->name = &argv[++j];
+            if (!goblin__client_name_ok(*h->name)) {
+                goblin__reply_error(x, GOBLIN__ERR_CLIENT_NAME);
+                return false;
+            }
+        } else {
+            goblin__reply_errorf(x, "ERR Syntax error in HELLO option '%.*s'",
+                                 goblin__cstr_len(argv[j]),
+                                 (const char *)argv[j].ptr);
+            return false;
+        }
+    }
+    return true;
+}
+
+void cmd_hello(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct hello_args h = {0};
+    goblin_session *s = x->sess;
+
+    if (!hello_parse(x, argc, argv, &h))
+        return;
+    if (h.user != NULL) {
+        if (!goblin__auth_ok(x->eng, *h.user, *h.pass)) {
+            auth_failed(x);
+            return;
+        }
+        s->flags |= SESS_AUTHED;
+    }
+    if (!(s->flags & SESS_AUTHED)) {
+        goblin__reply_error(
+            x, "NOAUTH HELLO must be called with the client already "
+               "authenticated, otherwise the HELLO AUTH <user> <pass> "
+               "option can be used to authenticate the client and select "
+               "the RESP protocol version at the same time");
+        return;
+    }
+    if (h.name != NULL && goblin__client_set_name(s, *h.name) != 0) {
+        goblin__reply_code(x, GOBLIN_ENOMEM);
+        return;
+    }
+    if (h.ver != 0) {
+        goblin__session_set_resp(s, (int)h.ver);
+        x->resp = (int)h.ver;
+    }
+    hello_reply(x);
+}

@@ -1,0 +1,320 @@
+/* cmd_hash.c - hash commands: HSET, HMSET, HSETNX, HGET, HMGET, HDEL,
+ * HLEN, HEXISTS, HSTRLEN, HGETALL, HKEYS, HVALS, HINCRBY, HINCRBYFLOAT,
+ * HRANDFIELD and HSCAN, with Redis 7's argument checks and texts
+ * (t_hash.c). HGETALL is a map in RESP3; HRANDFIELD WITHVALUES gives
+ * field/value pairs in RESP3 and a flat list in RESP2, as Redis does.
+ */
+#include <math.h>
+
+#include "goblin/hash.h"
+#include "goblin/keys.h"
+#include "goblin/numtext.h"
+#include "respond.h"
+#include "session.h"
+
+static void int_reply(goblin__exec *x, int64_t rc)
+{
+    if (rc < 0)
+        goblin__reply_code(x, (int)rc);
+    else
+        goblin__reply_int(x, rc);
+}
+
+static bool pairs_ok(goblin__exec *x, int argc)
+{
+    if (argc % 2 == 0)
+        return true;
+    goblin__reply_errorf(x, "ERR wrong number of arguments for '%s' command",
+                         x->cmd->fullname);
+    return false;
+}
+
+void cmd_hset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    if (pairs_ok(x, argc))
+        int_reply(x, goblin_hash_set(x->st, argv[1], argv + 2,
+                                     (size_t)(argc - 2) / 2));
+}
+
+void cmd_hmset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    int rc;
+
+    if (!pairs_ok(x, argc))
+        return;
+    rc = goblin_hash_set(x->st, argv[1], argv + 2, (size_t)(argc - 2) / 2);
+    if (rc < 0)
+        goblin__reply_code(x, rc);
+    else
+        goblin__reply_ok(x);
+}
+
+void cmd_hsetnx(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    int_reply(x, goblin_hash_setnx(x->st, argv[1], argv[2], argv[3]));
+}
+
+void cmd_hget(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct goblin_slice v;
+    int rc = goblin_hash_get(x->st, argv[1], argv[2], &v);
+
+    (void)argc;
+    if (rc == 1)
+        goblin__reply_slice(x, v);
+    else if (rc == 0)
+        goblin__reply_null(x);
+    else
+        goblin__reply_code(x, rc);
+}
+
+void cmd_hmget(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    size_t n = (size_t)argc - 2, i;
+    struct goblin_slice *v;
+    int rc;
+
+    if (goblin__scratch_reserve(x->sess, n) != 0) {
+        goblin__reply_code(x, GOBLIN_ENOMEM);
+        return;
+    }
+    v = x->sess->scratch;
+    rc = goblin_hash_mget(x->st, argv[1], argv + 2, n, v);
+    if (rc < 0) {
+        goblin__reply_code(x, rc);
+        return;
+    }
+    goblin__reply_array(x, n);
+    for (i = 0; i < n; i++) {
+        if (v[i].ptr != NULL)
+            goblin__reply_slice(x, v[i]);
+        else
+            goblin__reply_null(x);
+    }
+}
+
+void cmd_hdel(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    int_reply(x, goblin_hash_del(x->st, argv[1], argv + 2,
+                                 (size_t)argc - 2));
+}
+
+void cmd_hlen(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    int_reply(x, goblin_hash_len(x->st, argv[1]));
+}
+
+void cmd_hexists(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    int_reply(x, goblin_hash_exists(x->st, argv[1], argv[2]));
+}
+
+void cmd_hstrlen(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    int_reply(x, goblin_hash_strlen(x->st, argv[1], argv[2]));
+}
+
+enum { WANT_FIELDS = 1, WANT_VALUES = 2 };
+
+struct pair_out {
+    goblin__exec *x;
+    int want;
+};
+
+static int write_pair(void *ctx, struct goblin_slice field,
+                      struct goblin_slice value)
+{
+    struct pair_out *o = ctx;
+
+    if (o->want & WANT_FIELDS)
+        goblin__reply_slice(o->x, field);
+    if (o->want & WANT_VALUES)
+        goblin__reply_slice(o->x, value);
+    return 0;
+}
+
+static void getall(goblin__exec *x, struct goblin_slice key, int want)
+{
+    struct pair_out o = {x, want};
+    int64_t n = goblin_hash_len(x->st, key);
+
+    if (n < 0) {
+        goblin__reply_code(x, (int)n);
+        return;
+    }
+    if (want == (WANT_FIELDS | WANT_VALUES))
+        goblin__reply_map(x, (size_t)n);
+    else
+        goblin__reply_array(x, (size_t)n);
+    goblin_hash_foreach(x->st, key, write_pair, &o);
+}
+
+void cmd_hgetall(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    getall(x, argv[1], WANT_FIELDS | WANT_VALUES);
+}
+
+void cmd_hkeys(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    getall(x, argv[1], WANT_FIELDS);
+}
+
+void cmd_hvals(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    getall(x, argv[1], WANT_VALUES);
+}
+
+void cmd_hincrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    int64_t incr, result;
+    int rc;
+
+    (void)argc;
+    if (!goblin__arg_int64(x, argv[3], &incr, NULL))
+        return;
+    rc = goblin_hash_incrby(x->st, argv[1], argv[2], incr, &result);
+    if (rc < 0)
+        goblin__reply_code(x, rc);
+    else
+        goblin__reply_int(x, result);
+}
+
+void cmd_hincrbyfloat(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
+{
+    struct goblin_slice v;
+    long double incr;
+    int rc;
+
+    (void)argc;
+    if (goblin_long_double_parse(argv[3].ptr, argv[3].len, &incr) != 0) {
+        goblin__reply_code(x, GOBLIN_ENOTFLOAT);
+        return;
+    }
+    if (isnan(incr) || isinf(incr)) {
+        goblin__reply_error(x, "ERR value is NaN or Infinity");
+        return;
+    }
+    rc = goblin_hash_incrbyfloat(x->st, argv[1], argv[2], incr, &v);
+    if (rc == GOBLIN_EINVAL)
+        goblin__reply_error(x, "ERR value is NaN or Infinity");
+    else if (rc < 0)
+        goblin__reply_code(x, rc);
+    else
+        goblin__reply_slice(x, v);
+}
+
+/* Gathers visited pairs in the session's scratch array (field, value). */
+struct gather {
+    goblin_session *s;
+    size_t n; /* pairs */
+};
+
+static int gather_pair(void *ctx, struct goblin_slice field,
+                       struct goblin_slice value)
+{
+    struct gather *g = ctx;
+
+    if (goblin__scratch_reserve(g->s, 2 * g->n + 2) != 0)
+        return GOBLIN_ENOMEM;
+    g->s->scratch[2 * g->n] = field;
+    g->s->scratch[2 * g->n + 1] = value;
+    g->n++;
+    return 0;
+}
+
+/* Replies n gathered pairs: as [field, value] arrays in RESP3 when
+ * nested, else flat; only fields when !values. */
+void goblin__reply_pairs(goblin__exec *x, size_t n, bool values, bool nested)
+{
+    const struct goblin_slice *p = x->sess->scratch;
+    size_t i;
+
+    nested = nested && values && x->resp == 3;
+    goblin__reply_array(x, values && !nested ? 2 * n : n);
+    for (i = 0; i < n; i++) {
+        if (nested)
+            goblin__reply_array(x, 2);
+        goblin__reply_slice(x, p[2 * i]);
+        if (values)
+            goblin__reply_slice(x, p[2 * i + 1]);
+    }
+}
+
+static void randfield_one(goblin__exec *x, struct goblin_slice key)
+{
+    struct goblin_slice f;
+    int rc = goblin_hash_randfield(x->st, key, &f, NULL);
+
+    if (rc == 1)
+        goblin__reply_slice(x, f);
+    else if (rc == 0)
+        goblin__reply_null(x);
+    else
+        goblin__reply_code(x, rc);
+}
+
+void cmd_hrandfield(goblin__exec *x, int argc,
+                    const struct goblin_slice *argv)
+{
+    struct gather g = {x->sess, 0};
+    bool withvalues = argc == 4;
+    int64_t count, rc;
+
+    if (argc == 2) {
+        randfield_one(x, argv[1]);
+        return;
+    }
+    if (!goblin__arg_int64(x, argv[2], &count, NULL))
+        return;
+    if (count == INT64_MIN) {
+        goblin__reply_error(x, "ERR value is out of range, value must "
+                               "between -9223372036854775807 and "
+                               "9223372036854775807");
+        return;
+    }
+    if (argc > 4 || (argc == 4 && !goblin__arg_is(argv[3], "withvalues"))) {
+        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+        return;
+    }
+    if (withvalues && (count < -INT64_MAX / 2 || count > INT64_MAX / 2)) {
+        goblin__reply_error(x, "ERR value is out of range");
+        return;
+    }
+    rc = goblin_hash_randfield_count(x->st, argv[1], count, withvalues,
+                                     gather_pair, &g);
+    if (rc < 0)
+        goblin__reply_code(x, (int)rc);
+    else
+        goblin__reply_pairs(x, g.n, withvalues, true);
+}
+
+void cmd_hscan(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct goblin_scan_options o = {{NULL, 0}, GOBLIN_TYPE_NONE, 0};
+    struct gather g = {x->sess, 0};
+    uint64_t cursor, next = 0;
+    bool known;
+    int64_t rc;
+
+    if (!goblin__scan_cursor(x, argv[2], &cursor))
+        return;
+    if (!goblin__scan_key(x, argv[1], GOBLIN_TYPE_HASH) ||
+        !goblin__scan_options(x, argc, argv, 3, false, &o, &known))
+        return;
+    rc = goblin_hash_scan(x->st, argv[1], cursor, o.count, o.match,
+                          gather_pair, &g, &next);
+    if (rc < 0) {
+        goblin__reply_code(x, (int)rc);
+        return;
+    }
+    goblin__reply_cursor(x, next);
+    goblin__reply_pairs(x, g.n, true, false);
+}

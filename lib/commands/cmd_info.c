@@ -1,0 +1,357 @@
+/* cmd_info.c - INFO: Redis 7's sections and field names, each section a
+ * "# Name" line then "field:value" lines, all ending in CRLF, sections
+ * separated by an empty line. With no argument (or "default") INFO shows
+ * server, clients, memory, persistence, stats, replication, cpu, modules,
+ * errorstats, cluster and keyspace; "all" and "everything" add
+ * commandstats. Values are real where Goblin has them and Redis's
+ * constants (0, "ok", "master") where the feature does not exist.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "goblin/keys.h"
+#include "respond.h"
+#include "session.h"
+#include "settings.h"
+#include "text.h"
+
+#define REDIS_VERSION "7.2.0"
+
+enum {
+    SEC_SERVER, SEC_CLIENTS, SEC_MEMORY, SEC_PERSISTENCE, SEC_STATS,
+    SEC_REPLICATION, SEC_CPU, SEC_MODULES, SEC_ERRORSTATS, SEC_CLUSTER,
+    SEC_KEYSPACE, SEC_COMMANDSTATS, SEC_COUNT,
+};
+
+static const char *const sec_names[SEC_COUNT] = {
+    "server", "clients", "memory", "persistence", "stats", "replication",
+    "cpu", "modules", "errorstats", "cluster", "keyspace", "commandstats",
+};
+
+/* Bytes as Redis's bytesToHuman writes them ("1.50K", "2.48M"). */
+static void human(char *buf, size_t cap, uint64_t n)
+{
+    static const char units[] = "KMGTPE";
+    double d = (double)n;
+    int u = -1;
+
+    while (d >= 1024 && u < 5) {
+        d /= 1024;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, cap, "%lluB", (unsigned long long)n);
+    else
+        snprintf(buf, cap, "%.2f%c", d, units[u]);
+}
+
+static void run_id(const goblin_engine *eng, char *out)
+{
+    uint64_t seed = (uint64_t)eng->start_ms ^ (uint64_t)(uintptr_t)eng;
+    int i;
+
+    for (i = 0; i < 40; i += 16) {
+        uint64_t h = goblin__hash_bytes(seed + (uint64_t)i, &seed,
+                                        sizeof(seed));
+
+        snprintf(out + i, 17, "%016llx", (unsigned long long)h);
+    }
+    out[40] = '\0';
+}
+
+static void sec_server(goblin__exec *x, struct goblin__text *t)
+{
+    struct goblin_server_info si = {0};
+    struct utsname u;
+    int64_t now = goblin__now_ms(x->st), up;
+    char rid[48];
+
+    if (x->eng->cfg.server_info != NULL)
+        x->eng->cfg.server_info(x->eng->cfg.server_info_ctx, &si);
+    if (si.run_id != NULL && strlen(si.run_id) == 40)
+        snprintf(rid, sizeof(rid), "%s", si.run_id);
+    else
+        run_id(x->eng, rid);
+    if (uname(&u) != 0)
+        memset(&u, 0, sizeof(u));
+    up = (now - (si.start_ms != 0 ? si.start_ms : x->eng->start_ms)) / 1000;
+    goblin__text_addf(t, "redis_version:%s\r\nredis_git_sha1:00000000\r\n"
+                      "redis_git_dirty:0\r\nredis_build_id:0\r\n"
+                      "redis_mode:standalone\r\nos:%s %s %s\r\n"
+                      "arch_bits:%d\r\nmonotonic_clock:%s\r\n"
+                      "multiplexing_api:epoll\r\ngcc_version:%d.%d.%d\r\n",
+                      REDIS_VERSION, u.sysname, u.release, u.machine,
+                      (int)sizeof(void *) * 8,
+                      x->eng->use_tsc ? "X86 TSC" : "POSIX clock_gettime",
+                      __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+    goblin__text_addf(t, "process_id:%lld\r\nprocess_supervised:no\r\n"
+                      "run_id:%s\r\ntcp_port:%d\r\nserver_time_usec:%lld\r\n"
+                      "uptime_in_seconds:%lld\r\nuptime_in_days:%lld\r\n"
+                      "hz:%d\r\nconfigured_hz:%d\r\nlru_clock:%lld\r\n"
+                      "executable:%s\r\nconfig_file:%s\r\n"
+                      "goblin_version:%s\r\n",
+                      (long long)(si.pid != 0 ? si.pid : getpid()), rid,
+                      si.tcp_port, (long long)now * 1000, (long long)up,
+                      (long long)up / 86400, x->eng->hz, x->eng->hz,
+                      (long long)(now / 1000) & ((1 << 24) - 1),
+                      si.executable != NULL ? si.executable : "",
+                      si.config_file != NULL ? si.config_file : "",
+                      GOBLIN_VERSION_STRING);
+}
+
+/* A registered setting's value as text, or dflt when none is. */
+static void setting_text(const goblin_engine *eng, const char *name,
+                         const char *dflt, char *buf, size_t cap)
+{
+    const struct goblin__setting *s =
+        goblin__setting_find(eng, (struct goblin_slice){name, strlen(name)});
+    int n;
+
+    if (s == NULL || (n = s->s.get(s->s.ctx, buf, cap - 1)) < 0)
+        n = snprintf(buf, cap, "%s", dflt);
+    buf[(size_t)n < cap ? (size_t)n : cap - 1] = '\0';
+}
+
+static void sec_clients(goblin__exec *x, struct goblin__text *t)
+{
+    char maxclients[32];
+    size_t in = 0, out = 0;
+    goblin_session *s;
+
+    for (s = x->eng->first; s != NULL; s = s->next) {
+        if (s->in_len - s->in_pos > in)
+            in = s->in_len - s->in_pos;
+        if (s->out_peak > out)
+            out = s->out_peak;
+    }
+    setting_text(x->eng, "maxclients", "10000", maxclients,
+                 sizeof(maxclients));
+    goblin__text_addf(t, "connected_clients:%zu\r\ncluster_connections:0\r\n"
+                      "maxclients:%s\r\nclient_recent_max_input_buffer:%zu\r\n"
+                      "client_recent_max_output_buffer:%zu\r\n"
+                      "blocked_clients:0\r\ntracking_clients:0\r\n"
+                      "clients_in_timeout_table:0\r\n",
+                      x->eng->nsessions, maxclients, in, out);
+}
+
+static uint64_t rss_bytes(void)
+{
+    unsigned long long size = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+
+    if (f == NULL)
+        return 0;
+    if (fscanf(f, "%llu %llu", &size, &resident) != 2)
+        resident = 0;
+    fclose(f);
+    return resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static void sec_memory(goblin__exec *x, struct goblin__text *t)
+{
+    uint64_t used = goblin_store_used_memory(x->st), rss = rss_bytes();
+    uint64_t total = (uint64_t)sysconf(_SC_PHYS_PAGES) *
+                     (uint64_t)sysconf(_SC_PAGESIZE);
+    char h1[32], h2[32], h3[32], h4[32], maxmem[32], policy[32];
+
+    if (used > x->eng->mem_peak)
+        x->eng->mem_peak = used;
+    human(h1, sizeof(h1), used);
+    human(h2, sizeof(h2), rss);
+    human(h3, sizeof(h3), x->eng->mem_peak);
+    human(h4, sizeof(h4), total);
+    setting_text(x->eng, "maxmemory", "0", maxmem, sizeof(maxmem));
+    setting_text(x->eng, "maxmemory-policy", "noeviction", policy,
+                 sizeof(policy));
+    goblin__text_addf(t, "used_memory:%llu\r\nused_memory_human:%s\r\n"
+                      "used_memory_rss:%llu\r\nused_memory_rss_human:%s\r\n"
+                      "used_memory_peak:%llu\r\nused_memory_peak_human:%s\r\n"
+                      "total_system_memory:%llu\r\n"
+                      "total_system_memory_human:%s\r\nmaxmemory:%s\r\n"
+                      "maxmemory_policy:%s\r\nmem_fragmentation_ratio:%.2f\r\n"
+                      "mem_allocator:libc\r\n",
+                      (unsigned long long)used, h1, (unsigned long long)rss,
+                      h2, (unsigned long long)x->eng->mem_peak, h3,
+                      (unsigned long long)total, h4, maxmem, policy,
+                      used > 0 ? (double)rss / (double)used : 0.0);
+}
+
+static void sec_persistence(goblin__exec *x, struct goblin__text *t)
+{
+    goblin__text_addf(t, "loading:0\r\nasync_loading:0\r\n"
+                      "rdb_changes_since_last_save:%llu\r\n"
+                      "rdb_bgsave_in_progress:0\r\n"
+                      "rdb_last_save_time:%lld\r\n"
+                      "rdb_last_bgsave_status:ok\r\naof_enabled:0\r\n"
+                      "aof_rewrite_in_progress:0\r\n"
+                      "aof_rewrite_scheduled:0\r\n"
+                      "aof_last_bgrewrite_status:ok\r\n",
+                      (unsigned long long)goblin_store_dirty(x->st),
+                      (long long)x->eng->start_ms / 1000);
+}
+
+static void sec_stats(goblin__exec *x, struct goblin__text *t)
+{
+    const goblin_engine *e = x->eng;
+
+    goblin__text_addf(t, "total_connections_received:%llu\r\n"
+                      "total_commands_processed:%llu\r\n"
+                      "instantaneous_ops_per_sec:%llu\r\n"
+                      "total_net_input_bytes:%llu\r\n"
+                      "total_net_output_bytes:%llu\r\n"
+                      "rejected_connections:0\r\nexpired_keys:%llu\r\n"
+                      "evicted_keys:0\r\nkeyspace_hits:%llu\r\n"
+                      "keyspace_misses:%llu\r\npubsub_channels:0\r\n"
+                      "pubsub_patterns:0\r\ntotal_error_replies:%llu\r\n"
+                      "unexpected_error_replies:0\r\n",
+                      (unsigned long long)e->stat_connections,
+                      (unsigned long long)e->stat_commands,
+                      (unsigned long long)goblin__ops_per_sec(e),
+                      (unsigned long long)e->stat_net_in,
+                      (unsigned long long)e->stat_net_out,
+                      (unsigned long long)e->stat_expired_keys,
+                      (unsigned long long)e->stat_keyspace_hits,
+                      (unsigned long long)e->stat_keyspace_misses,
+                      (unsigned long long)e->stat_errors);
+}
+
+static void sec_replication(goblin__exec *x, struct goblin__text *t)
+{
+    char rid[48];
+
+    run_id(x->eng, rid);
+    goblin__text_addf(t, "role:master\r\nconnected_slaves:0\r\n"
+                      "master_failover_state:no-failover\r\n"
+                      "master_replid:%s\r\n"
+                      "master_replid2:0000000000000000000000000000000000000000"
+                      "\r\nmaster_repl_offset:0\r\nsecond_repl_offset:-1\r\n"
+                      "repl_backlog_active:0\r\nrepl_backlog_size:1048576\r\n"
+                      "repl_backlog_first_byte_offset:0\r\n"
+                      "repl_backlog_histlen:0\r\n",
+                      rid);
+}
+
+static void sec_cpu(struct goblin__text *t)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        memset(&ru, 0, sizeof(ru));
+    goblin__text_addf(t, "used_cpu_sys:%ld.%06ld\r\nused_cpu_user:%ld.%06ld\r\n"
+                      "used_cpu_sys_children:0.000000\r\n"
+                      "used_cpu_user_children:0.000000\r\n",
+                      (long)ru.ru_stime.tv_sec, (long)ru.ru_stime.tv_usec,
+                      (long)ru.ru_utime.tv_sec, (long)ru.ru_utime.tv_usec);
+}
+
+static void sec_errorstats(goblin__exec *x, struct goblin__text *t)
+{
+    size_t i;
+
+    for (i = 0; i < GOBLIN__ERRSTATS; i++)
+        if (x->eng->errstat[i] > 0)
+            goblin__text_addf(t, "errorstat_%s:count=%llu\r\n",
+                              goblin__errstat_name(i),
+                              (unsigned long long)x->eng->errstat[i]);
+}
+
+static void sec_keyspace(goblin__exec *x, struct goblin__text *t)
+{
+    size_t keys = goblin_key_count(x->st);
+    size_t expires = goblin_key_expires_count(x->st);
+
+    if (keys > 0 || expires > 0)
+        goblin__text_addf(t, "db0:keys=%zu,expires=%zu,avg_ttl=0\r\n", keys,
+                          expires);
+}
+
+static void sec_commandstats(goblin__exec *x, struct goblin__text *t)
+{
+    size_t i;
+
+    for (i = 0; i < goblin__command_count; i++) {
+        const struct goblin__cmdstat *c = &x->eng->stats[i];
+        uint64_t us = goblin__ticks_to_us(x->eng, c->ticks);
+
+        if (c->calls == 0 && c->rejected == 0 && c->failed == 0)
+            continue;
+        goblin__text_addf(t, "cmdstat_%s:calls=%llu,usec=%llu,"
+                          "usec_per_call=%.2f,rejected_calls=%llu,"
+                          "failed_calls=%llu\r\n",
+                          goblin__commands[i].fullname,
+                          (unsigned long long)c->calls,
+                          (unsigned long long)us,
+                          c->calls > 0 ? (double)us / (double)c->calls : 0.0,
+                          (unsigned long long)c->rejected,
+                          (unsigned long long)c->failed);
+    }
+}
+
+static void section(goblin__exec *x, struct goblin__text *t, int sec)
+{
+    static const char *const titles[SEC_COUNT] = {
+        "Server", "Clients", "Memory", "Persistence", "Stats",
+        "Replication", "CPU", "Modules", "Errorstats", "Cluster",
+        "Keyspace", "Commandstats",
+    };
+
+    if (t->len > 0)
+        goblin__text_add(t, "\r\n", 2);
+    goblin__text_addf(t, "# %s\r\n", titles[sec]);
+    switch (sec) {
+    case SEC_SERVER: sec_server(x, t); break;
+    case SEC_CLIENTS: sec_clients(x, t); break;
+    case SEC_MEMORY: sec_memory(x, t); break;
+    case SEC_PERSISTENCE: sec_persistence(x, t); break;
+    case SEC_STATS: sec_stats(x, t); break;
+    case SEC_REPLICATION: sec_replication(x, t); break;
+    case SEC_CPU: sec_cpu(t); break;
+    case SEC_ERRORSTATS: sec_errorstats(x, t); break;
+    case SEC_CLUSTER: goblin__text_add(t, "cluster_enabled:0\r\n", 19); break;
+    case SEC_KEYSPACE: sec_keyspace(x, t); break;
+    case SEC_COMMANDSTATS: sec_commandstats(x, t); break;
+    default: break;
+    }
+}
+
+/* Which sections argv asks for, as bits. */
+static unsigned wanted(int argc, const struct goblin_slice *argv)
+{
+    unsigned bits = 0, dflt = (1u << SEC_COMMANDSTATS) - 1;
+    int j, i;
+
+    if (argc == 1)
+        return dflt;
+    for (j = 1; j < argc; j++) {
+        if (goblin__arg_is(argv[j], "default"))
+            bits |= dflt;
+        else if (goblin__arg_is(argv[j], "all") ||
+                 goblin__arg_is(argv[j], "everything"))
+            bits |= (1u << SEC_COUNT) - 1;
+        for (i = 0; i < SEC_COUNT; i++)
+            if (goblin__arg_is(argv[j], sec_names[i]))
+                bits |= 1u << i;
+    }
+    return bits;
+}
+
+void cmd_info(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    unsigned bits = wanted(argc, argv);
+    struct goblin__text t;
+    int i;
+
+    goblin__text_init(&t, x->st);
+    for (i = 0; i < SEC_COUNT; i++)
+        if (bits & (1u << i))
+            section(x, &t, i);
+    if (t.oom)
+        goblin__reply_code(x, GOBLIN_ENOMEM);
+    else
+        goblin__reply_verbatim(x, t.p != NULL ? t.p : "", t.len);
+    goblin__text_free(&t);
+}

@@ -1,0 +1,432 @@
+/* cmd_string.c - string commands: GET, SET and its options, GETSET,
+ * GETDEL, GETEX, APPEND, STRLEN, SETRANGE, GETRANGE, SUBSTR, the INCR
+ * family, INCRBYFLOAT, MGET, MSET, MSETNX, SETNX, SETEX and PSETEX, with
+ * Redis 7's argument order and texts (t_string.c).
+ *
+ * SET and GETEX options are read as Redis's
+ * parseExtendedStringArgumentsOrReply reads them: a repeated option is
+ * fine, a conflicting one is "ERR syntax error", and the time argument is
+ * an integer checked only after the options.
+ */
+#include "goblin/numtext.h"
+#include "goblin/str.h"
+#include "respond.h"
+#include "session.h"
+
+static void hit(goblin__exec *x, int found)
+{
+    if (found > 0)
+        x->eng->stat_keyspace_hits++;
+    else if (found == 0)
+        x->eng->stat_keyspace_misses++;
+}
+
+void cmd_get(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct goblin_slice v;
+    int rc = goblin_str_get(x->st, argv[1], &v);
+
+    (void)argc;
+    hit(x, rc);
+    if (rc == 1)
+        goblin__reply_slice(x, v);
+    else if (rc == 0)
+        goblin__reply_null(x);
+    else
+        goblin__reply_code(x, rc);
+}
+
+enum {
+    OPT_NX = 1 << 0, OPT_XX = 1 << 1, OPT_GET = 1 << 2, OPT_KEEPTTL = 1 << 3,
+    OPT_PERSIST = 1 << 4, OPT_EX = 1 << 5, OPT_PX = 1 << 6,
+    OPT_EXAT = 1 << 7, OPT_PXAT = 1 << 8,
+    OPT_TIMES = OPT_EX | OPT_PX | OPT_EXAT | OPT_PXAT,
+};
+
+struct str_opts {
+    int flags;
+    const struct goblin_slice *time;
+};
+
+/* One option of SET (is_set) or GETEX at argv[j]; returns how many
+ * arguments it took, or 0 when it is not allowed here. */
+static int str_opt(const struct goblin_slice *argv, int argc, int j,
+                   bool is_set, struct str_opts *o)
+{
+    static const struct { const char *name; int flag; } times[] = {
+        {"ex", OPT_EX}, {"px", OPT_PX}, {"exat", OPT_EXAT},
+        {"pxat", OPT_PXAT},
+    };
+    struct goblin_slice a = argv[j];
+    size_t i;
+
+    if (is_set && goblin__arg_is(a, "nx") && !(o->flags & OPT_XX))
+        return o->flags |= OPT_NX, 1;
+    if (is_set && goblin__arg_is(a, "xx") && !(o->flags & OPT_NX))
+        return o->flags |= OPT_XX, 1;
+    if (is_set && goblin__arg_is(a, "get"))
+        return o->flags |= OPT_GET, 1;
+    if (is_set && goblin__arg_is(a, "keepttl") &&
+        !(o->flags & (OPT_PERSIST | OPT_TIMES)))
+        return o->flags |= OPT_KEEPTTL, 1;
+    if (!is_set && goblin__arg_is(a, "persist") &&
+        !(o->flags & (OPT_KEEPTTL | OPT_TIMES)))
+        return o->flags |= OPT_PERSIST, 1;
+    for (i = 0; i < 4; i++) {
+        if (goblin__arg_is(a, times[i].name) && j + 1 < argc &&
+            !(o->flags & (OPT_KEEPTTL | OPT_PERSIST |
+                          (OPT_TIMES & ~times[i].flag)))) {
+            o->flags |= times[i].flag;
+            o->time = &argv[j + 1];
+            return 2;
+        }
+    }
+    return 0;
+}
+
+static bool str_opts_parse(goblin__exec *x, int argc,
+                           const struct goblin_slice *argv, int first,
+                           bool is_set, struct str_opts *o)
+{
+    int j, n;
+
+    for (j = first; j < argc; j += n) {
+        if ((n = str_opt(argv, argc, j, is_set, o)) == 0) {
+            goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+            return false;
+        }
+    }
+    return true;
+}
+
+static enum goblin_ttl_mode ttl_mode(int flags)
+{
+    if (flags & OPT_EX)
+        return GOBLIN_TTL_EX;
+    if (flags & OPT_PX)
+        return GOBLIN_TTL_PX;
+    if (flags & OPT_EXAT)
+        return GOBLIN_TTL_EXAT;
+    if (flags & OPT_PXAT)
+        return GOBLIN_TTL_PXAT;
+    if (flags & OPT_KEEPTTL)
+        return GOBLIN_TTL_KEEP;
+    if (flags & OPT_PERSIST)
+        return GOBLIN_TTL_PERSIST;
+    return GOBLIN_TTL_DEFAULT;
+}
+
+static void invalid_expire(goblin__exec *x)
+{
+    goblin__reply_errorf(x, "ERR invalid expire time in '%s' command",
+                         x->cmd->fullname);
+}
+
+/* The reply of a SET given goblin_str_set's result. */
+static void set_reply(goblin__exec *x, int rc, bool get,
+                      struct goblin_slice old)
+{
+    if (rc == GOBLIN_EINVAL)
+        invalid_expire(x);
+    else if (rc < 0)
+        goblin__reply_code(x, rc);
+    else if (get && (rc & GOBLIN_SET_HAD_OLD))
+        goblin__reply_slice(x, old);
+    else if (get || !(rc & GOBLIN_SET_DONE))
+        goblin__reply_null(x);
+    else
+        goblin__reply_ok(x);
+}
+
+void cmd_set(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct str_opts o = {0, NULL};
+    struct goblin_set_options so = {GOBLIN_SET_ALWAYS, GOBLIN_TTL_DEFAULT, 0,
+                                    0};
+    struct goblin_slice old = {NULL, 0};
+    int rc;
+
+    if (!str_opts_parse(x, argc, argv, 3, true, &o))
+        return;
+    if (o.time != NULL && !goblin__arg_int64(x, *o.time, &so.ttl_value, NULL))
+        return;
+    so.cond = o.flags & OPT_NX   ? GOBLIN_SET_NX
+              : o.flags & OPT_XX ? GOBLIN_SET_XX
+                                 : GOBLIN_SET_ALWAYS;
+    so.ttl = ttl_mode(o.flags);
+    so.get = (o.flags & OPT_GET) != 0;
+    rc = goblin_str_set(x->st, argv[1], argv[2], &so, &old);
+    set_reply(x, rc, so.get, old);
+}
+
+void cmd_setnx(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    int rc = goblin_str_setnx(x->st, argv[1], argv[2]);
+
+    (void)argc;
+    if (rc < 0)
+        goblin__reply_code(x, rc);
+    else
+        goblin__reply_int(x, rc);
+}
+
+static void setex_common(goblin__exec *x, const struct goblin_slice *argv,
+                         enum goblin_ttl_mode mode)
+{
+    struct goblin_set_options so = {GOBLIN_SET_ALWAYS, mode, 0, 0};
+
+    if (!goblin__arg_int64(x, argv[2], &so.ttl_value, NULL))
+        return;
+    set_reply(x, goblin_str_set(x->st, argv[1], argv[3], &so, NULL), false,
+              (struct goblin_slice){NULL, 0});
+}
+
+void cmd_setex(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    setex_common(x, argv, GOBLIN_TTL_EX);
+}
+
+void cmd_psetex(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    setex_common(x, argv, GOBLIN_TTL_PX);
+}
+
+/* Replies a bulk view, null (rc 0) or the error of rc. */
+static void view_reply(goblin__exec *x, int rc, struct goblin_slice v)
+{
+    if (rc == 1)
+        goblin__reply_slice(x, v);
+    else if (rc == 0)
+        goblin__reply_null(x);
+    else
+        goblin__reply_code(x, rc);
+}
+
+void cmd_getset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct goblin_slice old = {NULL, 0};
+    int rc;
+
+    (void)argc;
+    rc = goblin_str_getset(x->st, argv[1], argv[2], &old);
+    view_reply(x, rc, old);
+}
+
+void cmd_getdel(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct goblin_slice v;
+    int rc = goblin_str_getdel(x->st, argv[1], &v);
+
+    (void)argc;
+    hit(x, rc);
+    view_reply(x, rc, v);
+}
+
+void cmd_getex(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct str_opts o = {0, NULL};
+    struct goblin_slice v;
+    int64_t t = 0;
+    int rc;
+
+    if (!str_opts_parse(x, argc, argv, 2, false, &o))
+        return;
+    if (o.time != NULL && goblin_int64_parse(o.time->ptr, o.time->len,
+                                             &t) != 0) {
+        /* Redis reads the time only once it found a string there. */
+        rc = goblin_str_get(x->st, argv[1], &v);
+        if (rc == 1)
+            goblin__reply_error(x, GOBLIN__ERR_NOTINT);
+        else
+            view_reply(x, rc, v);
+        return;
+    }
+    rc = goblin_str_getex(x->st, argv[1], ttl_mode(o.flags), t, &v);
+    hit(x, rc);
+    if (rc == GOBLIN_EINVAL)
+        invalid_expire(x);
+    else
+        view_reply(x, rc, v);
+}
+
+static void int_reply(goblin__exec *x, int64_t rc)
+{
+    if (rc < 0)
+        goblin__reply_code(x, (int)rc);
+    else
+        goblin__reply_int(x, rc);
+}
+
+void cmd_append(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    int_reply(x, goblin_str_append(x->st, argv[1], argv[2]));
+}
+
+void cmd_strlen(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    int_reply(x, goblin_str_len(x->st, argv[1]));
+}
+
+void cmd_setrange(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    int64_t off;
+
+    (void)argc;
+    if (!goblin__arg_int64(x, argv[2], &off, NULL))
+        return;
+    int_reply(x, goblin_str_setrange(x->st, argv[1], off, argv[3]));
+}
+
+void cmd_getrange(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct goblin_slice v = {"", 0};
+    int64_t start, end;
+    int rc;
+
+    (void)argc;
+    if (!goblin__arg_int64(x, argv[2], &start, NULL) ||
+        !goblin__arg_int64(x, argv[3], &end, NULL))
+        return;
+    rc = goblin_str_getrange(x->st, argv[1], start, end, &v);
+    if (rc < 0)
+        goblin__reply_code(x, rc);
+    else
+        goblin__reply_slice(x, rc == 1 ? v : (struct goblin_slice){"", 0});
+}
+
+void cmd_substr(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    cmd_getrange(x, argc, argv);
+}
+
+static void incr_common(goblin__exec *x, struct goblin_slice key,
+                        int64_t delta)
+{
+    int64_t result;
+    int rc = goblin_str_incrby(x->st, key, delta, &result);
+
+    if (rc < 0)
+        goblin__reply_code(x, rc);
+    else
+        goblin__reply_int(x, result);
+}
+
+void cmd_incr(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    incr_common(x, argv[1], 1);
+}
+
+void cmd_decr(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    incr_common(x, argv[1], -1);
+}
+
+void cmd_incrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    int64_t delta;
+
+    (void)argc;
+    if (goblin__arg_int64(x, argv[2], &delta, NULL))
+        incr_common(x, argv[1], delta);
+}
+
+void cmd_decrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    int64_t delta;
+
+    (void)argc;
+    if (!goblin__arg_int64(x, argv[2], &delta, NULL))
+        return;
+    if (delta == INT64_MIN) {
+        goblin__reply_error(x, "ERR decrement would overflow");
+        return;
+    }
+    incr_common(x, argv[1], -delta);
+}
+
+void cmd_incrbyfloat(goblin__exec *x, int argc,
+                     const struct goblin_slice *argv)
+{
+    struct goblin_slice v;
+    int rc = goblin_str_incrbyfloat_text(x->st, argv[1], argv[2], &v);
+
+    (void)argc;
+    if (rc < 0)
+        goblin__reply_code(x, rc);
+    else
+        goblin__reply_slice(x, v);
+}
+
+void cmd_mget(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    size_t n = (size_t)argc - 1, i;
+    struct goblin_slice *out;
+
+    if (goblin__scratch_reserve(x->sess, n) != 0) {
+        goblin__reply_code(x, GOBLIN_ENOMEM);
+        return;
+    }
+    out = x->sess->scratch;
+    goblin_str_mget(x->st, argv + 1, n, out);
+    goblin__reply_array(x, n);
+    for (i = 0; i < n; i++) {
+        hit(x, out[i].ptr != NULL);
+        if (out[i].ptr != NULL)
+            goblin__reply_slice(x, out[i]);
+        else
+            goblin__reply_null(x);
+    }
+}
+
+/* Splits MSET's key value pairs into the scratch array: keys first, then
+ * values. Replies the error and returns 0 on failure. */
+static size_t mset_split(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
+{
+    size_t n = (size_t)(argc - 1) / 2, i;
+
+    if (argc % 2 == 0) {
+        goblin__reply_errorf(x, "ERR wrong number of arguments for '%s' "
+                                "command", x->cmd->fullname);
+        return 0;
+    }
+    if (goblin__scratch_reserve(x->sess, 2 * n) != 0) {
+        goblin__reply_code(x, GOBLIN_ENOMEM);
+        return 0;
+    }
+    for (i = 0; i < n; i++) {
+        x->sess->scratch[i] = argv[1 + 2 * i];
+        x->sess->scratch[n + i] = argv[2 + 2 * i];
+    }
+    return n;
+}
+
+void cmd_mset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    size_t n = mset_split(x, argc, argv);
+    int rc;
+
+    if (n == 0)
+        return;
+    rc = goblin_str_mset(x->st, x->sess->scratch, x->sess->scratch + n, n);
+    if (rc < 0)
+        goblin__reply_code(x, rc);
+    else
+        goblin__reply_ok(x);
+}
+
+void cmd_msetnx(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    size_t n = mset_split(x, argc, argv);
+
+    if (n == 0)
+        return;
+    int_reply(x, goblin_str_msetnx(x->st, x->sess->scratch,
+                                   x->sess->scratch + n, n));
+}

@@ -1,0 +1,200 @@
+/* cmd_zrange.c - ZRANGE and the commands Redis 7 builds on the same code
+ * (zrangeGenericCommand): ZRANGESTORE, ZREVRANGE, ZRANGEBYSCORE,
+ * ZREVRANGEBYSCORE, ZRANGEBYLEX and ZREVRANGEBYLEX, with their option
+ * checks in Redis's order and texts.
+ */
+#include <string.h>
+
+#include "goblin/zset.h"
+#include "respond.h"
+#include "session.h"
+
+enum zkind { Z_AUTO, Z_RANK, Z_SCORE, Z_LEX };
+enum zdir { D_AUTO, D_FWD, D_REV };
+
+struct zrange_args {
+    enum zkind kind;
+    enum zdir dir;
+    bool store;
+    bool withscores;
+    bool limit;
+    int64_t offset, count;
+};
+
+/* The options after <src> <min> <max>; replies and returns false on a bad
+ * one. */
+static bool zrange_options(goblin__exec *x, int argc,
+                           const struct goblin_slice *argv, int j,
+                           struct zrange_args *a)
+{
+    for (; j < argc; j++) {
+        if (!a->store && goblin__arg_is(argv[j], "withscores")) {
+            a->withscores = true;
+        } else if (goblin__arg_is(argv[j], "limit") && argc - j - 1 >= 2) {
+            if (!goblin__arg_int64(x, argv[j + 1], &a->offset, NULL) ||
+                !goblin__arg_int64(x, argv[j + 2], &a->count, NULL))
+                return false;
+            a->limit = true;
+            j += 2;
+        } else if (a->dir == D_AUTO && goblin__arg_is(argv[j], "rev")) {
+            a->dir = D_REV;
+        } else if (a->kind == Z_AUTO && goblin__arg_is(argv[j], "bylex")) {
+            a->kind = Z_LEX;
+        } else if (a->kind == Z_AUTO && goblin__arg_is(argv[j], "byscore")) {
+            a->kind = Z_SCORE;
+        } else {
+            goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Fills r from min and max (already swapped for a reverse score or lex
+ * range); replies and returns false on a bad bound. */
+static bool zrange_bounds(goblin__exec *x, const struct zrange_args *a,
+                          struct goblin_slice min, struct goblin_slice max,
+                          struct goblin_zrange *r)
+{
+    r->rev = a->dir == D_REV;
+    r->limit = a->limit;
+    r->offset = a->offset;
+    r->count = a->limit ? a->count : -1;
+    if (a->kind == Z_RANK) {
+        r->by = GOBLIN_ZRANGE_BY_RANK;
+        return goblin__arg_int64(x, min, &r->start, NULL) &&
+               goblin__arg_int64(x, max, &r->stop, NULL);
+    }
+    if (a->kind == Z_SCORE) {
+        r->by = GOBLIN_ZRANGE_BY_SCORE;
+        if (goblin_score_bound_parse(min.ptr, min.len, &r->min,
+                                     &r->min_excl) == 0 &&
+            goblin_score_bound_parse(max.ptr, max.len, &r->max,
+                                     &r->max_excl) == 0)
+            return true;
+        goblin__reply_error(x, "ERR min or max is not a float");
+        return false;
+    }
+    r->by = GOBLIN_ZRANGE_BY_LEX;
+    if (goblin_lex_bound_parse(min.ptr, min.len, &r->lmin) == 0 &&
+        goblin_lex_bound_parse(max.ptr, max.len, &r->lmax) == 0)
+        return true;
+    goblin__reply_error(x, "ERR min or max not valid string range item");
+    return false;
+}
+
+/* Writes the walk's entries: members, with scores flat (RESP2) or in
+ * pairs (RESP3) when asked. */
+static void zrange_emit(goblin__exec *x, int64_t n, bool withscores,
+                        struct goblin_zset_iter *it)
+{
+    bool pairs = withscores && x->resp == 3;
+    struct goblin_slice m;
+    double score;
+
+    goblin__reply_array(x, (size_t)n * (withscores && !pairs ? 2 : 1));
+    while (goblin_zset_next(it, &m, &score) == 1) {
+        if (pairs)
+            goblin__reply_array(x, 2);
+        goblin__reply_slice(x, m);
+        if (withscores)
+            goblin__reply_double(x, score);
+    }
+}
+
+/* Redis's zrangeGenericCommand: argv[start] is the source key. */
+static void zrange_generic(goblin__exec *x, int argc,
+                           const struct goblin_slice *argv, int start,
+                           struct zrange_args *a)
+{
+    struct goblin_zset_iter it;
+    struct goblin_zrange r;
+    int minidx = start + 1, maxidx = start + 2;
+    int64_t n;
+
+    if (!zrange_options(x, argc, argv, start + 3, a))
+        return;
+    a->dir = a->dir == D_AUTO ? D_FWD : a->dir;
+    a->kind = a->kind == Z_AUTO ? Z_RANK : a->kind;
+    if (a->limit && a->kind == Z_RANK) {
+        goblin__reply_error(x, "ERR syntax error, LIMIT is only supported in "
+                               "combination with either BYSCORE or BYLEX");
+        return;
+    }
+    if (a->withscores && a->kind == Z_LEX) {
+        goblin__reply_error(x, "ERR syntax error, WITHSCORES not supported "
+                               "in combination with BYLEX");
+        return;
+    }
+    if (a->dir == D_REV && a->kind != Z_RANK) {
+        minidx = start + 2;
+        maxidx = start + 1;
+    }
+    memset(&r, 0, sizeof(r));
+    if (!zrange_bounds(x, a, argv[minidx], argv[maxidx], &r))
+        return;
+    if (a->store) {
+        n = goblin_zset_range_store(x->st, argv[1], argv[2], &r);
+        if (n < 0)
+            goblin__reply_code(x, (int)n);
+        else
+            goblin__reply_int(x, n);
+        return;
+    }
+    n = goblin_zset_range(x->st, argv[start], &r, &it);
+    if (n < 0)
+        goblin__reply_code(x, (int)n);
+    else
+        zrange_emit(x, n, a->withscores, &it);
+}
+
+static void zrange_fixed(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv, enum zkind kind,
+                         enum zdir dir)
+{
+    struct zrange_args a = {kind, dir, false, false, false, 0, 0};
+
+    zrange_generic(x, argc, argv, 1, &a);
+}
+
+void cmd_zrange(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    zrange_fixed(x, argc, argv, Z_AUTO, D_AUTO);
+}
+
+void cmd_zrangestore(goblin__exec *x, int argc,
+                     const struct goblin_slice *argv)
+{
+    struct zrange_args a = {Z_AUTO, D_AUTO, true, false, false, 0, 0};
+
+    zrange_generic(x, argc, argv, 2, &a);
+}
+
+void cmd_zrevrange(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    zrange_fixed(x, argc, argv, Z_RANK, D_REV);
+}
+
+void cmd_zrangebyscore(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
+{
+    zrange_fixed(x, argc, argv, Z_SCORE, D_FWD);
+}
+
+void cmd_zrevrangebyscore(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
+{
+    zrange_fixed(x, argc, argv, Z_SCORE, D_REV);
+}
+
+void cmd_zrangebylex(goblin__exec *x, int argc,
+                     const struct goblin_slice *argv)
+{
+    zrange_fixed(x, argc, argv, Z_LEX, D_FWD);
+}
+
+void cmd_zrevrangebylex(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
+{
+    zrange_fixed(x, argc, argv, Z_LEX, D_REV);
+}

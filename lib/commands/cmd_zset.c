@@ -1,0 +1,320 @@
+/* cmd_zset.c - sorted-set commands that add, read and remove single
+ * members and ranges: ZADD, ZINCRBY, ZSCORE, ZMSCORE, ZCARD, ZCOUNT,
+ * ZLEXCOUNT, ZRANK, ZREVRANK, the ZRANGE family, ZRANGESTORE, ZREM and
+ * ZREMRANGEBY*, with Redis 7's argument order and texts (t_zset.c).
+ *
+ * Scores are doubles in replies: RESP3 doubles, RESP2 bulk strings in
+ * Redis's format. WITHSCORES replies are flat in RESP2 and [member, score]
+ * pairs in RESP3.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "goblin/zset.h"
+#include "respond.h"
+#include "session.h"
+
+#define ERR_MINMAX_FLOAT "ERR min or max is not a float"
+#define ERR_MINMAX_LEX "ERR min or max not valid string range item"
+
+static void int_reply(goblin__exec *x, int64_t rc)
+{
+    if (rc < 0)
+        goblin__reply_code(x, (int)rc);
+    else
+        goblin__reply_int(x, rc);
+}
+
+static bool parse_score(goblin__exec *x, struct goblin_slice a, double *out,
+                        const char *msg)
+{
+    if (goblin_double_parse(a.ptr, a.len, out) == 0)
+        return true;
+    goblin__reply_error(x, msg != NULL ? msg : "ERR value is not a valid float");
+    return false;
+}
+
+struct zadd_args {
+    unsigned flags;
+    bool incr;
+    int first; /* argv index of the first score */
+};
+
+/* ZADD's options and checks, in Redis's order; replies and returns false
+ * on a bad one. */
+static bool zadd_parse(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv, struct zadd_args *a)
+{
+    static const struct { const char *name; unsigned flag; } opts[] = {
+        {"nx", GOBLIN_ZADD_NX}, {"xx", GOBLIN_ZADD_XX},
+        {"ch", GOBLIN_ZADD_CH}, {"gt", GOBLIN_ZADD_GT},
+        {"lt", GOBLIN_ZADD_LT},
+    };
+    size_t i;
+
+    for (a->first = 2; a->first < argc; a->first++) {
+        for (i = 0; i < 5; i++)
+            if (goblin__arg_is(argv[a->first], opts[i].name))
+                break;
+        if (i < 5)
+            a->flags |= opts[i].flag;
+        else if (goblin__arg_is(argv[a->first], "incr"))
+            a->incr = true;
+        else
+            break;
+    }
+    if ((argc - a->first) % 2 != 0 || argc == a->first) {
+        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+        return false;
+    }
+    if ((a->flags & GOBLIN_ZADD_NX) && (a->flags & GOBLIN_ZADD_XX)) {
+        goblin__reply_error(x, "ERR XX and NX options at the same time are "
+                               "not compatible");
+        return false;
+    }
+    if (__builtin_popcount(a->flags & (GOBLIN_ZADD_NX | GOBLIN_ZADD_GT |
+                                       GOBLIN_ZADD_LT)) > 1) {
+        goblin__reply_error(x, "ERR GT, LT, and/or NX options at the same "
+                               "time are not compatible");
+        return false;
+    }
+    if (a->incr && argc - a->first > 2) {
+        goblin__reply_error(x, "ERR INCR option supports a single "
+                               "increment-element pair");
+        return false;
+    }
+    return true;
+}
+
+static void incr_reply(goblin__exec *x, int rc, double score)
+{
+    if (rc == 1)
+        goblin__reply_double(x, score);
+    else if (rc == 0)
+        goblin__reply_null(x);
+    else if (rc == GOBLIN_EINVAL)
+        goblin__reply_code(x, GOBLIN_ENOTFLOAT);
+    else
+        goblin__reply_code(x, rc);
+}
+
+void cmd_zadd(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct zadd_args a = {0, false, 2};
+    struct goblin_zpair *pairs;
+    size_t n, i;
+    double score = 0;
+    int rc;
+
+    if (!zadd_parse(x, argc, argv, &a))
+        return;
+    n = (size_t)(argc - a.first) / 2;
+    pairs = goblin__scratch_bytes(x->sess, n * sizeof(*pairs));
+    if (pairs == NULL) {
+        goblin__reply_code(x, GOBLIN_ENOMEM);
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        if (!parse_score(x, argv[a.first + 2 * i], &pairs[i].score, NULL))
+            return;
+        pairs[i].member = argv[a.first + 2 * i + 1];
+    }
+    if (a.incr) {
+        rc = goblin_zset_incr(x->st, argv[1], a.flags, pairs[0].member,
+                              pairs[0].score, &score);
+        incr_reply(x, rc, score);
+        return;
+    }
+    int_reply(x, goblin_zset_add_pairs(x->st, argv[1], a.flags, pairs, n));
+}
+
+void cmd_zincrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    double incr, score = 0;
+    int rc;
+
+    (void)argc;
+    if (!parse_score(x, argv[2], &incr, NULL))
+        return;
+    rc = goblin_zset_incr(x->st, argv[1], 0, argv[3], incr, &score);
+    incr_reply(x, rc, score);
+}
+
+void cmd_zscore(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    double score;
+    int rc = goblin_zset_score(x->st, argv[1], argv[2], &score);
+
+    (void)argc;
+    if (rc == 1)
+        goblin__reply_double(x, score);
+    else if (rc == 0)
+        goblin__reply_null(x);
+    else
+        goblin__reply_code(x, rc);
+}
+
+void cmd_zmscore(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    size_t n = (size_t)argc - 2, i;
+    double *scores = goblin__scratch_bytes(x->sess, n * sizeof(double));
+    int64_t rc;
+
+    if (scores == NULL) {
+        goblin__reply_code(x, GOBLIN_ENOMEM);
+        return;
+    }
+    rc = goblin_zset_mscore(x->st, argv[1], argv + 2, n, scores);
+    if (rc < 0) {
+        goblin__reply_code(x, (int)rc);
+        return;
+    }
+    goblin__reply_array(x, n);
+    for (i = 0; i < n; i++) {
+        if (isnan(scores[i]))
+            goblin__reply_null(x);
+        else
+            goblin__reply_double(x, scores[i]);
+    }
+}
+
+void cmd_zcard(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    int_reply(x, goblin_zset_card(x->st, argv[1]));
+}
+
+/* Parses min and max as score bounds into r. */
+static bool score_bounds(goblin__exec *x, struct goblin_slice min,
+                         struct goblin_slice max, struct goblin_zrange *r)
+{
+    r->by = GOBLIN_ZRANGE_BY_SCORE;
+    if (goblin_score_bound_parse(min.ptr, min.len, &r->min,
+                                 &r->min_excl) != 0 ||
+        goblin_score_bound_parse(max.ptr, max.len, &r->max,
+                                 &r->max_excl) != 0) {
+        goblin__reply_error(x, ERR_MINMAX_FLOAT);
+        return false;
+    }
+    return true;
+}
+
+static bool lex_bounds(goblin__exec *x, struct goblin_slice min,
+                       struct goblin_slice max, struct goblin_zrange *r)
+{
+    r->by = GOBLIN_ZRANGE_BY_LEX;
+    if (goblin_lex_bound_parse(min.ptr, min.len, &r->lmin) != 0 ||
+        goblin_lex_bound_parse(max.ptr, max.len, &r->lmax) != 0) {
+        goblin__reply_error(x, ERR_MINMAX_LEX);
+        return false;
+    }
+    return true;
+}
+
+static bool rank_bounds(goblin__exec *x, struct goblin_slice start,
+                        struct goblin_slice stop, struct goblin_zrange *r)
+{
+    r->by = GOBLIN_ZRANGE_BY_RANK;
+    return goblin__arg_int64(x, start, &r->start, NULL) &&
+           goblin__arg_int64(x, stop, &r->stop, NULL);
+}
+
+void cmd_zcount(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct goblin_zrange r;
+
+    (void)argc;
+    memset(&r, 0, sizeof(r));
+    if (score_bounds(x, argv[2], argv[3], &r))
+        int_reply(x, goblin_zset_count(x->st, argv[1], &r));
+}
+
+void cmd_zlexcount(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct goblin_zrange r;
+
+    (void)argc;
+    memset(&r, 0, sizeof(r));
+    if (lex_bounds(x, argv[2], argv[3], &r))
+        int_reply(x, goblin_zset_count(x->st, argv[1], &r));
+}
+
+static void rank_common(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv, int rev)
+{
+    bool withscore = argc == 4;
+    int64_t rank;
+    double score;
+    int rc;
+
+    if (argc > 4 || (argc == 4 && !goblin__arg_is(argv[3], "withscore"))) {
+        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+        return;
+    }
+    rc = goblin_zset_rank(x->st, argv[1], argv[2], rev, &rank, &score);
+    if (rc < 0) {
+        goblin__reply_code(x, rc);
+    } else if (rc == 0) {
+        if (withscore)
+            goblin__reply_null_array(x);
+        else
+            goblin__reply_null(x);
+    } else if (withscore) {
+        goblin__reply_array(x, 2);
+        goblin__reply_int(x, rank);
+        goblin__reply_double(x, score);
+    } else {
+        goblin__reply_int(x, rank);
+    }
+}
+
+void cmd_zrank(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    rank_common(x, argc, argv, 0);
+}
+
+void cmd_zrevrank(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    rank_common(x, argc, argv, 1);
+}
+
+void cmd_zrem(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    int_reply(x, goblin_zset_rem(x->st, argv[1], argv + 2,
+                                 (size_t)argc - 2));
+}
+
+static void remrange(goblin__exec *x, const struct goblin_slice *argv,
+                     enum goblin_zrange_by by)
+{
+    struct goblin_zrange r;
+    bool ok;
+
+    memset(&r, 0, sizeof(r));
+    ok = by == GOBLIN_ZRANGE_BY_RANK    ? rank_bounds(x, argv[2], argv[3], &r)
+         : by == GOBLIN_ZRANGE_BY_SCORE ? score_bounds(x, argv[2], argv[3], &r)
+                                        : lex_bounds(x, argv[2], argv[3], &r);
+    if (ok)
+        int_reply(x, goblin_zset_rem_range(x->st, argv[1], &r));
+}
+
+void cmd_zremrangebyrank(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
+{
+    (void)argc;
+    remrange(x, argv, GOBLIN_ZRANGE_BY_RANK);
+}
+
+void cmd_zremrangebyscore(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
+{
+    (void)argc;
+    remrange(x, argv, GOBLIN_ZRANGE_BY_SCORE);
+}
+
+void cmd_zremrangebylex(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
+{
+    (void)argc;
+    remrange(x, argv, GOBLIN_ZRANGE_BY_LEX);
+}

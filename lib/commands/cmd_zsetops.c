@@ -1,0 +1,420 @@
+/* cmd_zsetops.c - sorted-set commands over whole sets: ZPOPMIN, ZPOPMAX,
+ * ZRANDMEMBER, ZUNION, ZINTER, ZDIFF (and their STORE forms), ZINTERCARD
+ * and ZSCAN, with Redis 7's argument order and texts (t_zset.c).
+ *
+ * Results whose size is known only at the end (ZUNION, ZINTER, ZDIFF) are
+ * copied into a text buffer first, then replied; popped members are
+ * replied while the store visits them, after a ZCARD gave their number.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "goblin/keys.h"
+#include "goblin/zset.h"
+#include "respond.h"
+#include "session.h"
+#include "text.h"
+
+struct emit {
+    goblin__exec *x;
+    bool pairs; /* RESP3 [member, score] arrays */
+    bool scores;
+};
+
+static int emit_member(void *ctx, struct goblin_slice m, double score)
+{
+    struct emit *e = ctx;
+
+    if (e->pairs)
+        goblin__reply_array(e->x, 2);
+    goblin__reply_slice(e->x, m);
+    if (e->scores)
+        goblin__reply_double(e->x, score);
+    return 0;
+}
+
+/* ZPOPMIN and ZPOPMAX key [count]. Without a count the reply is flat even
+ * in RESP3, as in Redis. */
+static void zpop(goblin__exec *x, int argc, const struct goblin_slice *argv,
+                 int max)
+{
+    struct emit e = {x, false, true};
+    int64_t count = 1, card, n;
+
+    if (argc > 3) {
+        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+        return;
+    }
+    if (argc == 3 &&
+        !goblin__arg_range(x, argv[2], 0, INT64_MAX, &count,
+                           "ERR value is out of range, must be positive"))
+        return;
+    if (count == 0) {
+        goblin__reply_array(x, 0);
+        return;
+    }
+    card = goblin_zset_card(x->st, argv[1]);
+    if (card < 0) {
+        goblin__reply_code(x, (int)card);
+        return;
+    }
+    n = count < card ? count : card;
+    e.pairs = argc == 3 && x->resp == 3;
+    goblin__reply_array(x, (size_t)n * (e.pairs ? 1 : 2));
+    if (n > 0)
+        goblin_zset_pop(x->st, argv[1], max, n, emit_member, &e);
+}
+
+void cmd_zpopmin(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    zpop(x, argc, argv, 0);
+}
+
+void cmd_zpopmax(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    zpop(x, argc, argv, 1);
+}
+
+/* Gathers (member, score) pairs in the session's scratch. */
+struct zgather {
+    goblin_session *s;
+    size_t n;
+};
+
+static int gather_zpair(void *ctx, struct goblin_slice m, double score)
+{
+    struct zgather *g = ctx;
+    struct goblin_zpair *p = goblin__scratch_bytes(
+        g->s, (g->n + 1) * sizeof(struct goblin_zpair));
+
+    if (p == NULL)
+        return GOBLIN_ENOMEM;
+    p[g->n].member = m;
+    p[g->n].score = score;
+    g->n++;
+    return 0;
+}
+
+static void reply_zpairs(goblin__exec *x, size_t n, bool scores)
+{
+    const struct goblin_zpair *p = (const void *)x->sess->scratch;
+    struct emit e = {x, scores && x->resp == 3, scores};
+    size_t i;
+
+    goblin__reply_array(x, scores && !e.pairs ? 2 * n : n);
+    for (i = 0; i < n; i++)
+        emit_member(&e, p[i].member, p[i].score);
+}
+
+void cmd_zrandmember(goblin__exec *x, int argc,
+                     const struct goblin_slice *argv)
+{
+    struct zgather g = {x->sess, 0};
+    bool withscores = argc == 4;
+    int64_t count, rc;
+
+    if (argc == 2) {
+        rc = goblin_zset_randmember(x->st, argv[1], 1, gather_zpair, &g);
+        if (rc < 0)
+            goblin__reply_code(x, (int)rc);
+        else if (g.n == 0)
+            goblin__reply_null(x);
+        else
+            goblin__reply_slice(x, ((struct goblin_zpair *)(void *)
+                                        x->sess->scratch)[0].member);
+        return;
+    }
+    if (!goblin__arg_int64(x, argv[2], &count, NULL))
+        return;
+    if (count == INT64_MIN) {
+        goblin__reply_error(x, "ERR value is out of range, value must "
+                               "between -9223372036854775807 and "
+                               "9223372036854775807");
+        return;
+    }
+    if (argc > 4 || (argc == 4 && !goblin__arg_is(argv[3], "withscores"))) {
+        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+        return;
+    }
+    if (withscores && (count < -INT64_MAX / 2 || count > INT64_MAX / 2)) {
+        goblin__reply_error(x, "ERR value is out of range");
+        return;
+    }
+    rc = goblin_zset_randmember(x->st, argv[1], count, gather_zpair, &g);
+    if (rc < 0)
+        goblin__reply_code(x, (int)rc);
+    else
+        reply_zpairs(x, g.n, withscores);
+}
+
+void cmd_zscan(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    struct goblin_scan_options o = {{NULL, 0}, GOBLIN_TYPE_NONE, 0};
+    struct zgather g = {x->sess, 0};
+    const struct goblin_zpair *p;
+    char buf[GOBLIN_DOUBLE_TEXT_MAX];
+    uint64_t cursor, next = 0;
+    bool known;
+    int64_t rc;
+    size_t i;
+
+    if (!goblin__scan_cursor(x, argv[2], &cursor) ||
+        !goblin__scan_key(x, argv[1], GOBLIN_TYPE_ZSET) ||
+        !goblin__scan_options(x, argc, argv, 3, false, &o, &known))
+        return;
+    rc = goblin_zset_scan(x->st, argv[1], cursor, o.count, o.match,
+                          gather_zpair, &g, &next);
+    if (rc < 0) {
+        goblin__reply_code(x, (int)rc);
+        return;
+    }
+    goblin__reply_cursor(x, next);
+    goblin__reply_array(x, 2 * g.n);
+    p = (const void *)x->sess->scratch;
+    for (i = 0; i < g.n; i++) {
+        goblin__reply_slice(x, p[i].member);
+        goblin__reply_bulk(x, buf, goblin_double_format(buf, p[i].score));
+    }
+}
+
+struct combine_args {
+    enum goblin_zset_op op;
+    const struct goblin_slice *dst; /* NULL: reply the result */
+    const struct goblin_slice *keys;
+    size_t nkeys;
+    double *weights; /* NULL: all 1 */
+    enum goblin_zset_aggregate agg;
+    bool withscores;
+    bool card_only;
+    int64_t limit;
+};
+
+/* numkeys and the keys from argv[at], checking the keys' types first as
+ * Redis does; replies and returns false on an error. */
+static bool combine_keys(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv, int at,
+                         struct combine_args *a)
+{
+    int64_t n;
+    enum goblin_type t;
+    size_t i;
+
+    if (!goblin__arg_int64(x, argv[at], &n, NULL))
+        return false;
+    if (n < 1) {
+        goblin__reply_errorf(x, "ERR at least 1 input key is needed for "
+                                "'%s' command",
+                             x->cmd->fullname);
+        return false;
+    }
+    if (n > argc - at - 1) {
+        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+        return false;
+    }
+    a->keys = argv + at + 1;
+    a->nkeys = (size_t)n;
+    for (i = 0; i < a->nkeys; i++) {
+        t = goblin_key_type(x->st, a->keys[i]);
+        if (t != GOBLIN_TYPE_NONE && t != GOBLIN_TYPE_ZSET) {
+            goblin__reply_code(x, GOBLIN_EWRONGTYPE);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool combine_weights(goblin__exec *x, const struct goblin_slice *w,
+                            struct combine_args *a)
+{
+    size_t i;
+
+    a->weights = goblin__scratch_bytes(x->sess, a->nkeys * sizeof(double));
+    if (a->weights == NULL) {
+        goblin__reply_code(x, GOBLIN_ENOMEM);
+        return false;
+    }
+    for (i = 0; i < a->nkeys; i++) {
+        if (goblin_double_parse(w[i].ptr, w[i].len, &a->weights[i]) != 0) {
+            goblin__reply_error(x, "ERR weight value is not a float");
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool combine_aggregate(goblin__exec *x, struct goblin_slice v,
+                              struct combine_args *a)
+{
+    if (goblin__arg_is(v, "sum"))
+        a->agg = GOBLIN_ZAGG_SUM;
+    else if (goblin__arg_is(v, "min"))
+        a->agg = GOBLIN_ZAGG_MIN;
+    else if (goblin__arg_is(v, "max"))
+        a->agg = GOBLIN_ZAGG_MAX;
+    else
+        return goblin__reply_error(x, GOBLIN__ERR_SYNTAX), false;
+    return true;
+}
+
+/* WEIGHTS, AGGREGATE, WITHSCORES (and ZINTERCARD's LIMIT) after the keys. */
+static bool combine_options(goblin__exec *x, int argc,
+                            const struct goblin_slice *argv, int j,
+                            struct combine_args *a)
+{
+    bool diff = a->op == GOBLIN_ZSET_DIFF;
+
+    while (j < argc) {
+        int left = argc - j;
+
+        if (a->card_only && left >= 2 && goblin__arg_is(argv[j], "limit")) {
+            if (!goblin__arg_range(x, argv[j + 1], 0, INT64_MAX, &a->limit,
+                                   "ERR LIMIT can't be negative"))
+                return false;
+            j += 2;
+        } else if (!a->card_only && !diff && left >= (int)a->nkeys + 1 &&
+                   goblin__arg_is(argv[j], "weights")) {
+            if (!combine_weights(x, argv + j + 1, a))
+                return false;
+            j += 1 + (int)a->nkeys;
+        } else if (!a->card_only && !diff && left >= 2 &&
+                   goblin__arg_is(argv[j], "aggregate")) {
+            if (!combine_aggregate(x, argv[j + 1], a))
+                return false;
+            j += 2;
+        } else if (!a->card_only && a->dst == NULL &&
+                   goblin__arg_is(argv[j], "withscores")) {
+            a->withscores = true;
+            j++;
+        } else {
+            goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The result of ZUNION, ZINTER or ZDIFF, copied before it is replied. */
+struct collected {
+    struct goblin__text bytes;
+    struct goblin__text index; /* (offset, length, score) per member */
+};
+
+struct collected_entry {
+    size_t off, len;
+    double score;
+};
+
+static int collect_member(void *ctx, struct goblin_slice m, double score)
+{
+    struct collected *c = ctx;
+    struct collected_entry e = {c->bytes.len, m.len, score};
+
+    goblin__text_add(&c->bytes, m.ptr, m.len);
+    goblin__text_add(&c->index, &e, sizeof(e));
+    return c->bytes.oom || c->index.oom ? GOBLIN_ENOMEM : 0;
+}
+
+static void combine_reply(goblin__exec *x, struct combine_args *a)
+{
+    struct collected c;
+    struct emit e = {x, a->withscores && x->resp == 3, a->withscores};
+    const struct collected_entry *en;
+    int64_t n;
+    size_t i;
+
+    goblin__text_init(&c.bytes, x->st);
+    goblin__text_init(&c.index, x->st);
+    n = goblin_zset_combine(x->st, a->op, a->keys, a->nkeys, a->weights,
+                            a->agg, collect_member, &c);
+    if (n < 0) {
+        goblin__reply_code(x, (int)n);
+    } else {
+        n = (int64_t)(c.index.len / sizeof(*en));
+        en = (const void *)c.index.p;
+        goblin__reply_array(x, (size_t)n * (e.scores && !e.pairs ? 2 : 1));
+        for (i = 0; i < (size_t)n; i++)
+            emit_member(&e,
+                        (struct goblin_slice){c.bytes.p + en[i].off,
+                                              en[i].len},
+                        en[i].score);
+    }
+    goblin__text_free(&c.bytes);
+    goblin__text_free(&c.index);
+}
+
+static void combine(goblin__exec *x, int argc, const struct goblin_slice *argv,
+                    enum goblin_zset_op op, bool store)
+{
+    struct combine_args a;
+    int at = store ? 2 : 1;
+    int64_t n;
+
+    memset(&a, 0, sizeof(a));
+    a.op = op;
+    a.dst = store ? &argv[1] : NULL;
+    if (!combine_keys(x, argc, argv, at, &a) ||
+        !combine_options(x, argc, argv, at + 1 + (int)a.nkeys, &a))
+        return;
+    if (!store) {
+        combine_reply(x, &a);
+        return;
+    }
+    n = goblin_zset_combine_store(x->st, argv[1], op, a.keys, a.nkeys,
+                                  a.weights, a.agg);
+    if (n < 0)
+        goblin__reply_code(x, (int)n);
+    else
+        goblin__reply_int(x, n);
+}
+
+void cmd_zunionstore(goblin__exec *x, int argc,
+                     const struct goblin_slice *argv)
+{
+    combine(x, argc, argv, GOBLIN_ZSET_UNION, true);
+}
+
+void cmd_zinterstore(goblin__exec *x, int argc,
+                     const struct goblin_slice *argv)
+{
+    combine(x, argc, argv, GOBLIN_ZSET_INTER, true);
+}
+
+void cmd_zdiffstore(goblin__exec *x, int argc,
+                    const struct goblin_slice *argv)
+{
+    combine(x, argc, argv, GOBLIN_ZSET_DIFF, true);
+}
+
+void cmd_zunion(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    combine(x, argc, argv, GOBLIN_ZSET_UNION, false);
+}
+
+void cmd_zinter(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    combine(x, argc, argv, GOBLIN_ZSET_INTER, false);
+}
+
+void cmd_zdiff(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    combine(x, argc, argv, GOBLIN_ZSET_DIFF, false);
+}
+
+void cmd_zintercard(goblin__exec *x, int argc,
+                    const struct goblin_slice *argv)
+{
+    struct combine_args a;
+    int64_t n;
+
+    memset(&a, 0, sizeof(a));
+    a.op = GOBLIN_ZSET_INTER;
+    a.card_only = true;
+    if (!combine_keys(x, argc, argv, 1, &a) ||
+        !combine_options(x, argc, argv, 2 + (int)a.nkeys, &a))
+        return;
+    n = goblin_zset_intercard(x->st, a.keys, a.nkeys, a.limit);
+    if (n < 0)
+        goblin__reply_code(x, (int)n);
+    else
+        goblin__reply_int(x, n);
+}

@@ -1,0 +1,168 @@
+/* command.h - the one command table every protocol shares, and the entry
+ * point that runs a command given as argv into any reply sink.
+ *
+ * The table (table.c) is one flat, constant array in Redis's COMMAND
+ * order of our choosing: each container command (CLIENT, CONFIG, COMMAND,
+ * OBJECT) is followed directly by its subcommands, so a command's index in
+ * the array is its statistics slot and its subcommands are
+ * cmd + 1 .. cmd + nsub. Names are lower case; a subcommand's fullname is
+ * "parent|sub" as Redis 7 shows it in errors, COMMAND and INFO.
+ *
+ * Arity follows Redis: n > 0 means exactly n arguments counting the command
+ * name (and, for a subcommand, its parent's name); n < 0 means at least -n.
+ * Key positions are Redis's legacy first/last/step triple (last < 0 counts
+ * from the end); key specs carry the Redis 7 description for COMMAND INFO.
+ */
+#ifndef GOBLIN_COMMAND_H
+#define GOBLIN_COMMAND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "goblin/common.h"
+#include "goblin/engine.h"
+
+struct goblin_sink;
+
+/* Command flags, as COMMAND INFO names them (order = bit order). */
+enum {
+    CMD_WRITE = 1u << 0,
+    CMD_READONLY = 1u << 1,
+    CMD_DENYOOM = 1u << 2,
+    CMD_MODULE = 1u << 3,
+    CMD_ADMIN = 1u << 4,
+    CMD_PUBSUB = 1u << 5,
+    CMD_NOSCRIPT = 1u << 6,
+    CMD_BLOCKING = 1u << 7,
+    CMD_LOADING = 1u << 8,
+    CMD_STALE = 1u << 9,
+    CMD_SKIP_MONITOR = 1u << 10,
+    CMD_SKIP_SLOWLOG = 1u << 11,
+    CMD_ASKING = 1u << 12,
+    CMD_FAST = 1u << 13,
+    CMD_NO_AUTH = 1u << 14,
+    CMD_MAY_REPLICATE = 1u << 15,
+    CMD_NO_MANDATORY_KEYS = 1u << 16,
+    CMD_NO_ASYNC_LOADING = 1u << 17,
+    CMD_NO_MULTI = 1u << 18,
+    CMD_MOVABLEKEYS = 1u << 19,
+    CMD_ALLOW_BUSY = 1u << 20,
+    CMD_NFLAGS = 21,
+};
+
+/* ACL categories, as COMMAND INFO names them without the '@'. */
+enum {
+    ACL_KEYSPACE = 1u << 0,
+    ACL_READ = 1u << 1,
+    ACL_WRITE = 1u << 2,
+    ACL_SET = 1u << 3,
+    ACL_SORTEDSET = 1u << 4,
+    ACL_LIST = 1u << 5,
+    ACL_HASH = 1u << 6,
+    ACL_STRING = 1u << 7,
+    ACL_BITMAP = 1u << 8,
+    ACL_HYPERLOGLOG = 1u << 9,
+    ACL_GEO = 1u << 10,
+    ACL_STREAM = 1u << 11,
+    ACL_PUBSUB = 1u << 12,
+    ACL_ADMIN = 1u << 13,
+    ACL_FAST = 1u << 14,
+    ACL_SLOW = 1u << 15,
+    ACL_BLOCKING = 1u << 16,
+    ACL_DANGEROUS = 1u << 17,
+    ACL_CONNECTION = 1u << 18,
+    ACL_TRANSACTION = 1u << 19,
+    ACL_SCRIPTING = 1u << 20,
+    ACL_NCATS = 21,
+};
+
+/* Key-spec flags, as COMMAND INFO names them. */
+enum {
+    KS_RO = 1u << 0,
+    KS_RW = 1u << 1,
+    KS_OW = 1u << 2,
+    KS_RM = 1u << 3,
+    KS_ACCESS = 1u << 4,
+    KS_UPDATE = 1u << 5,
+    KS_INSERT = 1u << 6,
+    KS_DELETE = 1u << 7,
+    KS_NOT_KEY = 1u << 8,
+    KS_INCOMPLETE = 1u << 9,
+    KS_VARIABLE_FLAGS = 1u << 10,
+    KS_NFLAGS = 11,
+};
+
+/* A Redis 7 key spec: where the search for keys begins (an index, or after
+ * a keyword) and how keys are found from there (a range, or a count
+ * argument). */
+struct goblin__keyspec {
+    uint16_t flags;
+    uint8_t begin_keyword; /* 0: begin at index bs; 1: after keyword */
+    uint8_t find_keynum;   /* 0: range(fk0 lastkey, fk1 step, fk2 limit);
+                            * 1: keynum(fk0 idx, fk1 firstkey, fk2 step) */
+    int16_t bs;            /* index, or the keyword's startfrom */
+    int16_t fk[3];
+    const char *keyword;
+    const char *notes;
+};
+
+typedef struct goblin__exec goblin__exec;
+
+/* A handler writes exactly one reply to x->sink. argv[0] is the command
+ * name (for a subcommand, argv[1] is the subcommand's); argc has passed
+ * the arity check. */
+typedef void goblin__handler(goblin__exec *x, int argc,
+                             const struct goblin_slice *argv);
+
+struct goblin__command {
+    const char *name;     /* "get", or "setname" for a subcommand */
+    const char *fullname; /* "get", "client|setname" */
+    goblin__handler *fn;  /* NULL for a container */
+    int16_t arity;
+    int8_t first_key, last_key, key_step;
+    uint8_t nsub;   /* subcommands that follow in the table */
+    uint8_t ntips, nkeyspecs;
+    uint32_t flags; /* CMD_* */
+    uint32_t acl;   /* ACL_* */
+    const char *since, *group, *summary, *complexity;
+    const char *const *tips;
+    const struct goblin__keyspec *keyspecs;
+};
+
+extern const struct goblin__command goblin__commands[];
+extern const size_t goblin__command_count;
+
+/* One command in flight: what a handler sees. */
+struct goblin__exec {
+    goblin_engine *eng;
+    goblin_session *sess;
+    goblin_store *st;
+    struct goblin_sink *sink;
+    const struct goblin__command *cmd;
+    int resp;    /* 2 or 3: the shape of replies that differ by version */
+    bool failed; /* set by goblin__reply_error*: counts failed_calls */
+};
+
+/* Runs one command given as argv (argv[0] the name) for session s into
+ * sink, with every check the RESP path makes: lookup, arity, auth, MULTI
+ * queueing, statistics. Writes exactly one reply (for a MULTI queued
+ * command "+QUEUED"). argv is borrowed for the call. Returns 0, or a
+ * negative code when the session must close after the reply is flushed
+ * (QUIT, CLIENT KILL of itself). This is how the SBE layer reuses the
+ * table. */
+int goblin__command_execute(goblin_session *s, int argc,
+                            const struct goblin_slice *argv,
+                            struct goblin_sink *sink);
+
+/* Finds a top-level command by name, case-insensitively, in O(1) through
+ * the engine's lookup table; NULL if unknown. */
+const struct goblin__command *goblin__command_lookup(
+    const goblin_engine *eng, struct goblin_slice name);
+
+/* Finds the subcommand of container parent named sub; NULL if none. */
+const struct goblin__command *goblin__command_lookup_sub(
+    const goblin_engine *eng, const struct goblin__command *parent,
+    struct goblin_slice sub);
+
+#endif

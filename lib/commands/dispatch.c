@@ -1,0 +1,213 @@
+/* dispatch.c - running one command: lookup, the container's subcommand,
+ * arity, authentication, MULTI queueing, the handler, statistics; in
+ * Redis 7's order (server.c processCommand) and with its texts.
+ *
+ * A command refused before it runs ("rejected": unknown, wrong arity,
+ * NOAUTH) counts in rejected_calls and, inside MULTI, makes EXEC abort
+ * (Redis's flagTransaction). A refused EXEC aborts the transaction with
+ * "EXECABORT Transaction discarded because of: <error>".
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "handlers.h"
+#include "respond.h"
+#include "session.h"
+
+/* The error for an unknown command: argv[0] and the first arguments up to
+ * 128 bytes of them, each quoted, as Redis formats it. */
+static void unknown_command(goblin__exec *x, int argc,
+                            const struct goblin_slice *argv)
+{
+    char args[512];
+    size_t len = 0;
+    int i;
+
+    args[0] = '\0';
+    for (i = 1; i < argc && len < 128; i++) {
+        int n = goblin__cstr_len(argv[i]);
+
+        if ((size_t)n > 128 - len)
+            n = (int)(128 - len);
+        len += (size_t)snprintf(args + len, sizeof(args) - len, "'%.*s' ", n,
+                                (const char *)argv[i].ptr);
+    }
+    goblin__reply_errorf(x, "ERR unknown command '%.*s', with args "
+                            "beginning with: %s",
+                         goblin__cstr_len(argv[0]) > 128
+                             ? 128
+                             : goblin__cstr_len(argv[0]),
+                         (const char *)argv[0].ptr, args);
+}
+
+static void unknown_subcommand(goblin__exec *x, const struct goblin_slice *argv,
+                               const struct goblin__command *parent)
+{
+    char upper[32];
+    size_t i;
+
+    for (i = 0; parent->name[i] != '\0' && i < sizeof(upper) - 1; i++)
+        upper[i] = (char)(parent->name[i] - ('a' <= parent->name[i] &&
+                                                     parent->name[i] <= 'z'
+                                                 ? 'a' - 'A'
+                                                 : 0));
+    upper[i] = '\0';
+    goblin__reply_errorf(x, "ERR unknown subcommand '%.*s'. Try %s HELP.",
+                         goblin__cstr_len(argv[1]) > 128
+                             ? 128
+                             : goblin__cstr_len(argv[1]),
+                         (const char *)argv[1].ptr, upper);
+}
+
+/* Finds what argv names, replying the error when nothing: returns the
+ * command or NULL. */
+static const struct goblin__command *resolve(goblin__exec *x, int argc,
+                                             const struct goblin_slice *argv)
+{
+    const struct goblin__command *c = goblin__command_lookup(x->eng, argv[0]);
+
+    if (c == NULL) {
+        unknown_command(x, argc, argv);
+        return NULL;
+    }
+    if (c->nsub == 0 || argc < 2)
+        return c;
+    x->cmd = goblin__command_lookup_sub(x->eng, c, argv[1]);
+    if (x->cmd == NULL)
+        unknown_subcommand(x, argv, c);
+    return x->cmd;
+}
+
+static bool arity_ok(const struct goblin__command *c, int argc)
+{
+    return c->arity > 0 ? argc == c->arity : argc >= -c->arity;
+}
+
+static bool is_exec(const struct goblin__command *c)
+{
+    return c->fn == cmd_exec;
+}
+
+/* Commands that run at once inside MULTI instead of being queued. */
+static bool runs_in_multi(const struct goblin__command *c)
+{
+    return c->fn == cmd_exec || c->fn == cmd_discard || c->fn == cmd_multi ||
+           c->fn == cmd_watch || c->fn == cmd_quit || c->fn == cmd_reset;
+}
+
+/* Refuses the command with text (code word included). */
+static void reject(goblin__exec *x, const char *text)
+{
+    goblin_session *s = x->sess;
+
+    if (x->cmd != NULL)
+        x->eng->stats[x->cmd - goblin__commands].rejected++;
+    x->eng->stat_rejected++;
+    if (x->cmd != NULL && is_exec(x->cmd)) {
+        goblin__multi_discard(s);
+        goblin__unwatch_all(s);
+        goblin__reply_errorf(x, "EXECABORT Transaction discarded because "
+                                "of: %s",
+                             strncmp(text, "ERR ", 4) == 0 ? text + 4 : text);
+        return;
+    }
+    if (s->flags & SESS_MULTI)
+        s->flags |= SESS_DIRTY_EXEC;
+    goblin__reply_error(x, text);
+}
+
+/* Checks what Redis checks before running or queueing; replies the
+ * refusal and returns false. */
+static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    char text[160];
+    goblin_session *s = x->sess;
+
+    x->cmd = resolve(x, argc, argv);
+    if (x->cmd == NULL) {
+        x->eng->stat_rejected++;
+        if (s->flags & SESS_MULTI)
+            s->flags |= SESS_DIRTY_EXEC;
+        return false;
+    }
+    if (!arity_ok(x->cmd, argc)) {
+        snprintf(text, sizeof(text),
+                 "ERR wrong number of arguments for '%s' command",
+                 x->cmd->fullname);
+        reject(x, text);
+        return false;
+    }
+    if (x->eng->requirepass != NULL && !(s->flags & SESS_AUTHED) &&
+        !(x->cmd->flags & CMD_NO_AUTH)) {
+        reject(x, "NOAUTH Authentication required.");
+        return false;
+    }
+    return true;
+}
+
+/* After each command: CLIENT REPLY SKIP applies to the next one only. */
+static void after_command(goblin_session *s)
+{
+    s->flags &= ~(uint32_t)SESS_REPLY_SKIP;
+    if (s->flags & SESS_REPLY_SKIP_NEXT) {
+        s->flags |= SESS_REPLY_SKIP;
+        s->flags &= ~(uint32_t)SESS_REPLY_SKIP_NEXT;
+    }
+}
+
+/* Runs an admitted command's handler and counts it. *clock is the last
+ * clock reading; the command is charged the time up to the next one. */
+void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv,
+                 uint64_t *clock)
+{
+    struct goblin__cmdstat *st = &x->eng->stats[x->cmd - goblin__commands];
+    uint64_t now;
+
+    x->sess->lastcmd = x->cmd;
+    x->failed = false;
+    x->cmd->fn(x, argc, argv);
+    now = goblin__ticks(x->eng);
+    st->calls++;
+    st->ticks += now - *clock;
+    st->failed += x->failed;
+    *clock = now;
+    x->eng->stat_commands++;
+}
+
+int goblin__dispatch(goblin_session *s, int argc,
+                     const struct goblin_slice *argv,
+                     struct goblin_sink *sink, uint64_t *clock)
+{
+    goblin__exec x = {s->eng, s, s->eng->st, sink, NULL, s->resp, false};
+
+    if (s->flags & (SESS_REPLY_OFF | SESS_REPLY_SKIP))
+        x.sink = &s->discard;
+    s->eng->running = s;
+    if (admit(&x, argc, argv)) {
+        if ((s->flags & SESS_MULTI) && !runs_in_multi(x.cmd))
+            goblin__multi_queue(&x, argc, argv);
+        else
+            goblin__run(&x, argc, argv, clock);
+    }
+    s->eng->running = NULL;
+    after_command(s);
+    return 0;
+}
+
+int goblin__execute(goblin_session *s, int argc,
+                    const struct goblin_slice *argv, uint64_t *clock)
+{
+    return goblin__dispatch(s, argc, argv, &s->writer.sink, clock);
+}
+
+int goblin__command_execute(goblin_session *s, int argc,
+                            const struct goblin_slice *argv,
+                            struct goblin_sink *sink)
+{
+    uint64_t clock = goblin__ticks(s->eng);
+
+    if (argc < 1 || s->flags & SESS_CLOSE)
+        return GOBLIN_EINVAL;
+    goblin__dispatch(s, argc, argv, sink, &clock);
+    return s->flags & SESS_CLOSE ? GOBLIN_ECONNABORTED : 0;
+}

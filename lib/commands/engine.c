@@ -1,0 +1,218 @@
+/* engine.c - opening and closing an engine, its clocks, the store hook
+ * that feeds WATCH, and periodic work.
+ *
+ * Timing: a command's time is counted in ticks. Where the CPU has a
+ * constant TSC (x86-64 Linux reports "tsc" as the clock source) a tick is
+ * one rdtsc step, about 10 ns to read against about 25 ns for
+ * clock_gettime; elsewhere, or when the configuration brings its own
+ * now_ns clock, a tick is a nanosecond. Ticks become microseconds only
+ * when INFO shows them, with the rate cron measures against now_ns.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "session.h"
+#include "settings.h"
+
+static uint64_t monotonic_ns(void *ctx)
+{
+    struct timespec ts;
+
+    (void)ctx;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool tsc_is_constant(void)
+{
+#if defined(__x86_64__) && defined(__linux__)
+    char buf[16] = {0};
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+                    "current_clocksource", "r");
+    bool ok = false;
+
+    if (f == NULL)
+        return false;
+    if (fgets(buf, sizeof(buf), f) != NULL)
+        ok = strncmp(buf, "tsc", 3) == 0;
+    fclose(f);
+    return ok;
+#else
+    return false;
+#endif
+}
+
+uint64_t goblin__ticks(const goblin_engine *eng)
+{
+#if defined(__x86_64__)
+    if (eng->use_tsc) {
+        uint32_t lo, hi;
+
+        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+        return (uint64_t)hi << 32 | lo;
+    }
+#endif
+    return eng->cfg.now_ns(eng->cfg.now_ns_ctx);
+}
+
+uint64_t goblin__ticks_to_us(const goblin_engine *eng, uint64_t ticks)
+{
+    return (uint64_t)((double)ticks * eng->ns_per_tick / 1000.0);
+}
+
+/* Measures ns per tick over the whole life of the engine (so the estimate
+ * only gets better). */
+static void calibrate(goblin_engine *eng)
+{
+    uint64_t t = goblin__ticks(eng);
+    uint64_t ns = eng->cfg.now_ns(eng->cfg.now_ns_ctx);
+
+    if (!eng->use_tsc || t <= eng->tick0 || ns - eng->ns0 < 1000000)
+        return;
+    eng->ns_per_tick = (double)(ns - eng->ns0) / (double)(t - eng->tick0);
+}
+
+/* The allocator handed to the RESP parser and output buffers: the store's,
+ * with its accounting. */
+static void *acct_malloc(void *ctx, size_t size)
+{
+    return goblin__alloc(ctx, size);
+}
+
+static void *acct_realloc(void *ctx, void *p, size_t old_size,
+                          size_t new_size)
+{
+    return goblin__realloc(ctx, p, old_size, new_size);
+}
+
+static void acct_free(void *ctx, void *p, size_t size)
+{
+    goblin__free(ctx, p, size);
+}
+
+static void key_changed(void *ctx, struct goblin_slice key)
+{
+    goblin_engine *eng = ctx;
+
+    if (eng->prev_hook != NULL)
+        eng->prev_hook(eng->prev_hook_ctx, key);
+    goblin__watch_touch(eng, key);
+}
+
+static int engine_init(goblin_engine *eng)
+{
+    size_t n = goblin__command_count * sizeof(*eng->stats);
+    int rc;
+
+    eng->stats = goblin__alloc(eng->st, n);
+    if (eng->stats == NULL)
+        return GOBLIN_ENOMEM;
+    memset(eng->stats, 0, n);
+    rc = goblin__lookup_build(eng);
+    if (rc == 0)
+        rc = goblin__settings_init(eng);
+    return rc;
+}
+
+static void engine_free(goblin_engine *eng)
+{
+    goblin_store *st = eng->st;
+
+    goblin__settings_free(eng);
+    if (eng->slots != NULL)
+        goblin__lookup_free(eng);
+    goblin__free(st, eng->stats, goblin__command_count * sizeof(*eng->stats));
+    goblin__watch_free(eng);
+    goblin__free(st, eng, sizeof(*eng));
+}
+
+int goblin_engine_open(const struct goblin_engine_config *cfg,
+                       goblin_engine **out)
+{
+    goblin_engine *eng;
+    int rc;
+
+    if (cfg == NULL || cfg->store == NULL || out == NULL)
+        return GOBLIN_EINVAL;
+    eng = goblin__alloc(cfg->store, sizeof(*eng));
+    if (eng == NULL)
+        return GOBLIN_ENOMEM;
+    memset(eng, 0, sizeof(*eng));
+    eng->st = cfg->store;
+    eng->acct = (struct goblin_allocator){acct_malloc, acct_realloc,
+                                          acct_free, cfg->store};
+    eng->cfg = *cfg;
+    eng->cfg.requirepass = NULL;
+    if (eng->cfg.now_ns == NULL) {
+        eng->cfg.now_ns = monotonic_ns;
+        eng->use_tsc = tsc_is_constant();
+    }
+    eng->ns_per_tick = 1.0;
+    eng->tick0 = goblin__ticks(eng);
+    eng->ns0 = eng->cfg.now_ns(eng->cfg.now_ns_ctx);
+    if (eng->use_tsc)
+        eng->ns_per_tick = 1.0 / 3.0; /* until cron measures it */
+    eng->start_ms = goblin__now_ms(eng->st);
+    eng->next_id = 1;
+    rc = engine_init(eng);
+    if (rc == 0)
+        rc = goblin__settings_apply_config(eng, cfg);
+    if (rc != 0) {
+        engine_free(eng);
+        return rc;
+    }
+    eng->prev_hook = eng->st->cfg.key_changed;
+    eng->prev_hook_ctx = eng->st->cfg.key_changed_ctx;
+    eng->st->cfg.key_changed = key_changed;
+    eng->st->cfg.key_changed_ctx = eng;
+    *out = eng;
+    return 0;
+}
+
+void goblin_engine_close(goblin_engine *eng)
+{
+    if (eng == NULL)
+        return;
+    while (eng->first != NULL)
+        goblin_session_close(eng->first);
+    eng->st->cfg.key_changed = eng->prev_hook;
+    eng->st->cfg.key_changed_ctx = eng->prev_hook_ctx;
+    engine_free(eng);
+}
+
+size_t goblin_engine_session_count(const goblin_engine *eng)
+{
+    return eng->nsessions;
+}
+
+/* Samples commands per second over the last cron interval, as Redis's
+ * trackInstantaneousMetric does over 16 samples. */
+static void sample_ops(goblin_engine *eng)
+{
+    uint64_t ns = eng->cfg.now_ns(eng->cfg.now_ns_ctx);
+    uint64_t dt = ns - eng->ops_last_ns;
+
+    if (eng->ops_last_ns != 0 && dt > 0)
+        eng->ops_samples[eng->ops_idx++ % 16] =
+            (eng->stat_commands - eng->ops_last_cmds) * 1000000000u / dt;
+    eng->ops_last_ns = ns;
+    eng->ops_last_cmds = eng->stat_commands;
+}
+
+uint64_t goblin__ops_per_sec(const goblin_engine *eng)
+{
+    uint64_t sum = 0;
+    unsigned i;
+
+    for (i = 0; i < 16; i++)
+        sum += eng->ops_samples[i];
+    return sum / 16;
+}
+
+void goblin_engine_cron(goblin_engine *eng)
+{
+    calibrate(eng);
+    sample_ops(eng);
+    goblin__expire_step(eng);
+}

@@ -1,0 +1,80 @@
+/* respond.h - how handlers answer: thin helpers over the session's reply
+ * sink that also keep the engine's error statistics.
+ *
+ * Every error a command sends goes through goblin__reply_error*, which
+ * marks the command failed (INFO commandstats failed_calls), counts it by
+ * its first word (INFO errorstats) and, like Redis's addReplyErrorLength,
+ * turns CR and LF in the text into spaces so the reply stays one line.
+ * Texts are given without the leading '-' and with their code word
+ * ("ERR syntax error").
+ */
+#ifndef GOBLIN_RESPOND_H
+#define GOBLIN_RESPOND_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "command.h"
+
+void goblin__reply_ok(goblin__exec *x);
+void goblin__reply_status(goblin__exec *x, const char *text);
+void goblin__reply_error(goblin__exec *x, const char *text);
+void goblin__reply_errorf(goblin__exec *x, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* The Redis error for a GOBLIN_E* code (goblin_sink_error_code's text). */
+void goblin__reply_code(goblin__exec *x, int code);
+void goblin__reply_int(goblin__exec *x, int64_t v);
+void goblin__reply_bulk(goblin__exec *x, const void *p, size_t n);
+void goblin__reply_cstr(goblin__exec *x, const char *s);
+void goblin__reply_slice(goblin__exec *x, struct goblin_slice s);
+/* A null bulk string: "$-1" in RESP2, "_" in RESP3. */
+void goblin__reply_null(goblin__exec *x);
+/* A null array: "*-1" in RESP2, "_" in RESP3. */
+void goblin__reply_null_array(goblin__exec *x);
+void goblin__reply_array(goblin__exec *x, size_t n);
+/* A map of n pairs: an array of 2n elements in RESP2. */
+void goblin__reply_map(goblin__exec *x, size_t n);
+/* A set: an array in RESP2. */
+void goblin__reply_set(goblin__exec *x, size_t n);
+/* A double: a bulk string in RESP2, formatted as Redis does. */
+void goblin__reply_double(goblin__exec *x, double v);
+/* Text for humans (INFO, CLIENT LIST): a bulk string in RESP2, a verbatim
+ * "txt" string in RESP3. */
+void goblin__reply_verbatim(goblin__exec *x, const char *p, size_t n);
+
+/* A HELP reply: an array of status lines, as Redis's addReplyHelp. */
+void goblin__reply_help(goblin__exec *x, const char *const *lines, size_t n);
+
+/* The session's RESP version (2 or 3). */
+int goblin__reply_proto(const goblin__exec *x);
+
+/* True when arg equals lit (lower case) ignoring ASCII case. */
+bool goblin__arg_is(struct goblin_slice arg, const char *lit);
+
+/* Parses arg as a Redis integer (string2ll); on failure replies msg, or
+ * "ERR value is not an integer or out of range" when msg is NULL, and
+ * returns false. */
+bool goblin__arg_int64(goblin__exec *x, struct goblin_slice arg,
+                       int64_t *out, const char *msg);
+
+/* Like goblin__arg_int64 but also requires lo <= value <= hi; out of range
+ * replies msg too (or "ERR value is out of range, must be positive" style
+ * texts the caller passes). */
+bool goblin__arg_range(goblin__exec *x, struct goblin_slice arg, int64_t lo,
+                       int64_t hi, int64_t *out, const char *msg);
+
+/* The length of arg as Redis's "%s" of it shows it: up to the first NUL
+ * byte (Redis formats arguments as C strings), as an int for "%.*s". */
+int goblin__cstr_len(struct goblin_slice arg);
+
+/* Redis's common texts. */
+#define GOBLIN__ERR_SYNTAX "ERR syntax error"
+#define GOBLIN__ERR_NOTINT "ERR value is not an integer or out of range"
+#define GOBLIN__ERR_CLIENT_NAME                                               \
+    "ERR Client names cannot contain spaces, newlines or special characters."
+#define GOBLIN__ERR_WRONGTYPE                                                 \
+    "WRONGTYPE Operation against a key holding the wrong kind of value"
+
+#endif

@@ -1,0 +1,318 @@
+/* session.h - the engine and session objects behind goblin/engine.h, shared
+ * by the files of lib/commands, and the hooks lib/sbe implements.
+ *
+ * Memory: everything here is allocated from the engine's store
+ * (goblin__alloc with sizes), so it shows in used_memory as client buffers
+ * do in Redis, and leaks show in the tests' counting allocator.
+ *
+ * Sessions of an engine form a list in id order (CLIENT LIST order). The
+ * WATCH table maps a key to the sessions watching it; each session keeps
+ * the entries it watches, so UNWATCH and close cost what was watched.
+ */
+#ifndef GOBLIN_SESSION_H
+#define GOBLIN_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "command.h"
+#include "goblin/engine.h"
+#include "goblin/resp.h"
+#include "store/store.h"
+
+struct goblin__cmdstat {
+    uint64_t calls;
+    uint64_t ticks; /* time spent, in the engine's clock ticks */
+    uint64_t rejected;
+    uint64_t failed;
+};
+
+struct goblin__setting {
+    struct goblin_setting s; /* name and alias point at the copies below */
+    char *name;
+    char *alias;
+};
+
+/* One watched key: its bytes and the sessions watching it. */
+struct goblin__watch {
+    struct goblin__watch *next; /* hash chain */
+    uint64_t hash;
+    goblin_session **watchers;
+    uint32_t nwatchers, capwatchers;
+    size_t keylen;
+    unsigned char key[]; /* keylen bytes */
+};
+
+/* Error replies by their first word, for INFO errorstats. */
+#define GOBLIN__ERRSTATS 12
+
+struct goblin_engine {
+    goblin_store *st;
+    /* Allocation through the store's accounting, for the RESP parser and
+     * output buffers (ctx is the store). */
+    struct goblin_allocator acct;
+    struct goblin_engine_config cfg;
+    void (*prev_hook)(void *ctx, struct goblin_slice key);
+    void *prev_hook_ctx;
+
+    /* Command lookup: open addressing over the lower-case names (and
+     * "parent|sub" fullnames); see lookup.c. */
+    uint32_t *slots;
+    uint32_t slot_mask;
+    struct goblin__cmdstat *stats; /* goblin__command_count entries */
+
+    /* Sessions, in id order. */
+    goblin_session *first, *last;
+    size_t nsessions;
+    uint64_t next_id;
+    goblin_session *running; /* the session executing a command, if any */
+
+    /* Settings. */
+    struct goblin__setting *settings;
+    size_t nsettings, capsettings;
+    char *requirepass; /* NULL = none */
+    size_t requirepass_len;
+    uint64_t proto_max_bulk_len;
+    uint64_t qbuf_limit;
+    /* client-output-buffer-limit: hard, soft, soft seconds for the classes
+     * normal, replica and pubsub (only normal applies to sessions). */
+    uint64_t obuf_limit[3][3];
+    int hz;
+
+    /* WATCH. */
+    struct goblin__watch **wbuckets;
+    size_t wmask, nwatched;
+
+    /* Clocks: ticks come from rdtsc where it is constant, else from now_ns;
+     * ns_per_tick is recalibrated by cron. */
+    bool use_tsc;
+    uint64_t tick0, ns0;
+    double ns_per_tick;
+    int64_t start_ms;
+
+    /* Statistics (INFO stats, CONFIG RESETSTAT clears them). */
+    uint64_t stat_commands;
+    uint64_t stat_connections;
+    uint64_t stat_net_in, stat_net_out;
+    uint64_t stat_errors;
+    uint64_t stat_rejected;
+    uint64_t stat_keyspace_hits, stat_keyspace_misses;
+    uint64_t stat_expired_keys;
+    uint64_t mem_peak;
+    uint64_t errstat[GOBLIN__ERRSTATS];
+    uint64_t ops_samples[16];
+    uint64_t ops_last_cmds, ops_last_ns;
+    unsigned ops_idx;
+    size_t cron_cursor;
+};
+
+/* Protocol of a session. */
+enum goblin__proto {
+    GOBLIN__PROTO_UNDECIDED = 0,
+    GOBLIN__PROTO_RESP = 1,
+    GOBLIN__PROTO_SBE = 2,
+};
+
+/* The magic that makes a session SBE (DESIGN.md, Protocol selection). */
+#define GOBLIN__SBE_MAGIC "GOBLINS!"
+#define GOBLIN__SBE_MAGIC_LEN 8
+
+/* The session's MULTI queue: commands with their argv copied into one
+ * growing byte area. */
+struct goblin__queued {
+    const struct goblin__command *cmd;
+    size_t argv_off; /* offset of the argc slices in qarea */
+    int argc;
+};
+
+enum {
+    SESS_MULTI = 1u << 0,      /* inside MULTI */
+    SESS_DIRTY_EXEC = 1u << 1, /* a queueing error: EXEC aborts */
+    SESS_DIRTY_CAS = 1u << 2,  /* a watched key changed: EXEC fails */
+    SESS_CLOSE = 1u << 3,      /* close after output is flushed */
+    SESS_KILLED = 1u << 4,     /* CLIENT KILL */
+    SESS_AUTHED = 1u << 5,
+    SESS_NO_EVICT = 1u << 6,
+    SESS_NO_TOUCH = 1u << 7,
+    SESS_REPLY_OFF = 1u << 8,  /* CLIENT REPLY OFF */
+    SESS_REPLY_SKIP = 1u << 9, /* CLIENT REPLY SKIP: drop next reply */
+    SESS_REPLY_SKIP_NEXT = 1u << 10,
+    SESS_OBUF_LIMIT = 1u << 11, /* output limit passed: output dropped */
+};
+
+struct goblin_session {
+    goblin_engine *eng;
+    goblin_session *prev, *next; /* the engine's list, in id order */
+    uint64_t id;
+    uint32_t flags; /* SESS_* */
+    enum goblin__proto proto;
+    uint8_t magic_seen; /* bytes of the SBE magic matched so far */
+    uint8_t resp;       /* 2 or 3 */
+    enum goblin_transport transport;
+    int fd;
+    void *user;
+    char *peer, *local; /* NUL-terminated copies */
+    char *name;         /* CLIENT SETNAME; NULL = none */
+    char *lib_name, *lib_ver;
+    int64_t ctime_ms, last_ms; /* store clock */
+    const struct goblin__command *lastcmd;
+
+    /* Input: bytes [in_pos, in_len) of in are not parsed yet. */
+    unsigned char *in;
+    size_t in_cap, in_len, in_pos;
+    goblin_resp_parser *parser;
+    bool parser_unauth;       /* the limits last given to the parser */
+    uint64_t parser_bulk_max;
+
+    /* Output: bytes [out_pos, out.len) are not sent yet. */
+    struct goblin_buf out;
+    size_t out_pos, out_peak;
+    int64_t obuf_soft_since_ms; /* soft limit passed since; 0 = not */
+    struct goblin_resp_writer writer;
+    struct goblin_sink discard; /* CLIENT REPLY OFF/SKIP */
+
+    /* MULTI queue. */
+    struct goblin__queued *queue;
+    size_t nqueue, capqueue;
+    unsigned char *qarea;
+    size_t qarea_len, qarea_cap;
+
+    /* WATCHed keys. */
+    struct goblin__watch **watched;
+    uint32_t nwatched, capwatched;
+
+    /* Scratch space for handlers that gather views before replying (KEYS,
+     * SCAN, MGET, MSET, ZADD pairs, ...); grows, never shrinks. scratch
+     * holds scratch_cap slices (scratch_cap * 16 bytes). */
+    struct goblin_slice *scratch;
+    size_t scratch_cap;
+
+    void *sbe; /* lib/sbe's per-session state */
+};
+
+/* session.c */
+/* Switches the session's RESP version (HELLO), for the reply being
+ * written too. */
+void goblin__session_set_resp(goblin_session *s, int resp);
+
+/* The session's output buffer, for lib/sbe's replies. */
+struct goblin_buf *goblin__session_out(goblin_session *s);
+
+/* RESET: back to a new connection's state (RESP2, no name, no MULTI, no
+ * WATCH, authenticated only when no password is set). */
+void goblin__session_reset(goblin_session *s);
+
+/* cmd_client.c */
+/* Redis's validateClientName: every byte in '!'..'~'. */
+bool goblin__client_name_ok(struct goblin_slice name);
+/* Sets (or with an empty name clears) the session's name. 0 or
+ * GOBLIN_ENOMEM. */
+int goblin__client_set_name(goblin_session *s, struct goblin_slice name);
+
+/* Marks s killed (CLIENT KILL by session by) and wakes its server. */
+void goblin__session_kill(goblin_session *s, goblin_session *by);
+
+struct goblin__text;
+/* Appends s's CLIENT LIST line. */
+void goblin__client_line(struct goblin__text *t, const goblin_session *s);
+
+/* Memory figures of a session for CLIENT LIST and INFO. */
+struct goblin__session_mem {
+    size_t qbuf, qbuf_free, argv_mem, multi_mem, rbs, rbp, obl, omem, total;
+};
+void goblin__session_mem(const goblin_session *s,
+                         struct goblin__session_mem *m);
+
+/* Makes room for n slices in s->scratch. 0 or GOBLIN_ENOMEM. */
+int goblin__scratch_reserve(goblin_session *s, size_t n);
+/* s->scratch as at least `bytes` bytes (8-byte aligned), or NULL. */
+void *goblin__scratch_bytes(goblin_session *s, size_t bytes);
+
+/* cmd_keys.c: SCAN's arguments, shared with HSCAN and ZSCAN. */
+struct goblin_scan_options;
+bool goblin__scan_cursor(goblin__exec *x, struct goblin_slice arg,
+                         uint64_t *out);
+bool goblin__scan_options(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv, int i,
+                          bool allow_type, struct goblin_scan_options *o,
+                          bool *type_known);
+bool goblin__scan_key(goblin__exec *x, struct goblin_slice key,
+                      enum goblin_type type);
+/* Starts a SCAN reply: a 2-array whose first element is the cursor. */
+void goblin__reply_cursor(goblin__exec *x, uint64_t cursor);
+const char *goblin__type_name(enum goblin_type t);
+/* One bounded step of active expiry (cron). */
+void goblin__expire_step(goblin_engine *eng);
+
+/* cmd_hash.c: replies n (field, value) pairs gathered in s->scratch, as
+ * [field, value] arrays in RESP3 when nested, else flat; fields only when
+ * !values. */
+void goblin__reply_pairs(goblin__exec *x, size_t n, bool values,
+                         bool nested);
+
+/* cmd_conn.c */
+bool goblin__auth_ok(const goblin_engine *eng, struct goblin_slice user,
+                     struct goblin_slice pass);
+
+/* engine.c: the clock commands are timed with (see engine.c). */
+uint64_t goblin__ticks(const goblin_engine *eng);
+uint64_t goblin__ticks_to_us(const goblin_engine *eng, uint64_t ticks);
+uint64_t goblin__ops_per_sec(const goblin_engine *eng);
+
+/* dispatch.c */
+/* Runs argv for s into sink with every check (see command.h's
+ * goblin__command_execute); *clock as for goblin__run. */
+int goblin__dispatch(goblin_session *s, int argc,
+                     const struct goblin_slice *argv,
+                     struct goblin_sink *sink, uint64_t *clock);
+/* goblin__dispatch into the session's own RESP writer. */
+int goblin__execute(goblin_session *s, int argc,
+                    const struct goblin_slice *argv, uint64_t *clock);
+/* Runs x->cmd's handler, which passed every check, and counts it; *clock
+ * is the last clock reading and becomes the new one. */
+void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv,
+                 uint64_t *clock);
+
+/* cmd_multi.c */
+void goblin__multi_queue(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv);
+/* Leaves MULTI, dropping the queue (WATCHes stay). */
+void goblin__multi_discard(goblin_session *s);
+
+/* session_io.c: applies the output buffer limits after a batch. */
+void goblin__output_check(goblin_session *s);
+
+/* respond.c: the name of errorstat slot i. */
+const char *goblin__errstat_name(size_t i);
+
+/* lookup.c */
+int goblin__lookup_build(goblin_engine *eng);
+void goblin__lookup_free(goblin_engine *eng);
+
+/* watch.c */
+int goblin__watch_key(goblin_session *s, struct goblin_slice key);
+void goblin__unwatch_all(goblin_session *s);
+void goblin__watch_touch(goblin_engine *eng, struct goblin_slice key);
+void goblin__watch_touch_if(goblin_engine *eng,
+                            bool (*changed)(goblin_store *st,
+                                            struct goblin_slice key));
+void goblin__watch_free(goblin_engine *eng);
+
+/* SBE sessions (DESIGN.md, Protocol selection). lib/sbe implements these;
+ * until it is built, sbe_none.c makes goblin__sbe_enabled() false and the
+ * magic bytes are plain RESP (an unknown command).
+ *
+ * goblin__sbe_session_input: consumes SBE frames from p[0..len), executing
+ * each (goblin__command_execute is the way into the command table) and
+ * appending replies to goblin__session_out(s). Sets *used to the bytes
+ * consumed (whole frames; the session keeps the rest for the next call).
+ * Returns 0, or a negative code when the session must close after its
+ * output is flushed. s->sbe is lib/sbe's state, NULL at first;
+ * goblin__sbe_session_free releases it when the session closes. */
+bool goblin__sbe_enabled(void);
+int goblin__sbe_session_input(goblin_session *s, const unsigned char *p,
+                              size_t len, size_t *used);
+void goblin__sbe_session_free(goblin_session *s);
+
+#endif

@@ -1,0 +1,254 @@
+/* session_io.c - a session's bytes: the input space the server reads into,
+ * protocol selection, the RESP loop that runs every complete command, and
+ * the output the server sends.
+ *
+ * The loop costs, per command, one parse, one lookup, the handler and one
+ * clock read (the time between two reads is charged to the command that
+ * ended it); nothing is allocated once the buffers have grown to the
+ * traffic.
+ */
+#include <string.h>
+
+#include "respond.h"
+#include "session.h"
+
+#define INPUT_CHUNK (16 * 1024)
+
+/* Moves the unparsed bytes to the front of the input buffer. */
+static void input_compact(goblin_session *s)
+{
+    size_t left = s->in_len - s->in_pos;
+
+    if (s->in_pos == 0)
+        return;
+    if (left > 0)
+        memmove(s->in, s->in + s->in_pos, left);
+    s->in_len = left;
+    s->in_pos = 0;
+}
+
+void *goblin_session_input_space(goblin_session *s, size_t *room)
+{
+    size_t want = INPUT_CHUNK, cap;
+    uint64_t big = goblin_resp_parser_wanted(s->parser);
+    unsigned char *p;
+
+    *room = 0;
+    if (s->flags & SESS_CLOSE)
+        return NULL;
+    if (big > want && big < s->eng->qbuf_limit)
+        want = (size_t)big;
+    if (s->in_cap - s->in_len < want)
+        input_compact(s);
+    if (s->in_cap - s->in_len < want) {
+        cap = s->in_cap == 0 ? INPUT_CHUNK : s->in_cap;
+        while (cap - s->in_len < want)
+            cap *= 2;
+        if (s->in_len >= s->eng->qbuf_limit)
+            return NULL;
+        p = goblin__realloc(s->eng->st, s->in, s->in_cap, cap);
+        if (p == NULL)
+            return NULL;
+        s->in = p;
+        s->in_cap = cap;
+    }
+    *room = s->in_cap - s->in_len;
+    return s->in + s->in_len;
+}
+
+/* Reads the first bytes against the SBE magic. */
+static void detect(goblin_session *s)
+{
+    size_t n = s->in_len - s->in_pos, i;
+    const unsigned char *p = s->in + s->in_pos;
+
+    for (i = s->magic_seen; i < n && i < GOBLIN__SBE_MAGIC_LEN; i++) {
+        if (p[i] != (unsigned char)GOBLIN__SBE_MAGIC[i]) {
+            s->proto = GOBLIN__PROTO_RESP;
+            return;
+        }
+    }
+    s->magic_seen = (uint8_t)i;
+    if (i == GOBLIN__SBE_MAGIC_LEN)
+        s->proto = GOBLIN__PROTO_SBE;
+}
+
+/* Keeps the parser's limits in step with the engine and the session's
+ * authentication. */
+static void parser_limits(goblin_session *s)
+{
+    bool unauth = s->eng->requirepass != NULL && !(s->flags & SESS_AUTHED);
+
+    if (unauth != s->parser_unauth) {
+        goblin_resp_parser_set_unauthenticated(s->parser, unauth);
+        s->parser_unauth = unauth;
+    }
+    if (s->parser_bulk_max != s->eng->proto_max_bulk_len) {
+        goblin_resp_parser_set_max_bulk_len(s->parser,
+                                            s->eng->proto_max_bulk_len);
+        s->parser_bulk_max = s->eng->proto_max_bulk_len;
+    }
+}
+
+/* A protocol error: the reply is Redis's text, then the session closes. */
+static int protocol_error(goblin_session *s)
+{
+    const char *text = goblin_resp_parser_error(s->parser);
+
+    s->writer.sink.ops->error(&s->writer.sink, text, strlen(text));
+    s->eng->errstat[0]++;
+    s->eng->stat_errors++;
+    s->flags |= SESS_CLOSE;
+    return GOBLIN_EPROTO;
+}
+
+static int resp_loop(goblin_session *s)
+{
+    struct goblin_resp_command cmd;
+    uint64_t clock = goblin__ticks(s->eng);
+    int64_t n;
+    int rc = 0;
+
+    while (!(s->flags & SESS_CLOSE) && s->in_pos < s->in_len) {
+        parser_limits(s);
+        n = goblin_resp_parse(s->parser, (const char *)s->in + s->in_pos,
+                              s->in_len - s->in_pos, &cmd);
+        if (n == 0)
+            break;
+        if (n == GOBLIN_EPROTO)
+            return protocol_error(s);
+        if (n < 0)
+            return (int)n;
+        s->in_pos += (size_t)n;
+        if (cmd.argc == 0)
+            continue;
+        rc = goblin__execute(s, (int)cmd.argc, cmd.argv, &clock);
+        if (rc != 0)
+            break;
+    }
+    return rc;
+}
+
+/* What the session's state means for the server once input is done. */
+static int verdict(goblin_session *s, int rc)
+{
+    if (rc != 0)
+        return rc;
+    if (s->out.failed)
+        return GOBLIN_ENOMEM;
+    if (s->flags & SESS_OBUF_LIMIT)
+        return GOBLIN_ELIMIT;
+    if (s->flags & SESS_CLOSE)
+        return GOBLIN_ECONNABORTED;
+    return 0;
+}
+
+static int sbe_input(goblin_session *s)
+{
+    size_t used = 0;
+    int rc = goblin__sbe_session_input(s, s->in + s->in_pos,
+                                       s->in_len - s->in_pos, &used);
+
+    s->in_pos += used;
+    return rc;
+}
+
+int goblin_session_input_commit(goblin_session *s, size_t n)
+{
+    int rc = 0;
+
+    if (s->flags & SESS_CLOSE)
+        return verdict(s, 0);
+    if (n > s->in_cap - s->in_len)
+        return GOBLIN_EINVAL;
+    s->in_len += n;
+    s->eng->stat_net_in += n;
+    s->last_ms = goblin__now_ms(s->eng->st);
+    if (s->proto == GOBLIN__PROTO_UNDECIDED)
+        detect(s);
+    if (s->proto == GOBLIN__PROTO_RESP)
+        rc = resp_loop(s);
+    else if (s->proto == GOBLIN__PROTO_SBE)
+        rc = sbe_input(s);
+    input_compact(s);
+    if (rc == 0 && s->in_len >= s->eng->qbuf_limit) {
+        s->flags |= SESS_CLOSE;
+        rc = GOBLIN_ELIMIT;
+    }
+    goblin__output_check(s);
+    return verdict(s, rc);
+}
+
+int goblin_session_feed(goblin_session *s, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    size_t room, k;
+    void *at;
+    int rc = 0;
+
+    do {
+        at = goblin_session_input_space(s, &room);
+        if (at == NULL)
+            return verdict(s, s->flags & SESS_CLOSE ? 0 : GOBLIN_ELIMIT);
+        k = len < room ? len : room;
+        if (k > 0)
+            memcpy(at, p, k);
+        rc = goblin_session_input_commit(s, k);
+        p += k;
+        len -= k;
+    } while (rc == 0 && len > 0);
+    return rc;
+}
+
+const void *goblin_session_output(goblin_session *s, size_t *len)
+{
+    *len = s->out.len - s->out_pos;
+    return s->out.data + s->out_pos;
+}
+
+void goblin_session_output_consume(goblin_session *s, size_t n)
+{
+    size_t left = s->out.len - s->out_pos;
+
+    if (n > left)
+        n = left;
+    s->out_pos += n;
+    s->eng->stat_net_out += n;
+    if (s->out_pos == s->out.len) {
+        s->out.len = 0;
+        s->out_pos = 0;
+    } else if (s->out_pos >= s->out.cap / 2) {
+        goblin_buf_consume(&s->out, s->out_pos);
+        s->out_pos = 0;
+    }
+}
+
+/* Applies client-output-buffer-limit (class normal): past the hard limit,
+ * or past the soft one for longer than its seconds, the output is dropped
+ * and the session closes, as Redis's closeClientOnOutputBufferLimit. */
+void goblin__output_check(goblin_session *s)
+{
+    const uint64_t *lim = s->eng->obuf_limit[0];
+    size_t pending = s->out.len - s->out_pos;
+    int64_t now;
+
+    if (pending > s->out_peak)
+        s->out_peak = pending;
+    if (lim[0] == 0 && lim[1] == 0)
+        return;
+    if (lim[0] != 0 && pending > lim[0])
+        goto over;
+    if (lim[1] == 0 || pending <= lim[1]) {
+        s->obuf_soft_since_ms = 0;
+        return;
+    }
+    now = goblin__now_ms(s->eng->st);
+    if (s->obuf_soft_since_ms == 0)
+        s->obuf_soft_since_ms = now;
+    if ((uint64_t)(now - s->obuf_soft_since_ms) / 1000 < lim[2])
+        return;
+over:
+    s->flags |= SESS_CLOSE | SESS_OBUF_LIMIT;
+    s->out.len = 0;
+    s->out_pos = 0;
+}

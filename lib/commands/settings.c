@@ -1,0 +1,380 @@
+/* settings.c - the registry of settings behind CONFIG GET/SET, and the
+ * engine's own: requirepass, proto-max-bulk-len, client-query-buffer-limit,
+ * client-output-buffer-limit, hz and databases.
+ *
+ * Validation texts and ranges are Redis 7.0's (config.c): a setting's set
+ * either applies the whole value or changes nothing.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "goblin/numtext.h"
+#include "settings.h"
+
+static char *dup_cstr(goblin_store *st, const char *s, size_t len)
+{
+    char *p = goblin__alloc(st, len + 1);
+
+    if (p != NULL) {
+        memcpy(p, s, len);
+        p[len] = '\0';
+    }
+    return p;
+}
+
+static void free_cstr(goblin_store *st, char *s)
+{
+    if (s != NULL)
+        goblin__free(st, s, strlen(s) + 1);
+}
+
+static bool eq_nocase(const char *a, struct goblin_slice b)
+{
+    size_t i;
+
+    for (i = 0; i < b.len; i++) {
+        unsigned char x = (unsigned char)a[i];
+        unsigned char y = ((const unsigned char *)b.ptr)[i];
+
+        if (x == '\0')
+            return false;
+        if (y >= 'A' && y <= 'Z')
+            y += 'a' - 'A';
+        if (x != y)
+            return false;
+    }
+    return a[b.len] == '\0';
+}
+
+const struct goblin__setting *goblin__setting_find(const goblin_engine *eng,
+                                                   struct goblin_slice name)
+{
+    size_t i;
+
+    for (i = 0; i < eng->nsettings; i++) {
+        const struct goblin__setting *s = &eng->settings[i];
+
+        if (eq_nocase(s->name, name) ||
+            (s->alias != NULL && eq_nocase(s->alias, name)))
+            return s;
+    }
+    return NULL;
+}
+
+int goblin_engine_setting_add(goblin_engine *eng,
+                              const struct goblin_setting *s)
+{
+    struct goblin__setting *e;
+    size_t cap;
+
+    if (s == NULL || s->name == NULL || s->get == NULL ||
+        goblin__setting_find(eng, (struct goblin_slice){
+                                      s->name, strlen(s->name)}) != NULL)
+        return GOBLIN_EINVAL;
+    if (eng->nsettings == eng->capsettings) {
+        cap = eng->capsettings == 0 ? 16 : eng->capsettings * 2;
+        e = goblin__realloc(eng->st, eng->settings,
+                            eng->capsettings * sizeof(*e), cap * sizeof(*e));
+        if (e == NULL)
+            return GOBLIN_ENOMEM;
+        eng->settings = e;
+        eng->capsettings = cap;
+    }
+    e = &eng->settings[eng->nsettings];
+    memset(e, 0, sizeof(*e));
+    e->s = *s;
+    e->name = dup_cstr(eng->st, s->name, strlen(s->name));
+    if (s->alias != NULL)
+        e->alias = dup_cstr(eng->st, s->alias, strlen(s->alias));
+    if (e->name == NULL || (s->alias != NULL && e->alias == NULL)) {
+        free_cstr(eng->st, e->name);
+        free_cstr(eng->st, e->alias);
+        return GOBLIN_ENOMEM;
+    }
+    e->s.name = e->name;
+    e->s.alias = e->alias;
+    eng->nsettings++;
+    return 0;
+}
+
+void goblin__settings_free(goblin_engine *eng)
+{
+    size_t i;
+
+    for (i = 0; i < eng->nsettings; i++) {
+        free_cstr(eng->st, eng->settings[i].name);
+        free_cstr(eng->st, eng->settings[i].alias);
+    }
+    goblin__free(eng->st, eng->settings,
+                 eng->capsettings * sizeof(*eng->settings));
+    eng->settings = NULL;
+    eng->nsettings = eng->capsettings = 0;
+    if (eng->requirepass != NULL)
+        goblin__free(eng->st, eng->requirepass, eng->requirepass_len + 1);
+    eng->requirepass = NULL;
+}
+
+int goblin__parse_memory(struct goblin_slice v, uint64_t *out)
+{
+    static const struct { const char *unit; uint64_t mul; } units[] = {
+        {"", 1}, {"b", 1}, {"k", 1000}, {"kb", 1024},
+        {"m", 1000000}, {"mb", 1024 * 1024}, {"g", 1000000000},
+        {"gb", 1024ull * 1024 * 1024},
+    };
+    const char *p = v.ptr;
+    size_t i, digits = 0;
+    uint64_t n = 0;
+
+    while (digits < v.len && p[digits] >= '0' && p[digits] <= '9') {
+        if (n > (UINT64_MAX - 9) / 10)
+            return GOBLIN_EINVAL;
+        n = n * 10 + (uint64_t)(p[digits++] - '0');
+    }
+    if (digits == 0)
+        return GOBLIN_EINVAL;
+    for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        struct goblin_slice u = {p + digits, v.len - digits};
+
+        if (!eq_nocase(units[i].unit, u))
+            continue;
+        if (n > UINT64_MAX / units[i].mul)
+            return GOBLIN_EINVAL;
+        *out = n * units[i].mul;
+        return 0;
+    }
+    return GOBLIN_EINVAL;
+}
+
+static int fmt_u64(char *buf, size_t cap, uint64_t v)
+{
+    return snprintf(buf, cap, "%llu", (unsigned long long)v);
+}
+
+/* A memory setting with Redis's range [1 MiB, LLONG_MAX]. */
+static int set_big_memory(struct goblin_slice v, uint64_t *dst,
+                          const char **why)
+{
+    uint64_t n;
+
+    if (goblin__parse_memory(v, &n) != 0) {
+        *why = "argument must be a memory value";
+        return GOBLIN_EINVAL;
+    }
+    if (n < 1024 * 1024 || n > (uint64_t)LLONG_MAX) {
+        *why = "argument must be between 1048576 and 9223372036854775807 "
+               "inclusive";
+        return GOBLIN_ERANGE;
+    }
+    *dst = n;
+    return 0;
+}
+
+static int get_bulk_len(void *ctx, char *buf, size_t cap)
+{
+    return fmt_u64(buf, cap, ((goblin_engine *)ctx)->proto_max_bulk_len);
+}
+
+static int set_bulk_len(void *ctx, struct goblin_slice v, const char **why)
+{
+    return set_big_memory(v, &((goblin_engine *)ctx)->proto_max_bulk_len,
+                          why);
+}
+
+static int get_qbuf(void *ctx, char *buf, size_t cap)
+{
+    return fmt_u64(buf, cap, ((goblin_engine *)ctx)->qbuf_limit);
+}
+
+static int set_qbuf(void *ctx, struct goblin_slice v, const char **why)
+{
+    return set_big_memory(v, &((goblin_engine *)ctx)->qbuf_limit, why);
+}
+
+static int get_requirepass(void *ctx, char *buf, size_t cap)
+{
+    goblin_engine *eng = ctx;
+    size_t n = eng->requirepass == NULL ? 0 : eng->requirepass_len;
+
+    if (n > cap)
+        n = cap;
+    if (n > 0)
+        memcpy(buf, eng->requirepass, n);
+    return (int)n;
+}
+
+/* Sets the password; an empty one removes it. Sessions already
+ * authenticated stay so, as in Redis. */
+int goblin__set_requirepass(goblin_engine *eng, const void *p, size_t len)
+{
+    char *copy = NULL;
+
+    if (len > 0 && (copy = dup_cstr(eng->st, p, len)) == NULL)
+        return GOBLIN_ENOMEM;
+    if (eng->requirepass != NULL)
+        goblin__free(eng->st, eng->requirepass, eng->requirepass_len + 1);
+    eng->requirepass = copy;
+    eng->requirepass_len = len;
+    return 0;
+}
+
+static int set_requirepass(void *ctx, struct goblin_slice v,
+                           const char **why)
+{
+    *why = "out of memory";
+    return goblin__set_requirepass(ctx, v.ptr, v.len);
+}
+
+static int get_hz(void *ctx, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, "%d", ((goblin_engine *)ctx)->hz);
+}
+
+/* Redis accepts 0..INT_MAX and clamps what it runs with to 1..500. */
+static int set_hz(void *ctx, struct goblin_slice v, const char **why)
+{
+    int64_t n;
+
+    if (goblin_int64_parse(v.ptr, v.len, &n) != 0) {
+        *why = "argument couldn't be parsed into an integer";
+        return GOBLIN_EINVAL;
+    }
+    if (n < 0 || n > INT_MAX) {
+        *why = "argument must be between 0 and 2147483647 inclusive";
+        return GOBLIN_ERANGE;
+    }
+    ((goblin_engine *)ctx)->hz = n < 1 ? 1 : n > 500 ? 500 : (int)n;
+    return 0;
+}
+
+static int get_databases(void *ctx, char *buf, size_t cap)
+{
+    (void)ctx;
+    return snprintf(buf, cap, "1");
+}
+
+static const char *const obuf_class[3] = {"normal", "slave", "pubsub"};
+
+static int get_obuf(void *ctx, char *buf, size_t cap)
+{
+    goblin_engine *eng = ctx;
+    size_t n = 0;
+    int c;
+
+    for (c = 0; c < 3 && n < cap; c++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s %llu %llu %llu",
+                              c > 0 ? " " : "", obuf_class[c],
+                              (unsigned long long)eng->obuf_limit[c][0],
+                              (unsigned long long)eng->obuf_limit[c][1],
+                              (unsigned long long)eng->obuf_limit[c][2]);
+    return (int)(n < cap ? n : cap);
+}
+
+static int obuf_class_of(struct goblin_slice name)
+{
+    if (eq_nocase("normal", name))
+        return 0;
+    if (eq_nocase("slave", name) || eq_nocase("replica", name))
+        return 1;
+    if (eq_nocase("pubsub", name))
+        return 2;
+    return -1;
+}
+
+/* Splits v at spaces into at most max words; returns how many, or -1 when
+ * there are more. */
+static int split_words(struct goblin_slice v, struct goblin_slice *w,
+                       int max)
+{
+    const char *p = v.ptr, *end = p + v.len;
+    int n = 0;
+
+    while (p < end) {
+        const char *q;
+
+        while (p < end && *p == ' ')
+            p++;
+        if (p == end)
+            break;
+        for (q = p; q < end && *q != ' '; q++)
+            ;
+        if (n == max)
+            return -1;
+        w[n++] = (struct goblin_slice){p, (size_t)(q - p)};
+        p = q;
+    }
+    return n;
+}
+
+static int set_obuf(void *ctx, struct goblin_slice v, const char **why)
+{
+    goblin_engine *eng = ctx;
+    uint64_t lim[3][3];
+    struct goblin_slice w[12];
+    int n = split_words(v, w, 12), i, c, k;
+
+    if (n < 0 || n % 4 != 0) {
+        *why = "Wrong number of arguments in buffer limit configuration.";
+        return GOBLIN_EINVAL;
+    }
+    memcpy(lim, eng->obuf_limit, sizeof(lim));
+    for (i = 0; i < n; i += 4) {
+        if ((c = obuf_class_of(w[i])) < 0) {
+            *why = "Invalid client class specified in buffer limit "
+                   "configuration.";
+            return GOBLIN_EINVAL;
+        }
+        for (k = 0; k < 3; k++) {
+            if (goblin__parse_memory(w[i + 1 + k], &lim[c][k]) != 0) {
+                *why = "Error in hard, soft or soft_seconds setting in "
+                       "buffer limit configuration.";
+                return GOBLIN_EINVAL;
+            }
+        }
+    }
+    memcpy(eng->obuf_limit, lim, sizeof(lim));
+    return 0;
+}
+
+int goblin__settings_init(goblin_engine *eng)
+{
+    const struct goblin_setting own[] = {
+        {"requirepass", NULL, get_requirepass, set_requirepass, eng},
+        {"proto-max-bulk-len", NULL, get_bulk_len, set_bulk_len, eng},
+        {"client-query-buffer-limit", NULL, get_qbuf, set_qbuf, eng},
+        {"client-output-buffer-limit", NULL, get_obuf, set_obuf, eng},
+        {"hz", NULL, get_hz, set_hz, eng},
+        {"databases", NULL, get_databases, NULL, eng},
+    };
+    size_t i;
+    int rc;
+
+    eng->proto_max_bulk_len = 512ull * 1024 * 1024;
+    eng->qbuf_limit = 1024ull * 1024 * 1024;
+    eng->hz = 10;
+    eng->obuf_limit[1][0] = 256ull * 1024 * 1024;
+    eng->obuf_limit[1][1] = 64ull * 1024 * 1024;
+    eng->obuf_limit[1][2] = 60;
+    eng->obuf_limit[2][0] = 32ull * 1024 * 1024;
+    eng->obuf_limit[2][1] = 8ull * 1024 * 1024;
+    eng->obuf_limit[2][2] = 60;
+    for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+        if ((rc = goblin_engine_setting_add(eng, &own[i])) != 0)
+            return rc;
+    return 0;
+}
+
+int goblin__settings_apply_config(goblin_engine *eng,
+                                  const struct goblin_engine_config *cfg)
+{
+    if (cfg->proto_max_bulk_len != 0)
+        eng->proto_max_bulk_len = cfg->proto_max_bulk_len;
+    if (cfg->client_query_buffer_limit != 0)
+        eng->qbuf_limit = cfg->client_query_buffer_limit;
+    if (cfg->hz != 0)
+        eng->hz = cfg->hz < 1 ? 1 : cfg->hz > 500 ? 500 : cfg->hz;
+    if (cfg->requirepass != NULL && cfg->requirepass[0] != '\0')
+        return goblin__set_requirepass(eng, cfg->requirepass,
+                                       strlen(cfg->requirepass));
+    return 0;
+}
