@@ -30,6 +30,7 @@ struct goblin_resp_reader {
     struct goblin_allocator alloc;
     bool has_alloc;
     bool failed;
+    bool whole; /* scanned to the end of a reply; the build is pending */
     uint64_t max_bulk;
     size_t pos;
     size_t nodes_seen;
@@ -90,6 +91,7 @@ void goblin_resp_reader_close(goblin_resp_reader *r)
 void goblin_resp_reader_reset(goblin_resp_reader *r)
 {
     r->failed = false;
+    r->whole = false;
     r->pos = 0;
     r->nodes_seen = 0;
     r->depth = 0;
@@ -404,7 +406,8 @@ int64_t goblin_resp_reply_parse(goblin_resp_reader *r, const char *in,
 
     if (r->failed)
         return GOBLIN_EPROTO;
-    rc = scan(r, in, len);
+    rc = r->whole ? 1 : scan(r, in, len);
+    r->whole = rc == 1;
     if (rc == NEED_MORE)
         return 0;
     if (rc == BAD) {
@@ -416,6 +419,7 @@ int64_t goblin_resp_reply_parse(goblin_resp_reader *r, const char *in,
     r->next_node = 1;
     used = build(r, in, len, 0, &r->nodes[0]);
     *out = &r->nodes[0];
+    r->whole = false;
     r->pos = 0;
     r->nodes_seen = 0;
     r->depth = 0;
