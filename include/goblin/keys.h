@@ -118,12 +118,15 @@ GOBLIN_API int goblin_store_expire_step(goblin_store *st, size_t max_work,
 
 /* Redis's glob matching (stringmatchlen, as KEYS, SCAN MATCH and PSUBSCRIBE
  * use it): '*', '?', '[...]' with ranges and '^', '\' escapes; nocase
- * folds ASCII letters. Binary-safe. Returns 1 on a match, else 0. */
+ * folds ASCII letters. Binary-safe. Returns 1 on a match, else 0. As in
+ * Redis, "*" does not match the empty string: KEYS and SCAN treat the
+ * pattern "*" as no pattern. */
 GOBLIN_API int goblin_glob_match(const void *pattern, size_t pattern_len,
                                  const void *str, size_t str_len, int nocase);
 
 struct goblin_scan_options {
-    /* MATCH: keys matching this glob pattern only; ptr NULL for all. */
+    /* MATCH: keys matching this glob pattern only; ptr NULL (or "*")
+     * for all. */
     struct goblin_slice match;
     /* TYPE: keys of this type only; GOBLIN_TYPE_NONE for all. */
     enum goblin_type type;

@@ -181,9 +181,13 @@ static bool passes(const struct goblin_scan_options *o, const uint8_t *rec,
         return true;
     if (o->type != GOBLIN_TYPE_NONE && goblin__rec_type(rec) != o->type)
         return false;
-    return o->match.ptr == NULL ||
-           goblin_glob_match(o->match.ptr, o->match.len, key.ptr, key.len,
-                             0);
+    /* Like Redis, "*" alone is no pattern at all: it even matches the
+     * empty key, which stringmatchlen("*", "") does not. */
+    if (o->match.ptr == NULL ||
+        (o->match.len == 1 && *(const char *)o->match.ptr == '*'))
+        return true;
+    return goblin_glob_match(o->match.ptr, o->match.len, key.ptr, key.len,
+                             0) != 0;
 }
 
 int goblin_key_scan(goblin_store *st, uint64_t cursor,
