@@ -526,14 +526,14 @@ static void test_model_walk_seed_1(void **state)
 {
     struct fixture *fx = *state;
 
-    run_walk(fx->st, 1, 12000);
+    run_walk(fx->st, 1, 8000);
 }
 
 static void test_model_walk_seed_2(void **state)
 {
     struct fixture *fx = *state;
 
-    run_walk(fx->st, 0xfeedbeef, 12000);
+    run_walk(fx->st, 0xfeedbeef, 8000);
 }
 
 /* Heavy churn on one full hash with chunks of several kinds: values whose
