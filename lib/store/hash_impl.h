@@ -125,8 +125,9 @@ void goblin__hf_pair(const struct goblin__hash_full *hf, uint32_t id,
                      struct goblin_slice *f, struct goblin_slice *v);
 
 /* Sets npairs pairs (fv: field, value, ...; hashes: their field hashes,
- * or NULL to compute them), left to right. All or nothing: returns the number of new fields, or
- * GOBLIN_ENOMEM / GOBLIN_ELIMIT with nothing changed. */
+ * or NULL to compute them), left to right. All or nothing: returns the
+ * number of new fields, or GOBLIN_ENOMEM / GOBLIN_ELIMIT with nothing
+ * changed. Does not compact: the caller runs a step afterwards. */
 int goblin__hf_set(goblin_store *st, struct goblin__hash_full *hf,
                    const struct goblin_slice *fv, const uint64_t *hashes,
                    size_t npairs);
