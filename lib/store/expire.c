@@ -163,7 +163,7 @@ static void expire_at(goblin_store *st, size_t pos)
     key.ptr = r.key;
     key.len = r.klen;
     goblin__key_changed(st, key);
-    goblin__key_delete_id(st, id);
+    goblin__key_drop_id(st, id);
 }
 
 int goblin_store_expire_step(goblin_store *st, size_t max_work,

@@ -466,6 +466,21 @@ void goblin__key_delete_id(goblin_store *st, uint32_t id)
     retire(st, id_unlink(st, id, rec_hash(st, rec)));
 }
 
+void goblin__key_drop_id(goblin_store *st, uint32_t id)
+{
+    uint8_t *rec = *rec_ref(&st->ks, id);
+
+    rec_free(st, id_unlink(st, id, rec_hash(st, rec)));
+}
+
+/* Whether the caller's slice points into rec. */
+static bool aliases(struct goblin_slice s, const uint8_t *rec)
+{
+    const uint8_t *p = s.ptr;
+
+    return p != NULL && p >= rec && p < rec + goblin__rec_size(rec);
+}
+
 /* Whether the key at id has expired by now. */
 static bool expired(const goblin_store *st, const uint8_t *rec)
 {
@@ -484,8 +499,13 @@ int goblin__key_find(goblin_store *st, struct goblin_slice key,
         return 0;
     rec = *rec_ref(&st->ks, i);
     if (expired(st, rec)) {
+        /* Freed at once unless key is a view of this very record: a read
+         * must not end the views that earlier calls handed out. */
         goblin__key_changed(st, key);
-        retire(st, id_unlink(st, i, hash));
+        if (aliases(key, rec))
+            retire(st, id_unlink(st, i, hash));
+        else
+            rec_free(st, id_unlink(st, i, hash));
         return 0;
     }
     *id = i;
@@ -952,7 +972,7 @@ int goblin_key_random(goblin_store *st, struct goblin_slice *out)
             struct goblin_slice key = {r.key, r.klen};
 
             goblin__key_changed(st, key);
-            goblin__key_delete_id(st, id);
+            goblin__key_drop_id(st, id);
             continue;
         }
         out->ptr = r.key;

@@ -111,6 +111,9 @@ uint8_t *goblin__key_rec(const goblin_store *st, uint32_t id);
 /* Deletes the key at id; its record stays readable until the next write
  * begins. Does not call goblin__key_changed. */
 void goblin__key_delete_id(goblin_store *st, uint32_t id);
+/* Deletes the key at id and frees its record at once: for expired keys
+ * met by calls that read, whose bytes no view in use can point to. */
+void goblin__key_drop_id(goblin_store *st, uint32_t id);
 /* The expiry array: deadline and key id at position pos < exp_count. */
 int64_t goblin__exp_when(const goblin_store *st, size_t pos);
 uint32_t goblin__exp_id(const goblin_store *st, size_t pos);

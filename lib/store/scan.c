@@ -213,7 +213,7 @@ int goblin_key_scan(goblin_store *st, uint64_t cursor,
         if (when != -1 && now > when) {
             /* The last key moves here; it was visited or is new. */
             goblin__key_changed(st, key);
-            goblin__key_delete_id(st, (uint32_t)pos);
+            goblin__key_drop_id(st, (uint32_t)pos);
             continue;
         }
         if (!passes(opts, rec, key))

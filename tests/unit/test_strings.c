@@ -123,6 +123,39 @@ static void test_set_get_hands_back_the_old_value(void **state)
     assert_int_equal(goblin_str_set(f->st, S("new"), S("v"), &o, &old), 0);
 }
 
+/* A view handed out by a write lasts until the next write, even when
+ * reads in between delete many expired keys. */
+static void test_views_survive_reads_that_expire_keys(void **state)
+{
+    struct fixture *f = *state;
+    struct goblin_set_options o = {0};
+    struct goblin_slice old, v;
+    char buf[16];
+
+    for (int i = 0; i < 10; i++) {
+        int n = snprintf(buf, sizeof(buf), "e%d", i);
+
+        assert_int_equal(goblin_str_set(f->st, slice_of(buf, (size_t)n),
+                                        S("x"), NULL, NULL), 1);
+        assert_int_equal(goblin_key_pexpire(f->st, slice_of(buf, (size_t)n),
+                                            5, 0), 1);
+    }
+    assert_int_equal(goblin_str_set(f->st, S("k"), S("old value"), NULL,
+                                    NULL), 1);
+    o.get = 1;
+    assert_int_equal(goblin_str_set(f->st, S("k"), S("new"), &o, &old), 3);
+    assert_int_equal(goblin_str_get(f->st, S("k"), &v), 1);
+    f->clock.now_ms += 10;
+    for (int i = 0; i < 10; i++) {
+        int n = snprintf(buf, sizeof(buf), "e%d", i);
+
+        assert_int_equal(goblin_key_exists(f->st, slice_of(buf, (size_t)n)),
+                         0);
+    }
+    assert_slice(old, "old value");
+    assert_slice(v, "new");
+}
+
 static void test_set_expiry_options(void **state)
 {
     struct fixture *f = *state;
@@ -802,6 +835,7 @@ int main(void)
         FIXTURE_TEST(test_set_replaces_other_types_unless_get),
         FIXTURE_TEST(test_set_nx_and_xx),
         FIXTURE_TEST(test_set_get_hands_back_the_old_value),
+        FIXTURE_TEST(test_views_survive_reads_that_expire_keys),
         FIXTURE_TEST(test_set_expiry_options),
         FIXTURE_TEST(test_set_rejects_bad_expire_times),
         FIXTURE_TEST(test_set_with_past_deadline_reads_absent),
