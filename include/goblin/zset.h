@@ -2,7 +2,8 @@
  * (binary-safe byte strings) each with a score (a double, never NaN),
  * ordered by score and then by member bytes (memcmp order, a shorter
  * prefix first). -0.0 and 0.0 compare equal, as in Redis: a member keeps
- * the one it was stored with until its score really changes.
+ * the one it was stored with until its score really changes, and, as in
+ * Redis, a compact set stores -0.0 as 0 while the full form keeps it.
  *
  * Conventions shared by every call below:
  *  - A missing key acts as an empty sorted set; a key holding another type
@@ -199,7 +200,8 @@ GOBLIN_API int64_t goblin_zset_pop(goblin_store *st, struct goblin_slice key,
                                    goblin_zset_visit visit, void *ctx);
 
 /* ZRANDMEMBER key [count]. count > 0: min(count, ZCARD) distinct members
- * (the whole set, in order, when count >= ZCARD); count < 0: exactly
+ * (the whole set from the highest score down, as Redis gives it, when
+ * count >= ZCARD); count < 0: exactly
  * -count members, each drawn uniformly, repeats allowed; 0 or a missing
  * key: none. Without a count the caller passes 1. Choices come from the
  * store's seeded generator, so a run is reproducible for a given seed.

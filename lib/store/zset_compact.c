@@ -16,8 +16,9 @@ static size_t score_size(double s)
 {
     int64_t v;
 
-    if (!(s >= -I48_MAX - 1 && s <= I48_MAX) || (double)(int64_t)s != s ||
-        (s == 0 && signbit(s)))
+    /* -0.0 passes as the integer 0: Redis's listpack keeps no signed
+     * zero either (ZADD z -0 m; ZSCORE z m gives "0" while compact). */
+    if (!(s >= -I48_MAX - 1 && s <= I48_MAX) || (double)(int64_t)s != s)
         return 9;
     v = (int64_t)s;
     if (v >= -ZC_SMALL && v <= ZC_SMALL)

@@ -8,7 +8,8 @@
  *    [member length (1 byte)][member bytes][score]. The score is one tag
  *    byte, followed by nothing for an integer in [-120, 120] (tag =
  *    value + 120), or 2, 4 or 6 bytes of a little-endian integer, or the
- *    8 bytes of a double. Members are at most 64 bytes and entries at most
+ *    8 bytes of a double. -0.0 is stored as the integer 0, as Redis's
+ *    listpack does. Members are at most 64 bytes and entries at most
  *    128 while compact, so every operation is a short linear scan.
  *
  *  - ZK_FULL: struct zfull: the arena of records (zset_arena.h) whose

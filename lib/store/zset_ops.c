@@ -342,15 +342,18 @@ static int visit_rank(const void *obj, size_t r, goblin_zset_visit visit,
     return visit(ctx, m, s);
 }
 
-/* Visits every member in order; 0 or the visitor's nonzero return. */
-static int visit_all(const void *obj, goblin_zset_visit visit, void *ctx)
+/* Visits every member, in order or from the highest down; 0 or the
+ * visitor's nonzero return. */
+static int visit_all(const void *obj, bool down, goblin_zset_visit visit,
+                     void *ctx)
 {
     struct goblin__zset_walk w;
     struct goblin_slice m;
+    size_t card = goblin__zset_obj_card(obj);
     double s;
     int rc;
 
-    goblin__zset_obj_walk(obj, 0, goblin__zset_obj_card(obj), false, &w);
+    goblin__zset_obj_walk(obj, down ? card - 1 : 0, card, down, &w);
     while (goblin__zset_walk_next(&w, &m, &s))
         if ((rc = visit(ctx, m, s)) != 0)
             return rc;
@@ -438,8 +441,8 @@ int64_t goblin_zset_randmember(goblin_store *st, struct goblin_slice key,
         return (int64_t)n;
     }
     n = (uint64_t)count < card ? (size_t)count : card;
-    if (n == card)
-        rc = visit_all(*slot, visit, ctx);
+    if (n == card) /* Redis gives the whole set from the highest down */
+        rc = visit_all(*slot, true, visit, ctx);
     else if (n * 3 > card || card <= GOBLIN__ZSET_COMPACT_MAX_ENTRIES)
         rc = sample_walk(st, *slot, card, n, visit, ctx);
     else
@@ -531,7 +534,7 @@ int64_t goblin_zset_scan(goblin_store *st, struct goblin_slice key,
     if (count == 0)
         count = 10;
     if (*(const uint8_t *)*slot == ZK_COMPACT)
-        rc = visit_all(*slot, scan_visit, &sc);
+        rc = visit_all(*slot, false, scan_visit, &sc);
     else
         rc = scan_full(*slot, cursor, count, &sc, next);
     return rc != 0 ? rc : sc.visited;
