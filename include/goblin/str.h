@@ -65,6 +65,7 @@ struct goblin_set_options {
  *  - GOBLIN_EINVAL: ttl_value <= 0 or the deadline overflows ("ERR
  *    invalid expire time in 'set' command"); checked first, as Redis does;
  *  - GOBLIN_ESYNTAX: a ttl mode SET does not take, or a bad cond;
+ *  - GOBLIN_ESTRBIG: value is longer than 512 MB;
  *  - GOBLIN_EWRONGTYPE: with get, when key holds another type (without
  *    get any type is overwritten);
  *  - GOBLIN_ENOMEM.
@@ -170,8 +171,9 @@ GOBLIN_API size_t goblin_str_mget(goblin_store *st,
                                   struct goblin_slice *out);
 
 /* MSET: sets keys[i] to values[i] for i < n, in order (a repeated key
- * ends with its last value), dropping deadlines. All or nothing: returns 0
- * or GOBLIN_ENOMEM with nothing changed. */
+ * ends with its last value), dropping deadlines. All or nothing: returns 0,
+ * or GOBLIN_ESTRBIG (a value over 512 MB) or GOBLIN_ENOMEM with nothing
+ * changed. */
 GOBLIN_API int goblin_str_mset(goblin_store *st,
                                const struct goblin_slice *keys,
                                const struct goblin_slice *values, size_t n);

@@ -581,6 +581,9 @@ int goblin__key_add(goblin_store *st, struct goblin_slice key,
 {
     uint8_t *rec;
 
+    /* Absent means goblin__key_lookup said so, which also deleted an
+     * expired record of the key; otherwise the key would be there twice. */
+    assert(!find_raw(st, key, key_hash(st, key), &(uint32_t){0}));
     rec = rec_new_obj(st, key, type, obj);
     if (rec == NULL)
         return GOBLIN_ENOMEM;
