@@ -90,7 +90,8 @@ class Server:
                     self.name, self.proc.returncode, self.output()))
             try:
                 c = self.client()
-                if c.call("PING") == ("+", b"PONG"):
+                reply = c.call("PING")
+                if reply == ("+", b"PONG") or reply[1].startswith(b"NOAUTH"):
                     c.close()
                     return self
                 c.close()
