@@ -394,6 +394,7 @@ void cmd_client_reply(goblin__exec *x, int argc,
     (void)argc;
     if (goblin__arg_is(argv[2], "on")) {
         s->flags &= ~(uint32_t)(SESS_REPLY_OFF | SESS_REPLY_SKIP);
+        x->sink = x->out;
         goblin__reply_ok(x);
     } else if (goblin__arg_is(argv[2], "off")) {
         s->flags |= SESS_REPLY_OFF;

@@ -49,17 +49,20 @@ static void human(char *buf, size_t cap, uint64_t n)
         snprintf(buf, cap, "%.2f%c", d, units[u]);
 }
 
+/* 40 hex digits (out holds 41 bytes) that identify this engine. */
 static void run_id(const goblin_engine *eng, char *out)
 {
     uint64_t seed = (uint64_t)eng->start_ms ^ (uint64_t)(uintptr_t)eng;
+    char hex[49];
     int i;
 
-    for (i = 0; i < 40; i += 16) {
+    for (i = 0; i < 48; i += 16) {
         uint64_t h = goblin__hash_bytes(seed + (uint64_t)i, &seed,
                                         sizeof(seed));
 
-        snprintf(out + i, 17, "%016llx", (unsigned long long)h);
+        snprintf(hex + i, 17, "%016llx", (unsigned long long)h);
     }
+    memcpy(out, hex, 40);
     out[40] = '\0';
 }
 

@@ -138,7 +138,9 @@ struct goblin__exec {
     goblin_engine *eng;
     goblin_session *sess;
     goblin_store *st;
-    struct goblin_sink *sink;
+    struct goblin_sink *sink; /* where replies go (a discarding sink while
+                               * CLIENT REPLY OFF or SKIP applies) */
+    struct goblin_sink *out;  /* the caller's sink */
     const struct goblin__command *cmd;
     int resp;    /* 2 or 3: the shape of replies that differ by version */
     bool failed; /* set by goblin__reply_error*: counts failed_calls */

@@ -178,7 +178,8 @@ int goblin__dispatch(goblin_session *s, int argc,
                      const struct goblin_slice *argv,
                      struct goblin_sink *sink, uint64_t *clock)
 {
-    goblin__exec x = {s->eng, s, s->eng->st, sink, NULL, s->resp, false};
+    goblin__exec x = {s->eng, s,    s->eng->st, sink,
+                      sink,   NULL, s->resp,    false};
 
     if (s->flags & (SESS_REPLY_OFF | SESS_REPLY_SKIP))
         x.sink = &s->discard;
