@@ -204,6 +204,7 @@ class Message:
         self.id = int_attr(el, 'id')
         self.since = int_attr(el, 'sinceVersion', 0)
         self.desc = el.get('description', '')
+        self.reply = el.get('semanticType') == 'reply'
         (self.fields, self.groups, self.datas,
          self.block) = read_body(el, types, var_type, True, self.name)
         self.c = snake(self.name)
@@ -923,6 +924,11 @@ def emit_message(out, m, schema):
     out('    v->block = m->buf + GOBLIN_SBE_HEADER_LENGTH;')
     out('    v->block_length = m->block_length;')
     out('    v->version = m->version;')
+    for g in m.groups:
+        out('    goblin_sbe_rt_absent(m, 0, &v->%s);' % snake(g.name))
+    for d in m.datas:
+        out('    v->%s.ptr = NULL;' % snake(d.name))
+        out('    v->%s.len = 0;' % snake(d.name))
     out('    if (m->template_id != %s)' % mm)
     out('        return goblin_sbe_rt_fail(m, GOBLIN_EINVAL, "wrong template");')
     if m.since > 0:
@@ -1044,6 +1050,28 @@ def emit_tables(out, schema):
     out('                                  "unknown template id");')
     out('    }')
     out('}')
+    out()
+    out('/* True for the templates the schema marks semanticType="reply". */')
+    out('static inline bool goblin_sbe_is_reply(unsigned id)')
+    out('{')
+    out('    switch (id) {')
+    for m in sorted(schema.messages, key=lambda m: m.id):
+        if m.reply:
+            out('    case %d:' % m.id)
+    out('        return true;')
+    out('    default:')
+    out('        return false;')
+    out('    }')
+    out('}')
+    out()
+    out('/* Every request as X(ID, name): GOBLIN_SBE_##ID is its template id and')
+    out(' * struct goblin_sbe_##name its decoder view. */')
+    out('#define GOBLIN_SBE_REQUESTS(X) \\')
+    reqs = [m for m in sorted(schema.messages, key=lambda m: m.id)
+            if not m.reply]
+    for i, m in enumerate(reqs):
+        out('    X(%s, %s)%s' % (m.c.upper(), m.c,
+                               ' \\' if i + 1 < len(reqs) else ''))
     out()
     ids = ', '.join(str(m.id) for m in sorted(schema.messages,
                                                key=lambda m: m.id))

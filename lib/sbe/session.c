@@ -1,0 +1,273 @@
+/* session.c - an SBE session: the hooks of commands/session.h that
+ * lib/sbe implements (docs/sbe.md).
+ *
+ * Input after the magic is a stream of frames, each a u32 LE length
+ * (header + body) and one SBE message. Every complete frame is executed
+ * in order; a partial one waits for more bytes. A frame whose message is
+ * malformed gets an ErrorReply and the next frame is read, since its
+ * length told where it ends. A declared length above the frame limit
+ * cannot be skipped safely: it gets an ErrorReply and the session closes.
+ *
+ * Before a message runs: its header is checked (schema id, version), its
+ * template must be a request, the session must be authenticated when a
+ * password is set (only AUTH, HELLO and Argv may come first), and typed
+ * requests are not accepted inside MULTI (Argv is queued as on RESP).
+ * Typed requests count in INFO commandstats under their command.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "goblin/sbe.h"
+#include "request.h"
+
+bool goblin__sbe_enabled(void)
+{
+    return true;
+}
+
+static struct goblin__sbe_state *state(goblin_session *s)
+{
+    struct goblin__sbe_state *ss = s->sbe;
+    struct goblin_buf *out = goblin__session_out(s);
+
+    if (ss != NULL)
+        return ss;
+    ss = goblin__alloc(s->eng->st, sizeof(*ss));
+    if (ss == NULL)
+        return NULL;
+    memset(ss, 0, sizeof(*ss));
+    goblin__sbe_sink_init(&ss->sink, out, GOBLIN_SBE_FRAME_MAX_DEFAULT + 4);
+    ss->scratch.alloc = out->alloc;
+    ss->copies.alloc = out->alloc;
+    ss->max_frame = GOBLIN_SBE_FRAME_MAX_DEFAULT;
+    s->sbe = ss;
+    return ss;
+}
+
+void goblin__sbe_session_free(goblin_session *s)
+{
+    struct goblin__sbe_state *ss = s->sbe;
+
+    if (ss == NULL)
+        return;
+    goblin__sbe_sink_free(&ss->sink);
+    goblin_buf_free(&ss->scratch);
+    goblin_buf_free(&ss->copies);
+    goblin__free(s->eng->st, ss, sizeof(*ss));
+    s->sbe = NULL;
+}
+
+/* The command a template counts as, found once per session. */
+static const struct goblin__command *command_of(struct goblin__sbe_req *r)
+{
+    struct goblin__sbe_state *ss = r->ss;
+    unsigned id = r->m->template_id;
+    const char *name = goblin_sbe_template_name(id);
+    char lower[32];
+    size_t n;
+
+    if (id >= GOBLIN__SBE_TEMPLATE_SLOTS || name == NULL)
+        return NULL;
+    if (ss->looked_up[id])
+        return ss->cmds[id];
+    for (n = 0; name[n] != '\0' && n < sizeof(lower); n++)
+        lower[n] = (char)tolower((unsigned char)name[n]);
+    if (n > 11 && memcmp(lower, "zrangestore", 11) == 0)
+        n = 11; /* ZRANGESTOREBYSCORE and BYLEX are ZRANGESTORE */
+    ss->cmds[id] = goblin__command_lookup(r->x.eng,
+                                          (struct goblin_slice){lower, n});
+    ss->looked_up[id] = true;
+    return ss->cmds[id];
+}
+
+/* Requests that go through the command table, which keeps their
+ * statistics and applies its own checks. */
+static bool routed(unsigned id)
+{
+    return id == GOBLIN_SBE_ARGV || id == GOBLIN_SBE_AUTH ||
+           id == GOBLIN_SBE_HELLO || id == GOBLIN_SBE_INFO;
+}
+
+#define CASE(ID, name)                                                        \
+    case GOBLIN_SBE_##ID:                                                     \
+        goblin__sbe_##name(r);                                                \
+        break;
+
+static void run(struct goblin__sbe_req *r)
+{
+    switch (r->m->template_id) {
+        GOBLIN_SBE_REQUESTS(CASE)
+    default:
+        goblin__reply_errorf(&r->x, "ERR unknown SBE template id %u",
+                             (unsigned)r->m->template_id);
+        break;
+    }
+}
+
+#undef CASE
+
+/* CLIENT REPLY SKIP applies to one command only (as dispatch.c). */
+static void after_command(goblin_session *s)
+{
+    s->flags &= ~(uint32_t)SESS_REPLY_SKIP;
+    if (s->flags & SESS_REPLY_SKIP_NEXT) {
+        s->flags |= SESS_REPLY_SKIP;
+        s->flags &= ~(uint32_t)SESS_REPLY_SKIP_NEXT;
+    }
+}
+
+/* Runs a typed request and counts it like a command of the table. */
+static void run_typed(struct goblin__sbe_req *r)
+{
+    goblin_engine *eng = r->x.eng;
+    const struct goblin__command *cmd = command_of(r);
+    uint64_t t0 = goblin__ticks(eng);
+    struct goblin__cmdstat *st;
+
+    r->x.cmd = cmd;
+    eng->running = r->x.sess;
+    run(r);
+    eng->running = NULL;
+    eng->stat_commands++;
+    if (cmd != NULL) {
+        st = &eng->stats[cmd - goblin__commands];
+        st->calls++;
+        st->ticks += goblin__ticks(eng) - t0;
+        st->failed += r->x.failed;
+        r->x.sess->lastcmd = cmd;
+    }
+    after_command(r->x.sess);
+}
+
+/* Why the header cannot be used, as the error reply says it. */
+static void header_error(struct goblin__sbe_req *r, int rc)
+{
+    struct goblin_sbe_msg *m = r->m;
+
+    if (m->len < GOBLIN_SBE_HEADER_LENGTH)
+        goblin__reply_error(&r->x, "ERR malformed SBE frame: truncated "
+                                   "header");
+    else if (m->schema_id != GOBLIN_SBE_SCHEMA_ID)
+        goblin__reply_errorf(&r->x, "ERR SBE schema id %u does not match %u",
+                             (unsigned)m->schema_id, GOBLIN_SBE_SCHEMA_ID);
+    else if (rc == GOBLIN_EINCOMPAT)
+        goblin__reply_errorf(&r->x, "ERR SBE schema version %u is not "
+                                    "supported (this server speaks %u)",
+                             (unsigned)m->version,
+                             GOBLIN_SBE_SCHEMA_VERSION);
+    else
+        goblin__sbe_decoded(r, rc);
+}
+
+/* May the message run now? Replies the refusal when not. */
+static bool admit(struct goblin__sbe_req *r)
+{
+    goblin_session *s = r->x.sess;
+    unsigned id = r->m->template_id;
+
+    if (goblin_sbe_template_name(id) == NULL || goblin_sbe_is_reply(id)) {
+        goblin__reply_errorf(&r->x, "ERR unknown SBE template id %u", id);
+        return false;
+    }
+    if (r->x.eng->requirepass != NULL && !(s->flags & SESS_AUTHED) &&
+        !routed(id)) {
+        r->x.eng->stat_rejected++;
+        goblin__reply_error(&r->x, "NOAUTH Authentication required.");
+        return false;
+    }
+    if ((s->flags & SESS_MULTI) && !routed(id)) {
+        s->flags |= SESS_DIRTY_EXEC;
+        goblin__reply_error(&r->x, "ERR typed SBE requests cannot be queued "
+                                   "in MULTI; send them as Argv");
+        return false;
+    }
+    return true;
+}
+
+static void one_frame(goblin_session *s, struct goblin__sbe_state *ss,
+                      const unsigned char *msg, size_t len)
+{
+    struct goblin_sbe_msg m;
+    struct goblin__sbe_req r;
+    int rc = goblin_sbe_msg_wrap(&m, msg, len);
+
+    memset(&r, 0, sizeof(r));
+    r.x.eng = s->eng;
+    r.x.sess = s;
+    r.x.st = s->eng->st;
+    r.x.sink = &ss->sink.sink;
+    r.x.resp = s->resp;
+    r.ss = ss;
+    r.m = &m;
+    if (s->flags & (SESS_REPLY_OFF | SESS_REPLY_SKIP)) {
+        r.x.sink = &s->discard;
+        r.quiet = true;
+    }
+    if (rc != 0)
+        header_error(&r, rc);
+    else if (!admit(&r))
+        ;
+    else if (routed(m.template_id))
+        run(&r);
+    else
+        run_typed(&r);
+}
+
+/* A declared length the session will not buffer: reply and close. */
+static int too_long(goblin_session *s, struct goblin__sbe_state *ss,
+                    uint32_t n)
+{
+    char text[128];
+    int len = snprintf(text, sizeof(text),
+                       "ERR SBE frame of %u bytes exceeds the limit of %u "
+                       "bytes", (unsigned)n, (unsigned)ss->max_frame);
+
+    goblin__sbe_reply_error(&ss->sink, text, (size_t)len);
+    s->eng->stat_errors++;
+    s->eng->errstat[0]++;
+    s->flags |= SESS_CLOSE;
+    return GOBLIN_EPROTO;
+}
+
+int goblin__sbe_session_input(goblin_session *s, const unsigned char *p,
+                              size_t len, size_t *used)
+{
+    struct goblin__sbe_state *ss = state(s);
+    size_t pos = 0;
+    uint32_t n;
+    int rc = 0;
+
+    *used = 0;
+    if (ss == NULL)
+        return GOBLIN_ENOMEM;
+    if (!ss->magic_done) {
+        if (len < GOBLIN_SBE_MAGIC_LEN)
+            return 0;
+        pos = GOBLIN_SBE_MAGIC_LEN;
+        ss->magic_done = true;
+        goblin__session_set_resp(s, 3);
+    }
+    while (!(s->flags & SESS_CLOSE) && len - pos >= 4) {
+        n = goblin_sbe_rd_u32(p + pos);
+        if (n > ss->max_frame) {
+            rc = too_long(s, ss, n);
+            pos = len;
+            break;
+        }
+        if (len - pos - 4 < n)
+            break;
+        one_frame(s, ss, p + pos + 4, n);
+        pos += 4 + (size_t)n;
+    }
+    *used = pos;
+    return rc;
+}
+
+void goblin__sbe_set_max_frame(goblin_session *s, uint32_t max)
+{
+    struct goblin__sbe_state *ss = state(s);
+
+    if (ss != NULL && max >= GOBLIN_SBE_HEADER_LENGTH)
+        ss->max_frame = max;
+}
