@@ -222,6 +222,29 @@ static int find_line_end(goblin_resp_parser *p, const char *in, size_t len,
     return avail > GOBLIN_RESP_INLINE_MAX ? -1 : 0;
 }
 
+/* The common line "<prefix><digits>\r" followed by one more byte, read in
+ * place: 1-18 digits without a leading zero ("0" alone is fine), which
+ * string2ll accepts and which hold no NUL. Returns 1 with the value and
+ * the CR's offset, or 0 to take the general road (find_line_end and
+ * goblin_int64_parse), which gives the same answer for every line. */
+static int quick_line(const char *s, size_t avail, int64_t *ll, size_t *at)
+{
+    size_t i = 1;
+    int64_t v;
+
+    if (avail < 4 || s[1] < '0' || s[1] > '9' ||
+        (s[1] == '0' && s[2] != '\r'))
+        return 0;
+    v = s[1] - '0';
+    for (i = 2; i < avail && i < 19 && s[i] >= '0' && s[i] <= '9'; i++)
+        v = v * 10 + (s[i] - '0');
+    if (i + 1 >= avail || s[i] != '\r')
+        return 0;
+    *ll = v;
+    *at = i;
+    return 1;
+}
+
 static void next_line(goblin_resp_parser *p)
 {
     p->line_scan = 0;
@@ -252,13 +275,18 @@ static int64_t mb_count(goblin_resp_parser *p, const char *in, size_t len,
 {
     size_t at;
     int64_t ll;
-    int r = find_line_end(p, in, len, 0, '\r', &at);
+    int r;
 
-    if (r < 0)
-        return fail(p, "too big mbulk count string");
-    if (r == 0 || at + 2 > len)
-        return 0;
-    if (goblin_int64_parse(in + 1, at - 1, &ll) != 0 || ll > INT_MAX)
+    if (!quick_line(in, len, &ll, &at)) {
+        r = find_line_end(p, in, len, 0, '\r', &at);
+        if (r < 0)
+            return fail(p, "too big mbulk count string");
+        if (r == 0 || at + 2 > len)
+            return 0;
+        if (goblin_int64_parse(in + 1, at - 1, &ll) != 0)
+            return fail(p, "invalid multibulk length");
+    }
+    if (ll > INT_MAX)
         return fail(p, "invalid multibulk length");
     if (ll > GOBLIN_RESP_UNAUTH_MULTIBULK_MAX && p->unauth)
         return fail(p, "unauthenticated multibulk length");
@@ -288,16 +316,20 @@ static int64_t bulk_len(goblin_resp_parser *p, const char *in, size_t len)
     size_t at;
     int64_t ll;
     const char *line = in + p->pos;
-    int r = find_line_end(p, in, len, p->pos, '\r', &at);
+    int r;
 
-    if (r < 0)
-        return fail(p, "too big bulk count string");
-    if (r == 0 || at + 2 > len - p->pos)
-        return 0;
-    if (line[0] != '$')
-        return expected_dollar(p, line[0]);
-    if (goblin_int64_parse(line + 1, at - 1, &ll) != 0 || ll < 0 ||
-        (uint64_t)ll > p->max_bulk)
+    if (line[0] != '$' || !quick_line(line, len - p->pos, &ll, &at)) {
+        r = find_line_end(p, in, len, p->pos, '\r', &at);
+        if (r < 0)
+            return fail(p, "too big bulk count string");
+        if (r == 0 || at + 2 > len - p->pos)
+            return 0;
+        if (line[0] != '$')
+            return expected_dollar(p, line[0]);
+        if (goblin_int64_parse(line + 1, at - 1, &ll) != 0 || ll < 0)
+            return fail(p, "invalid bulk length");
+    }
+    if ((uint64_t)ll > p->max_bulk)
         return fail(p, "invalid bulk length");
     if (ll > GOBLIN_RESP_UNAUTH_BULK_MAX && p->unauth)
         return fail(p, "unauthenticated bulk length");

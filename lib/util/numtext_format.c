@@ -28,15 +28,25 @@ static const char digit_pairs[201] =
     "6061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+static const uint64_t pow10_u64[20] = {
+    UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000),
+    UINT64_C(10000), UINT64_C(100000), UINT64_C(1000000),
+    UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
+    UINT64_C(10000000000), UINT64_C(100000000000),
+    UINT64_C(1000000000000), UINT64_C(10000000000000),
+    UINT64_C(100000000000000), UINT64_C(1000000000000000),
+    UINT64_C(10000000000000000), UINT64_C(100000000000000000),
+    UINT64_C(1000000000000000000), UINT64_C(10000000000000000000),
+};
+
+/* Decimal digits of v: log10 from the bit length (1233 / 4096 is just
+ * above log10 2), then one comparison settles the rounding. */
 static unsigned digits10(uint64_t v)
 {
-    unsigned n = 1;
+    unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
+    unsigned t = (bits * 1233) >> 12;
 
-    while (v >= 10000) {
-        v /= 10000;
-        n += 4;
-    }
-    return n + (v >= 10) + (v >= 100) + (v >= 1000);
+    return t + (v >= pow10_u64[t]) + (v == 0);
 }
 
 size_t goblin__u64_format(char *buf, uint64_t v)
@@ -193,6 +203,49 @@ static size_t emit_digits(char *dest, const char *d, int n, int k)
     return i + goblin__u64_format(dest + i, (uint64_t)exp);
 }
 
+/* Most scores have few decimals. When a * 1000 is a whole number m of at
+ * most 2^50 and m / 1000 reads back as a, no other decimal with three or
+ * fewer fraction digits lies in a's rounding interval (it is narrower than
+ * a * 2^-52 <= 1/4000), and a decimal with more fraction digits would need
+ * more digits: so m * 10^-3 has the shortest, closest digits, the ones
+ * Schubfach would find, for one multiply and one divide. */
+static int short_decimal(double a, uint64_t *f, int *e10)
+{
+    double s = a * 1000.0;
+    uint64_t m;
+
+    if (!(s >= 1.0 && s <= 0x1p50))
+        return 0;
+    m = (uint64_t)s;
+    if ((double)m != s || (double)m / 1000.0 != a)
+        return 0;
+    *f = m;
+    *e10 = -3;
+    return 1;
+}
+
+/* f without its trailing zeros, *e10 raised to match. f > 0. */
+static uint64_t strip_zeros(uint64_t f, int *e10)
+{
+    while (f % 100000000 == 0) {
+        f /= 100000000;
+        *e10 += 8;
+    }
+    if (f % 10000 == 0) {
+        f /= 10000;
+        *e10 += 4;
+    }
+    if (f % 100 == 0) {
+        f /= 100;
+        *e10 += 2;
+    }
+    if (f % 10 == 0) {
+        f /= 10;
+        *e10 += 1;
+    }
+    return f;
+}
+
 static size_t format_special(char *buf, uint64_t bits)
 {
     int neg = (int)(bits >> 63);
@@ -241,11 +294,9 @@ size_t goblin_double_format(char *buf, double v)
     } else {
         q = Q_MIN;
     }
-    c = shortest_decimal(q, c, &e10);
-    while (c % 10 == 0) {
-        c /= 10;
-        e10++;
-    }
+    if (!short_decimal(neg ? -v : v, &c, &e10))
+        c = shortest_decimal(q, c, &e10);
+    c = strip_zeros(c, &e10);
     n = (int)goblin__u64_format(digits, c);
     buf[0] = '-';
     return neg + emit_digits(buf + neg, digits, n, e10);

@@ -92,7 +92,7 @@ enum feed_mode { WHOLE, BYTES, SPLIT };
 struct feeder {
     goblin_resp_parser *p;
     char *buf; /* unconsumed bytes, in a fresh block after each call */
-    size_t len;
+    size_t len, cap;
     struct text out;
 };
 
@@ -110,6 +110,7 @@ static int drain(struct feeder *f)
             memcpy(moved, f->buf, f->len);
             free(f->buf);
             f->buf = moved;
+            f->cap = f->len + 1;
         }
         r = goblin_resp_parse(f->p, f->buf, f->len, &cmd);
         if (r == 0)
@@ -128,7 +129,10 @@ static int drain(struct feeder *f)
 
 static void give(struct feeder *f, const char *p, size_t n)
 {
-    f->buf = realloc(f->buf, f->len + n + 1);
+    if (f->len + n + 1 > f->cap) {
+        f->cap = (f->len + n + 1) * 2;
+        f->buf = realloc(f->buf, f->cap);
+    }
     memcpy(f->buf + f->len, p, n);
     f->len += n;
 }
