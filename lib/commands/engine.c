@@ -120,8 +120,7 @@ static void engine_free(goblin_engine *eng)
     goblin_store *st = eng->st;
 
     goblin__settings_free(eng);
-    if (eng->slots != NULL)
-        goblin__lookup_free(eng);
+    goblin__lookup_free(eng);
     goblin__free(st, eng->stats, goblin__command_count * sizeof(*eng->stats));
     goblin__watch_free(eng);
     goblin__free(st, eng, sizeof(*eng));
@@ -153,7 +152,7 @@ int goblin_engine_open(const struct goblin_engine_config *cfg,
     eng->ns0 = eng->cfg.now_ns(eng->cfg.now_ns_ctx);
     if (eng->use_tsc)
         eng->ns_per_tick = 1.0 / 3.0; /* until cron measures it */
-    eng->start_ms = goblin__now_ms(eng->st);
+    eng->start_ms = eng->clock_ms = goblin__now_ms(eng->st);
     eng->next_id = 1;
     rc = engine_init(eng);
     if (rc == 0)
@@ -212,6 +211,7 @@ uint64_t goblin__ops_per_sec(const goblin_engine *eng)
 
 void goblin_engine_cron(goblin_engine *eng)
 {
+    eng->clock_ms = goblin__now_ms(eng->st);
     calibrate(eng);
     sample_ops(eng);
     goblin__expire_step(eng);

@@ -2,15 +2,18 @@
  * built at engine open over the lower-case names of the top-level commands
  * and the "parent|sub" fullnames of subcommands.
  *
- * A name is folded to lower case eight bytes at a time into a small local
- * buffer, hashed, and compared once with memcmp: no strcasecmp chain. Names
+ * A name is read in fixed-size words, folded to lower case eight bytes at
+ * a time (SWAR), hashed, and compared word by word with a zero-padded
+ * lower-case copy of the table's name: no strcasecmp chain, no copy. Names
  * longer than GOBLIN__NAME_MAX cannot be commands and miss at once.
  */
+#include <assert.h>
 #include <string.h>
 
 #include "session.h"
 
 #define NAME_MAX_LEN 40
+#define NAME_SLOT 48 /* bytes per padded lower-case name copy */
 
 /* Folds 'A'..'Z' to lower case in each byte of w (SWAR; other bytes,
  * including bytes >= 0x80, are left alone). */
@@ -25,39 +28,82 @@ static inline uint64_t fold8(uint64_t w)
     return w | (upper >> 2);
 }
 
-/* Copies name folded to lower case into buf (zero-padded to a multiple of
- * 8 bytes) and returns its hash. */
-static uint64_t fold_hash(unsigned char *buf, const void *name, size_t len)
+static inline uint64_t ld64(const unsigned char *p)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ len, w;
-    size_t i;
+    uint64_t v;
 
-    memset(buf, 0, (len + 7) & ~(size_t)7);
-    memcpy(buf, name, len);
-    for (i = 0; i < len; i += 8) {
-        memcpy(&w, buf + i, 8);
-        w = fold8(w);
-        memcpy(buf + i, &w, 8);
-        h = (h ^ w) * 0xff51afd7ed558ccdull;
-        h ^= h >> 29;
-    }
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t ld32(const unsigned char *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline uint64_t mix(uint64_t h)
+{
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 29);
+}
+
+/* The i-th word of an n-byte name (n >= 1), covering it with fixed-size
+ * loads only: whole words, the last one overlapping its neighbour; below
+ * 8 bytes two overlapping halves; below 4 three bytes. The same function
+ * reads the input and the padded table copy, so equal names (once folded)
+ * give equal words. */
+static inline uint64_t word(const unsigned char *p, size_t n, size_t i)
+{
+    if (n >= 8)
+        return ld64(p + (i + 8 <= n ? i : n - 8));
+    if (n >= 4)
+        return ld32(p) | ld32(p + n - 4) << 32;
+    return (uint64_t)p[0] | (uint64_t)p[n >> 1] << 8 |
+           (uint64_t)p[n - 1] << 16;
+}
+
+static uint64_t name_hash(const unsigned char *p, size_t n)
+{
+    uint64_t h = mix(n ^ 0x9e3779b97f4a7c15ull);
+    size_t i = 0;
+
+    do {
+        h = mix(h ^ fold8(word(p, n, i)));
+        i += 8;
+    } while (i < n);
     return h ^ (h >> 32);
 }
 
-static uint32_t probe(const goblin_engine *eng, const unsigned char *buf,
-                      size_t len, uint64_t h, bool *found)
+static bool name_eq(const unsigned char *p, size_t n,
+                    const unsigned char *lower)
 {
-    uint32_t i = (uint32_t)h & eng->slot_mask;
-    const struct goblin__command *c;
+    size_t i = 0;
+
+    do {
+        if (fold8(word(p, n, i)) != word(lower, n, i))
+            return false;
+        i += 8;
+    } while (i < n);
+    return true;
+}
+
+/* Finds the slot of an n-byte name p (1 <= n <= NAME_MAX_LEN). */
+static uint32_t probe(const goblin_engine *eng, const unsigned char *p,
+                      size_t n, bool *found)
+{
+    uint32_t i = (uint32_t)name_hash(p, n) & eng->slot_mask, v;
 
     for (;; i = (i + 1) & eng->slot_mask) {
-        if (eng->slots[i] == 0) {
+        v = eng->slots[i];
+        if (v == 0) {
             *found = false;
             return i;
         }
-        c = &goblin__commands[(eng->slots[i] & 0xffff) - 1];
-        if ((eng->slots[i] >> 16) == len &&
-            memcmp(c->fullname, buf, len) == 0) {
+        if ((v >> 16) == n &&
+            name_eq(p, n, eng->names + (size_t)((v & 0xffff) - 1) * NAME_SLOT)) {
             *found = true;
             return i;
         }
@@ -66,22 +112,24 @@ static uint32_t probe(const goblin_engine *eng, const unsigned char *buf,
 
 int goblin__lookup_build(goblin_engine *eng)
 {
-    unsigned char buf[NAME_MAX_LEN + 8];
     size_t n = goblin__command_count, cap = 64, i, len;
     bool found;
     uint32_t at;
 
     while (cap < n * 3)
         cap *= 2;
+    eng->slot_mask = (uint32_t)cap - 1;
     eng->slots = goblin__alloc(eng->st, cap * sizeof(*eng->slots));
-    if (eng->slots == NULL)
+    eng->names = goblin__alloc(eng->st, n * NAME_SLOT);
+    if (eng->slots == NULL || eng->names == NULL)
         return GOBLIN_ENOMEM;
     memset(eng->slots, 0, cap * sizeof(*eng->slots));
-    eng->slot_mask = (uint32_t)cap - 1;
+    memset(eng->names, 0, n * NAME_SLOT);
     for (i = 0; i < n; i++) {
         len = strlen(goblin__commands[i].fullname);
-        at = probe(eng, buf, len,
-                   fold_hash(buf, goblin__commands[i].fullname, len), &found);
+        assert(len <= NAME_MAX_LEN);
+        memcpy(eng->names + i * NAME_SLOT, goblin__commands[i].fullname, len);
+        at = probe(eng, eng->names + i * NAME_SLOT, len, &found);
         eng->slots[at] = (uint32_t)(i + 1) | (uint32_t)len << 16;
     }
     return 0;
@@ -89,22 +137,23 @@ int goblin__lookup_build(goblin_engine *eng)
 
 void goblin__lookup_free(goblin_engine *eng)
 {
-    goblin__free(eng->st, eng->slots,
-                 ((size_t)eng->slot_mask + 1) * sizeof(*eng->slots));
+    if (eng->slots != NULL)
+        goblin__free(eng->st, eng->slots,
+                     ((size_t)eng->slot_mask + 1) * sizeof(*eng->slots));
+    goblin__free(eng->st, eng->names, goblin__command_count * NAME_SLOT);
     eng->slots = NULL;
+    eng->names = NULL;
 }
 
 const struct goblin__command *goblin__command_lookup(
     const goblin_engine *eng, struct goblin_slice name)
 {
-    unsigned char buf[NAME_MAX_LEN + 8];
     bool found;
     uint32_t at;
 
     if (name.len == 0 || name.len > NAME_MAX_LEN)
         return NULL;
-    at = probe(eng, buf, name.len, fold_hash(buf, name.ptr, name.len),
-               &found);
+    at = probe(eng, name.ptr, name.len, &found);
     return found ? &goblin__commands[(eng->slots[at] & 0xffff) - 1] : NULL;
 }
 

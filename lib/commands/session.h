@@ -60,6 +60,7 @@ struct goblin_engine {
      * "parent|sub" fullnames); see lookup.c. */
     uint32_t *slots;
     uint32_t slot_mask;
+    unsigned char *names; /* lower-case names, zero-padded to 48 bytes */
     struct goblin__cmdstat *stats; /* goblin__command_count entries */
 
     /* Sessions, in id order. */
@@ -90,6 +91,7 @@ struct goblin_engine {
     uint64_t tick0, ns0;
     double ns_per_tick;
     int64_t start_ms;
+    int64_t clock_ms; /* the store clock, read by cron: idle times */
 
     /* Statistics (INFO stats, CONFIG RESETSTAT clears them). */
     uint64_t stat_commands;

@@ -163,7 +163,7 @@ int goblin_session_input_commit(goblin_session *s, size_t n)
         return GOBLIN_EINVAL;
     s->in_len += n;
     s->eng->stat_net_in += n;
-    s->last_ms = goblin__now_ms(s->eng->st);
+    s->last_ms = s->eng->clock_ms;
     if (s->proto == GOBLIN__PROTO_UNDECIDED)
         detect(s);
     if (s->proto == GOBLIN__PROTO_RESP)

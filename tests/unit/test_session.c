@@ -373,6 +373,29 @@ static void test_cron_expires_keys(void **state)
     assert_non_null(strstr(CMD("info stats"), "expired_keys:100\r\n"));
 }
 
+static void test_steady_state_dispatch_allocates_nothing(void **state)
+{
+    struct cfix *f = *state;
+    const char *batch = "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"
+                        "*1\r\n$4\r\nPING\r\n"
+                        "*3\r\n$4\r\nHGET\r\n$1\r\nh\r\n$1\r\nf\r\n"
+                        "*3\r\n$6\r\nZSCORE\r\n$1\r\nz\r\n$1\r\nm\r\n"
+                        "*3\r\n$6\r\nEXISTS\r\n$1\r\nk\r\n$1\r\nh\r\n"
+                        "*3\r\n$4\r\nMGET\r\n$1\r\nk\r\n$1\r\nx\r\n";
+    const char *want = "$1\r\nv\r\n+PONG\r\n$1\r\nw\r\n$3\r\n1.5\r\n"
+                       ":2\r\n*2\r\n$1\r\nv\r\n$-1\r\n";
+    int i;
+
+    EXPECT("set k v", "+OK\r\n");
+    EXPECT("hset h f w", ":1\r\n");
+    EXPECT("zadd z 1.5 m", ":1\r\n");
+    assert_string_equal(FEED(batch), want);
+    f->base->counts.fail_after = 0;
+    for (i = 0; i < 100; i++)
+        assert_string_equal(FEED(batch), want);
+    f->base->counts.fail_after = -1;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +417,7 @@ int main(void)
         CMD_TEST(test_engine_and_session_open_fail_cleanly),
         CMD_TEST(test_close_engine_closes_sessions),
         CMD_TEST(test_cron_expires_keys),
+        CMD_TEST(test_steady_state_dispatch_allocates_nothing),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
