@@ -2,42 +2,69 @@
  *
  *     goblind [config-file] [--directive arg... ]...
  *
- * The config file holds one directive per line ("port 7000", '#' starts a
- * comment line, arguments split and quoted as Redis does), then each
- * "--name args" on the command line is one more directive, so the command
- * line overrides the file. Directives goblind owns (port, bind, unixsocket,
- * unixsocketperm, requirepass, maxclients, timeout, loglevel, logfile) are
- * applied here; every other one is handed to the engine as CONFIG SET once
- * it is open (client-output-buffer-limit, hz, ...), and one the engine does
- * not know either is a startup error naming the file and line.
+ * The config file holds one directive per line ("port 7000"; '#' starts a
+ * comment line; words split and quoted as Redis's inline commands, by
+ * libgoblin's RESP parser), then each "--name args" on the command line is
+ * one more directive, so the command line overrides the file.
  *
- * goblind's settings are registered with the engine, so CONFIG GET shows
- * them all and CONFIG SET changes those that can change while running
- * (maxclients, timeout, loglevel).
+ * The directives goblind owns are one table (options[]): the same entry
+ * parses a directive, shows the value to CONFIG GET and, when `live`, takes
+ * CONFIG SET. Every other directive is kept as a CONFIG SET command and run
+ * on a local session once the engine is open (client-output-buffer-limit,
+ * hz, ...); one the engine refuses too is a startup error naming the file
+ * and line. A failed parse changes nothing.
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
 
+#include <goblin/resp.h>
+
 #include "goblind.h"
 
 #define MAX_ARGS 64
+#define VALUE_MAX 4096
 
-static int keep_for_engine(struct goblind *g, int argc, char **argv,
-                           const char *origin);
+enum kind { NUM, OCTAL, LEVEL, TEXT, LIST };
+
+struct option {
+    const char *name;
+    enum kind kind;
+    size_t off;     /* of the field in struct goblind */
+    long lo, hi;    /* NUM and OCTAL */
+    bool live;      /* CONFIG SET may change it */
+    bool setting;   /* registered (requirepass is the engine's) */
+};
+
+#define AT(field) offsetof(struct goblind, field)
+
+static const struct option options[GOBLIND_NOPTIONS] = {
+    {"port", NUM, AT(port), 0, 65535, false, true},
+    {"bind", LIST, AT(bind), 0, 0, false, true},
+    {"unixsocket", TEXT, AT(unixsocket), 0, 0, false, true},
+    {"unixsocketperm", OCTAL, AT(unixsocketperm), 0, 0777, false, true},
+    {"requirepass", TEXT, AT(requirepass), 0, 0, false, false},
+    {"maxclients", NUM, AT(maxclients), 1, INT_MAX, true, true},
+    {"timeout", NUM, AT(timeout), 0, INT_MAX, true, true},
+    {"loglevel", LEVEL, AT(loglevel), 0, 3, true, true},
+    {"logfile", TEXT, AT(logfile), 0, 0, false, true},
+};
 
 /* Redis leaves normal clients' output unlimited ("normal 0 0 0"), so one
  * client that sends requests and never reads replies can make the server
  * grow without bound. goblind's default is a hard limit of 256 MiB; a
  * client-output-buffer-limit directive replaces it. */
-static char *const default_output_limit[] = {
+static const char *const default_output_limit[] = {
     "client-output-buffer-limit", "normal", "268435456", "0", "0",
 };
+
+static int keep_for_engine(struct goblind *g, int argc,
+                           const char *const *argv, const char *origin);
 
 void goblind_defaults(struct goblind *g)
 {
@@ -51,7 +78,7 @@ void goblind_defaults(struct goblind *g)
     g->maxclients = 10000;
     g->loglevel = GOBLIN_LOG_NOTICE;
     g->epfd = g->sigfd = -1;
-    keep_for_engine(g, 5, (char **)default_output_limit, "default");
+    keep_for_engine(g, 5, default_output_limit, "default");
 }
 
 static void free_bind(struct goblind *g)
@@ -68,133 +95,77 @@ void goblind_free_options(struct goblind *g)
     free(g->requirepass);
     free(g->logfile);
     free(g->config_file);
-    for (int i = 0; i < g->nengine; i++) {
-        free(g->engine_directives[i]);
+    for (int i = 0; i < g->nengine; i++)
         free(g->engine_origins[i]);
-    }
-    free(g->engine_directives);
     free(g->engine_origins);
+    free(g->engine_ends);
+    goblin_buf_free(&g->engine_cmds);
 }
 
-static int hexval(int c)
+/* Appends CONFIG SET name "arg arg..." for the engine. */
+static int keep_for_engine(struct goblind *g, int argc,
+                           const char *const *argv, const char *origin)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    c |= 0x20;
-    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
+    char value[VALUE_MAX] = "";
+    struct goblin_slice cmd[4] = {{"CONFIG", 6}, {"SET", 3}};
+    size_t vlen = 0, *ends;
+    char **origins;
 
-/* One argument of a config line at *pp into out, as Redis's sdssplitargs:
- * "double quotes" know \n \r \t \b \a \xHH escapes, 'single quotes' only
- * \', and a closing quote must end the argument. Returns 0 or -1. */
-static int split_one(const char **pp, char *out)
-{
-    const char *p = *pp;
-    char q = (*p == '"' || *p == '\'') ? *p++ : 0;
-
-    for (;; p++) {
-        if (q == 0 && (*p == '\0' || *p == ' ' || *p == '\t' ||
-                       *p == '\r' || *p == '\n'))
-            break;
-        if (*p == '\0')
-            return -1; /* unbalanced quotes */
-        if (*p == q) {
-            p++;
-            if (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\r' &&
-                *p != '\n')
-                return -1;
-            break;
-        }
-        if (q == '"' && p[0] == '\\' && p[1] == 'x' && hexval(p[2]) >= 0 &&
-            hexval(p[3]) >= 0) {
-            *out++ = (char)(hexval(p[2]) * 16 + hexval(p[3]));
-            p += 3;
-        } else if (q != 0 && p[0] == '\\' && p[1] != '\0' &&
-                   (q == '"' || p[1] == '\'')) {
-            const char *from = "nrtba", *to = "\n\r\t\b\a";
-            const char *e = q == '"' ? strchr(from, p[1]) : NULL;
-            *out++ = e != NULL ? to[e - from] : p[1];
-            p++;
-        } else {
-            *out++ = *p;
-        }
-    }
-    *out = '\0';
-    *pp = p;
+    for (int i = 1; i < argc && vlen < sizeof(value); i++)
+        vlen += (size_t)snprintf(value + vlen, sizeof(value) - vlen,
+                                 "%s%s", i > 1 ? " " : "", argv[i]);
+    cmd[2] = (struct goblin_slice){argv[0], strlen(argv[0])};
+    cmd[3] = (struct goblin_slice){value, strlen(value)};
+    ends = realloc(g->engine_ends, sizeof(*ends) * (size_t)(g->nengine + 1));
+    if (ends != NULL)
+        g->engine_ends = ends;
+    origins = realloc(g->engine_origins,
+                      sizeof(*origins) * (size_t)(g->nengine + 1));
+    if (origins != NULL)
+        g->engine_origins = origins;
+    if (ends == NULL || origins == NULL || vlen >= sizeof(value) ||
+        goblin_resp_command_write(&g->engine_cmds, 4, cmd) < 0)
+        return -1;
+    ends[g->nengine] = g->engine_cmds.len;
+    origins[g->nengine++] = strdup(origin);
     return 0;
 }
 
-/* Splits line in place-free fashion into argv (pointers into buf, which
- * must be as long as line). Returns the count, or -1. */
-static int split_line(const char *line, char *buf, char **argv)
+static const struct option *find_option(const char *name)
 {
-    int argc = 0;
-
-    for (;;) {
-        while (*line == ' ' || *line == '\t' || *line == '\r' ||
-               *line == '\n')
-            line++;
-        if (*line == '\0')
-            return argc;
-        if (argc == MAX_ARGS || split_one(&line, buf) < 0)
-            return -1;
-        argv[argc++] = buf;
-        buf += strlen(buf) + 1;
-    }
+    for (int i = 0; i < GOBLIND_NOPTIONS; i++)
+        if (strcasecmp(options[i].name, name) == 0)
+            return &options[i];
+    return NULL;
 }
 
-static int parse_long(const char *s, long lo, long hi, int base, long *out)
+/* Redis's texts for CONFIG SET; why points into g, valid until the next
+ * parse. */
+static int parse_num(struct goblind *g, const struct option *o,
+                     const char *text, long *out, const char **why)
 {
     char *end;
     long v;
 
     errno = 0;
-    v = strtol(s, &end, base);
-    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
+    v = strtol(text, &end, o->kind == OCTAL ? 8 : 10);
+    if (errno != 0 || end == text || *end != '\0') {
+        *why = "argument couldn't be parsed into an integer";
         return -1;
+    }
+    if (v < o->lo || v > o->hi) {
+        snprintf(g->why, sizeof(g->why), o->kind == OCTAL ?
+                 "argument must be between %lo and %lo inclusive" :
+                 "argument must be between %ld and %ld inclusive",
+                 o->lo, o->hi);
+        *why = g->why;
+        return -1;
+    }
     *out = v;
     return 0;
 }
 
-static void set_string(char **field, const char *value)
-{
-    free(*field);
-    *field = value[0] != '\0' ? strdup(value) : NULL;
-}
-
-/* Keeps a directive for the engine as the RESP command
- * CONFIG SET name "arg arg...". */
-static int keep_for_engine(struct goblind *g, int argc, char **argv,
-                           const char *origin)
-{
-    char value[4096] = "", *cmd, **d, **o;
-    size_t vlen = 0, nlen = strlen(argv[0]), cap;
-
-    for (int i = 1; i < argc; i++)
-        vlen += (size_t)snprintf(value + vlen, sizeof(value) - vlen,
-                                 "%s%s", i > 1 ? " " : "", argv[i]);
-    if (vlen >= sizeof(value))
-        return -1;
-    cap = nlen + vlen + 64;
-    cmd = malloc(cap);
-    d = realloc(g->engine_directives, sizeof(*d) * (size_t)(g->nengine + 1));
-    if (d != NULL)
-        g->engine_directives = d;
-    o = realloc(g->engine_origins, sizeof(*o) * (size_t)(g->nengine + 1));
-    if (o != NULL)
-        g->engine_origins = o;
-    if (cmd == NULL || d == NULL || o == NULL) {
-        free(cmd);
-        return -1;
-    }
-    snprintf(cmd, cap, "*4\r\n$6\r\nCONFIG\r\n$3\r\nSET\r\n$%zu\r\n%s\r\n"
-             "$%zu\r\n%s\r\n", nlen, argv[0], vlen, value);
-    d[g->nengine] = cmd;
-    o[g->nengine++] = strdup(origin);
-    return 0;
-}
-
-static int set_bind(struct goblind *g, int argc, char **argv)
+static int set_list(struct goblind *g, int argc, const char *const *argv)
 {
     if (argc < 2 || argc - 1 > GOBLIND_MAX_BIND)
         return -1;
@@ -205,81 +176,95 @@ static int set_bind(struct goblind *g, int argc, char **argv)
     return 0;
 }
 
-/* Applies one directive; returns 0, or -1 with *why set. */
-static int apply(struct goblind *g, int argc, char **argv, const char *origin,
-                 const char **why)
+/* Applies option o from argv (argv[0] its name); 0, or -1 with *why. */
+static int option_parse(struct goblind *g, const struct option *o, int argc,
+                        const char *const *argv, const char **why)
 {
-    const char *name = argv[0], *v = argv[1];
-    long n;
+    void *field = (char *)g + o->off;
+    long v;
 
     *why = "wrong number of arguments";
-    if (strcasecmp(name, "bind") == 0)
-        return set_bind(g, argc, argv);
-    if (strcasecmp(name, "port") != 0 && strcasecmp(name, "unixsocket") &&
-        strcasecmp(name, "unixsocketperm") && strcasecmp(name, "requirepass")
-        && strcasecmp(name, "maxclients") && strcasecmp(name, "timeout") &&
-        strcasecmp(name, "loglevel") && strcasecmp(name, "logfile"))
-        return keep_for_engine(g, argc, argv, origin);
+    if (o->kind == LIST)
+        return set_list(g, argc, argv);
     if (argc != 2)
         return -1;
-    *why = "invalid value";
-    if (strcasecmp(name, "port") == 0) {
-        if (parse_long(v, 0, 65535, 10, &n) < 0)
-            return -1;
-        g->port = (int)n;
-    } else if (strcasecmp(name, "unixsocketperm") == 0) {
-        if (parse_long(v, 0, 0777, 8, &n) < 0)
-            return -1;
-        g->unixsocketperm = (unsigned)n;
-    } else if (strcasecmp(name, "maxclients") == 0) {
-        if (parse_long(v, 1, INT_MAX, 10, &n) < 0)
-            return -1;
-        g->maxclients = n;
-    } else if (strcasecmp(name, "timeout") == 0) {
-        if (parse_long(v, 0, INT_MAX, 10, &n) < 0)
-            return -1;
-        g->timeout = n;
-    } else if (strcasecmp(name, "loglevel") == 0) {
-        if ((g->loglevel = goblind_loglevel_parse(v)) < 0)
-            return -1;
-    } else if (strcasecmp(name, "unixsocket") == 0) {
-        set_string(&g->unixsocket, v);
-    } else if (strcasecmp(name, "logfile") == 0) {
-        set_string(&g->logfile, v);
-    } else {
-        set_string(&g->requirepass, v);
+    if (o->kind == TEXT) {
+        free(*(char **)field);
+        *(char **)field = argv[1][0] != '\0' ? strdup(argv[1]) : NULL;
+        return 0;
     }
+    if (o->kind == LEVEL) {
+        v = goblind_loglevel_parse(argv[1]);
+        *why = "argument(s) must be one of the following: debug, verbose, "
+               "notice, warning";
+    } else if (parse_num(g, o, argv[1], &v, why) < 0) {
+        return -1;
+    }
+    if (v < 0)
+        return -1;
+    *(long *)field = v;
     return 0;
 }
 
-static int apply_line(struct goblind *g, const char *line, const char *origin)
+/* One directive from the file or the command line; -1 after printing. */
+static int apply(struct goblind *g, int argc, const char *const *argv,
+                 const char *origin)
 {
-    char buf[8192], *argv[MAX_ARGS];
-    const char *why = "unbalanced quotes or too many arguments";
-    int argc;
+    const struct option *o = find_option(argv[0]);
+    const char *why = "can't keep the directive";
 
-    if (strlen(line) >= sizeof(buf))
-        argc = -1;
-    else
-        argc = split_line(line, buf, argv);
-    if (argc == 0 || (argc > 0 && argv[0][0] == '#'))
+    if (o == NULL && keep_for_engine(g, argc, argv, origin) == 0)
         return 0;
-    if (argc > 0 && apply(g, argc, argv, origin, &why) == 0)
+    if (o != NULL && option_parse(g, o, argc, argv, &why) == 0)
         return 0;
-    fprintf(stderr, "goblind: %s: bad directive '%s': %s\n", origin, line,
-            why);
+    fprintf(stderr, "goblind: %s: bad directive '%s': %s\n", origin,
+            argv[0], why);
     return -1;
+}
+
+/* Splits a config line with Redis's inline-command rules. */
+static int apply_line(struct goblind *g, goblin_resp_parser *p,
+                      const char *line, const char *origin)
+{
+    char text[VALUE_MAX + 2], args[VALUE_MAX + MAX_ARGS];
+    const char *argv[MAX_ARGS];
+    struct goblin_resp_command cmd;
+    size_t used = 0;
+    int64_t n;
+
+    line += strspn(line, " \t");
+    if (line[0] == '#' || line[0] == '\0')
+        return 0;
+    goblin_resp_parser_reset(p);
+    n = snprintf(text, sizeof(text), "%s\n", line);
+    if (n < (int64_t)sizeof(text))
+        n = goblin_resp_parse(p, text, (size_t)n, &cmd);
+    if (n <= 0 || cmd.argc > MAX_ARGS) {
+        fprintf(stderr, "goblind: %s: can't parse '%s': %s\n", origin, line,
+                n < 0 ? goblin_resp_parser_error(p) : "too long");
+        return -1;
+    }
+    for (size_t i = 0; i < cmd.argc; i++) {   /* NUL-terminated copies */
+        argv[i] = args + used;
+        memcpy(args + used, cmd.argv[i].ptr, cmd.argv[i].len);
+        used += cmd.argv[i].len;
+        args[used++] = '\0';
+    }
+    return apply(g, (int)cmd.argc, argv, origin);
 }
 
 static int read_config_file(struct goblind *g, const char *path)
 {
-    char line[8192], origin[PATH_MAX + 32];
+    char line[VALUE_MAX], origin[PATH_MAX + 32];
+    goblin_resp_parser *p;
     FILE *f = fopen(path, "re");
     int lineno = 0, rc = 0;
 
-    if (f == NULL) {
+    if (f == NULL || goblin_resp_parser_open(NULL, &p) < 0) {
         fprintf(stderr, "goblind: can't open config file '%s': %s\n", path,
                 strerror(errno));
+        if (f != NULL)
+            fclose(f);
         return -1;
     }
     g->config_file = realpath(path, NULL);
@@ -287,8 +272,9 @@ static int read_config_file(struct goblind *g, const char *path)
         lineno++;
         line[strcspn(line, "\r\n")] = '\0';
         snprintf(origin, sizeof(origin), "%s:%d", path, lineno);
-        rc = apply_line(g, line, origin);
+        rc = apply_line(g, p, line, origin);
     }
+    goblin_resp_parser_close(p);
     fclose(f);
     return rc;
 }
@@ -306,95 +292,80 @@ static void usage(void)
             "  --timeout SECONDS    close idle clients (default 0 = never)\n"
             "  --loglevel LEVEL     debug, verbose, notice or warning\n"
             "  --logfile PATH       default: standard output\n"
-            "Other directives (hz, client-output-buffer-limit, ...) are\n"
-            "passed to CONFIG SET. See goblind(1).\n");
-}
-
-/* Builds "--name a b" into one directive and applies it; returns how many
- * argv entries it used, or -1. */
-static int apply_option(struct goblind *g, int argc, char **argv, int i)
-{
-    char *args[MAX_ARGS], origin[256];
-    const char *why = "too many arguments";
-    int n = 0, j = i;
-
-    args[n++] = argv[j++] + 2;
-    while (j < argc && strncmp(argv[j], "--", 2) != 0 && n < MAX_ARGS)
-        args[n++] = argv[j++];
-    snprintf(origin, sizeof(origin), "command line (--%s)", args[0]);
-    if ((j == argc || strncmp(argv[j], "--", 2) == 0) &&
-        apply(g, n, args, origin, &why) == 0)
-        return j - i;
-    fprintf(stderr, "goblind: %s: %s\n", origin, why);
-    return -1;
+            "Other directives (hz, client-output-buffer-limit, ...) go to\n"
+            "CONFIG SET. See goblind(1).\n");
 }
 
 int goblind_parse_args(struct goblind *g, int argc, char **argv)
 {
     int i = 1;
 
-    if (argc > 1 && (strcmp(argv[1], "-h") == 0 ||
-                     strcmp(argv[1], "--help") == 0)) {
+    if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         usage();
         return 1;
     }
-    if (argc > 1 && (strcmp(argv[1], "-v") == 0 ||
-                     strcmp(argv[1], "--version") == 0)) {
+    if (argc > 1 && (!strcmp(argv[1], "-v") ||
+                     !strcmp(argv[1], "--version"))) {
         printf("goblind v=%s\n", GOBLIN_VERSION_STRING);
         return 1;
     }
-    if (argc > 1 && strncmp(argv[1], "--", 2) != 0) {
-        if (read_config_file(g, argv[1]) < 0)
-            return -1;
-        i = 2;
-    }
-    while (i < argc) {
-        int used;
+    if (argc > 1 && strncmp(argv[1], "--", 2) != 0 &&
+        read_config_file(g, argv[i++]) < 0)
+        return -1;
+    while (i < argc) {   /* "--name a b" up to the next "--" */
+        const char *args[MAX_ARGS];
+        char origin[128];
+        int n = 0;
 
         if (strncmp(argv[i], "--", 2) != 0 || argv[i][2] == '\0') {
             fprintf(stderr, "goblind: unexpected argument '%s'\n", argv[i]);
             usage();
             return -1;
         }
-        if ((used = apply_option(g, argc, argv, i)) < 0)
+        snprintf(origin, sizeof(origin), "command line (%s)", argv[i]);
+        args[n++] = argv[i++] + 2;
+        while (i < argc && strncmp(argv[i], "--", 2) != 0 && n < MAX_ARGS)
+            args[n++] = argv[i++];
+        if (apply(g, n, args, origin) < 0)
             return -1;
-        i += used;
     }
     return 0;
 }
 
-/* Sends the directives goblind does not know to the engine as CONFIG SET
- * on a local session; the first one refused is a startup error. */
+/* Runs the kept CONFIG SET commands on a local session; the first one the
+ * engine refuses is a startup error. */
 int goblind_apply_engine_directives(struct goblind *g)
 {
     struct goblin_session_info info = {GOBLIN_TRANSPORT_LOCAL, "config",
                                        "config", -1, NULL};
+    struct goblin_slice auth[2] = {{"AUTH", 4}, {g->requirepass, 0}};
+    struct goblin_buf buf = {0};
     goblin_session *s;
+    size_t start = 0, len;
     int rc = 0;
 
-    if (g->nengine == 0)
-        return 0;
     if (goblin_session_open(g->engine, &info, &s) < 0)
         return -1;
     if (g->requirepass != NULL) {
-        char auth[1024];
-        int n = snprintf(auth, sizeof(auth), "*2\r\n$4\r\nAUTH\r\n$%zu\r\n"
-                         "%s\r\n", strlen(g->requirepass), g->requirepass);
-        goblin_session_feed(s, auth, (size_t)n);
+        auth[1].len = strlen(g->requirepass);
+        goblin_resp_command_write(&buf, 2, auth);
+        goblin_session_feed(s, buf.data, buf.len);
+        goblin_buf_free(&buf);
     }
     for (int i = 0; i < g->nengine && rc == 0; i++) {
-        const char *d = g->engine_directives[i], *out, *end;
-        size_t len;
+        const char *out, *end;
 
         goblin_session_output(s, &len);
         goblin_session_output_consume(s, len);
-        goblin_session_feed(s, d, strlen(d));
+        goblin_session_feed(s, g->engine_cmds.data + start,
+                            g->engine_ends[i] - start);
+        start = g->engine_ends[i];
         out = goblin_session_output(s, &len);
         if (len > 0 && out[0] == '+')
             continue;
         end = len > 0 ? memchr(out, '\r', len) : NULL;
         fprintf(stderr, "goblind: %s: %.*s\n", g->engine_origins[i],
-                end != NULL ? (int)(end - out - 1) : 14,
+                end != NULL ? (int)(end - out - 1) : 8,
                 end != NULL ? out + 1 : "no reply");
         rc = -1;
     }
@@ -404,103 +375,33 @@ int goblind_apply_engine_directives(struct goblind *g)
 
 /* ---- settings for CONFIG GET / CONFIG SET ---- */
 
-static int put(char *buf, size_t cap, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int put(char *buf, size_t cap, const char *fmt, ...)
+static int setting_get(void *ctx, char *buf, size_t cap)
 {
-    char tmp[GOBLIN_SETTING_VALUE_MAX + 1];
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        n = 0;
-    if ((size_t)n > cap)
-        n = (int)cap;
-    if ((size_t)n >= sizeof(tmp))
-        n = (int)sizeof(tmp) - 1;
-    memcpy(buf, tmp, (size_t)n);
-    return n;
-}
-
-static int get_port(void *ctx, char *buf, size_t cap)
-{
-    return put(buf, cap, "%d", ((struct goblind *)ctx)->port);
-}
-
-static int get_bind(void *ctx, char *buf, size_t cap)
-{
-    struct goblind *g = ctx;
-    char text[GOBLIN_SETTING_VALUE_MAX] = "";
+    const struct goblind_setting_ref *ref = ctx;
+    const struct option *o = &options[ref->index];
+    const void *field = (const char *)ref->g + o->off;
+    char text[GOBLIN_SETTING_VALUE_MAX + 1] = "";
     size_t len = 0;
 
-    for (int i = 0; i < g->nbind && len < sizeof(text); i++)
+    if (o->kind == NUM || o->kind == OCTAL)
+        snprintf(text, sizeof(text), o->kind == NUM ? "%ld" : "%lo",
+                 *(const long *)field);
+    else if (o->kind == LEVEL)
+        snprintf(text, sizeof(text), "%s",
+                 goblind_loglevel_name((int)*(const long *)field));
+    else if (o->kind == TEXT && *(char *const *)field != NULL)
+        snprintf(text, sizeof(text), "%s", *(char *const *)field);
+    for (int i = 0; o->kind == LIST && i < ref->g->nbind; i++)
         len += (size_t)snprintf(text + len, sizeof(text) - len, "%s%s",
-                                i > 0 ? " " : "", g->bind[i]);
-    return put(buf, cap, "%s", text);
-}
-
-static int get_unixsocket(void *ctx, char *buf, size_t cap)
-{
-    const char *s = ((struct goblind *)ctx)->unixsocket;
-    return put(buf, cap, "%s", s != NULL ? s : "");
-}
-
-static int get_unixsocketperm(void *ctx, char *buf, size_t cap)
-{
-    return put(buf, cap, "%o", ((struct goblind *)ctx)->unixsocketperm);
-}
-
-static int get_logfile(void *ctx, char *buf, size_t cap)
-{
-    const char *s = ((struct goblind *)ctx)->logfile;
-    return put(buf, cap, "%s", s != NULL ? s : "");
-}
-
-static int get_maxclients(void *ctx, char *buf, size_t cap)
-{
-    return put(buf, cap, "%ld", ((struct goblind *)ctx)->maxclients);
-}
-
-static int get_timeout(void *ctx, char *buf, size_t cap)
-{
-    return put(buf, cap, "%ld", ((struct goblind *)ctx)->timeout);
-}
-
-static int get_loglevel(void *ctx, char *buf, size_t cap)
-{
-    int level = ((struct goblind *)ctx)->loglevel;
-    return put(buf, cap, "%s", goblind_loglevel_name(level));
-}
-
-/* Parses an integer setting value in [lo, hi] with Redis's texts. */
-static int slice_long(struct goblin_slice v, long lo, long hi, long *out,
-                      const char **why)
-{
-    char text[32];
-    long n;
-
-    *why = "argument couldn't be parsed into an integer";
-    if (v.len == 0 || v.len >= sizeof(text))
-        return GOBLIN_EINVAL;
-    memcpy(text, v.ptr, v.len);
-    text[v.len] = '\0';
-    if (parse_long(text, LONG_MIN, LONG_MAX, 10, &n) < 0)
-        return GOBLIN_EINVAL;
-    if (n < lo || n > hi) {
-        *why = lo == 0 ? "argument must be between 0 and 2147483647 inclusive"
-                       : "argument must be between 1 and 2147483647 inclusive";
-        return GOBLIN_EINVAL;
-    }
-    *out = n;
-    return 0;
+                                i > 0 ? " " : "", ref->g->bind[i]);
+    len = strlen(text);
+    len = len < cap ? len : cap;
+    memcpy(buf, text, len);
+    return (int)len;
 }
 
 /* Raises the open-files limit so maxclients connections fit, as Redis
- * does; keeps going (with a warning) when the hard limit is lower. */
+ * does; warns when the hard limit is lower. */
 static void fit_fd_limit(struct goblind *g)
 {
     struct rlimit rl;
@@ -517,64 +418,37 @@ static void fit_fd_limit(struct goblind *g)
                     (unsigned long)rl.rlim_cur);
 }
 
-static int set_maxclients(void *ctx, struct goblin_slice v, const char **why)
+static int setting_set(void *ctx, struct goblin_slice v, const char **why)
 {
-    struct goblind *g = ctx;
-    long n;
+    const struct goblind_setting_ref *ref = ctx;
+    const struct option *o = &options[ref->index];
+    char text[GOBLIN_SETTING_VALUE_MAX + 1];
+    const char *argv[2] = {o->name, text};
 
-    if (slice_long(v, 1, INT_MAX, &n, why) < 0)
+    *why = "argument too long";
+    if (v.len >= sizeof(text))
         return GOBLIN_EINVAL;
-    g->maxclients = n;
-    fit_fd_limit(g);
-    return 0;
-}
-
-static int set_timeout(void *ctx, struct goblin_slice v, const char **why)
-{
-    long n;
-
-    if (slice_long(v, 0, INT_MAX, &n, why) < 0)
+    memcpy(text, v.ptr, v.len);
+    text[v.len] = '\0';
+    if (option_parse(ref->g, o, 2, argv, why) < 0)
         return GOBLIN_EINVAL;
-    ((struct goblind *)ctx)->timeout = n;
-    return 0;
-}
-
-static int set_loglevel(void *ctx, struct goblin_slice v, const char **why)
-{
-    char text[16];
-    int level = -1;
-
-    if (v.len < sizeof(text)) {
-        memcpy(text, v.ptr, v.len);
-        text[v.len] = '\0';
-        level = goblind_loglevel_parse(text);
-    }
-    if (level < 0) {
-        *why = "argument(s) must be one of the following: debug, verbose, "
-               "notice, warning";
-        return GOBLIN_EINVAL;
-    }
-    ((struct goblind *)ctx)->loglevel = level;
+    if (o->off == AT(maxclients))
+        fit_fd_limit(ref->g);
     return 0;
 }
 
 int goblind_register_settings(struct goblind *g)
 {
-    const struct goblin_setting settings[] = {
-        {"port", NULL, get_port, NULL, g},
-        {"bind", NULL, get_bind, NULL, g},
-        {"unixsocket", NULL, get_unixsocket, NULL, g},
-        {"unixsocketperm", NULL, get_unixsocketperm, NULL, g},
-        {"logfile", NULL, get_logfile, NULL, g},
-        {"maxclients", NULL, get_maxclients, set_maxclients, g},
-        {"timeout", NULL, get_timeout, set_timeout, g},
-        {"loglevel", NULL, get_loglevel, set_loglevel, g},
-    };
-
     fit_fd_limit(g);
-    for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++) {
-        int rc = goblin_engine_setting_add(g->engine, &settings[i]);
-        if (rc < 0)
+    for (int i = 0; i < GOBLIND_NOPTIONS; i++) {
+        struct goblin_setting s = {options[i].name, NULL, setting_get,
+                                   options[i].live ? setting_set : NULL,
+                                   &g->setting_refs[i]};
+        int rc;
+
+        g->setting_refs[i] = (struct goblind_setting_ref){g, i};
+        if (options[i].setting &&
+            (rc = goblin_engine_setting_add(g->engine, &s)) < 0)
             return rc;
     }
     return 0;

@@ -16,32 +16,45 @@
 
 #include <goblin.h>
 #include <goblin/engine.h>
+#include <goblin/resp.h>
 
 #define GOBLIND_MAX_BIND 16
+#define GOBLIND_NOPTIONS 9
 
+struct goblind;
 struct goblind_conn;
+
+/* What a registered setting's callbacks get: the server and which of
+ * config.c's options it is. */
+struct goblind_setting_ref {
+    struct goblind *g;
+    int index;
+};
 
 struct goblind {
     /* Options: embedded defaults, then the config file, then argv. */
-    int port;                      /* 0 = no TCP */
+    long port;                     /* 0 = no TCP */
     char *bind[GOBLIND_MAX_BIND];  /* addresses; a leading '-' = optional */
     int nbind;
     bool bind_default;             /* bind not given: its entries optional */
     char *unixsocket;              /* NULL = no Unix socket */
-    unsigned unixsocketperm;       /* octal, as Redis: 700 */
+    long unixsocketperm;           /* shown in octal, as Redis: 700 */
     char *requirepass;
     long maxclients;
     long timeout;                  /* idle seconds; 0 = never */
-    int loglevel;                  /* enum goblin_log_level */
-    char *logfile;                 /* NULL or "" = stdout */
+    long loglevel;                 /* enum goblin_log_level */
+    char *logfile;                 /* NULL = stdout */
     FILE *logf;
     char *config_file;             /* absolute path, or NULL */
-    /* Directives goblind does not know itself, applied through CONFIG
-     * SET once the engine is open: "name value..." and where they came
-     * from, for the error message. */
-    char **engine_directives;
+    /* Directives goblind does not know itself, as CONFIG SET commands
+     * run once the engine is open: command i ends at engine_ends[i] and
+     * came from engine_origins[i] (for the error message). */
+    struct goblin_buf engine_cmds;
+    size_t *engine_ends;
     char **engine_origins;
     int nengine;
+    struct goblind_setting_ref setting_refs[GOBLIND_NOPTIONS];
+    char why[128];                 /* a CONFIG SET error text */
 
     /* Run time. */
     goblin_store *store;

@@ -26,7 +26,7 @@ static void log_line(struct goblind *g, int level, const char *text)
     struct tm tm;
     FILE *f = g->logf != NULL ? g->logf : stdout;
 
-    if (level < g->loglevel)
+    if (level < (int)g->loglevel)
         return;
     gettimeofday(&tv, NULL);
     localtime_r(&tv.tv_sec, &tm);
@@ -41,7 +41,7 @@ void goblind_log(struct goblind *g, int level, const char *fmt, ...)
     char text[1024];
     va_list ap;
 
-    if (level < g->loglevel)
+    if (level < (int)g->loglevel)
         return;
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);

@@ -20,7 +20,7 @@ static void server_info(void *ctx, struct goblin_server_info *out)
     struct goblind *g = ctx;
 
     out->pid = getpid();
-    out->tcp_port = g->port;
+    out->tcp_port = (int)g->port;
     out->executable = g->executable;
     out->config_file = g->config_file != NULL ? g->config_file : "";
     out->run_id = g->run_id;

@@ -146,12 +146,13 @@ static void conn_readable(struct goblind *g, struct goblind_conn *c)
         void *p = goblin_session_input_space(c->s, &room);
         ssize_t n;
 
-        if (p == NULL) {
-            goblind_log(g, GOBLIN_LOG_WARNING, "Closing client that reached "
-                        "max query buffer length: id=%llu",
-                        (unsigned long long)goblin_session_id(c->s));
-            conn_close(g, c);
-            return;
+        if (p == NULL) {   /* at the query buffer limit, or closing */
+            if (!goblin_session_should_close(c->s))
+                goblind_log(g, GOBLIN_LOG_WARNING, "Closing client that "
+                            "reached max query buffer length: id=%llu",
+                            (unsigned long long)goblin_session_id(c->s));
+            c->closing = true;
+            break;
         }
         n = read(c->fd, p, room);
         if (n < 0 && errno == EINTR)
@@ -385,7 +386,7 @@ static int listen_tcp(struct goblind *g, const char *addr, bool optional)
         addr = "0.0.0.0";
     else if (strcmp(addr, "::*") == 0)
         addr = "::";
-    snprintf(port, sizeof(port), "%d", g->port);
+    snprintf(port, sizeof(port), "%ld", g->port);
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST;
@@ -406,7 +407,7 @@ static int listen_tcp(struct goblind *g, const char *addr, bool optional)
         bool skip = optional && (err == EADDRNOTAVAIL || err == EAFNOSUPPORT
                                  || err == EPROTONOSUPPORT);
         goblind_log(g, GOBLIN_LOG_WARNING, "%s: Could not create server TCP "
-                    "listening socket %s:%d: %s", skip ? "Skipping" :
+                    "listening socket %s:%ld: %s", skip ? "Skipping" :
                     "Error", addr, g->port, strerror(err));
         if (fd >= 0)
             close(fd);
@@ -431,7 +432,7 @@ static int listen_unix(struct goblind *g)
     unlink(g->unixsocket);
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-        chmod(g->unixsocket, g->unixsocketperm) < 0 ||
+        chmod(g->unixsocket, (mode_t)g->unixsocketperm) < 0 ||
         add_listener(g, fd, true) < 0) {
         goblind_log(g, GOBLIN_LOG_WARNING, "Failed opening Unix socket %s: "
                     "%s", g->unixsocket, strerror(errno));
@@ -482,7 +483,7 @@ int goblind_listen(struct goblind *g)
         if (listen_tcp(g, g->bind[i], g->bind_default) < 0)
             return -1;
     if (g->port != 0 && g->nlisten == 0) {
-        goblind_log(g, GOBLIN_LOG_WARNING, "Failed listening on port %d "
+        goblind_log(g, GOBLIN_LOG_WARNING, "Failed listening on port %ld "
                     "(tcp), aborting.", g->port);
         return -1;
     }
