@@ -145,7 +145,10 @@ GOBLIN_API void goblin_engine_cron(goblin_engine *eng);
  * Returns 0, GOBLIN_EINVAL (no name or get, or the name is already
  * registered) or GOBLIN_ENOMEM. The engine registers its own settings
  * (requirepass, proto-max-bulk-len, client-query-buffer-limit,
- * client-output-buffer-limit, hz, databases, ...) at open. */
+ * client-output-buffer-limit, hz, databases) at open, and two read-only
+ * placeholders that a server registering the same name replaces: "save"
+ * (empty) and "appendonly" ("no"), which clients such as redis-benchmark
+ * read. */
 GOBLIN_API int goblin_engine_setting_add(goblin_engine *eng,
                                          const struct goblin_setting *s);
 

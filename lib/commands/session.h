@@ -32,6 +32,7 @@ struct goblin__setting {
     struct goblin_setting s; /* name and alias point at the copies below */
     char *name;
     char *alias;
+    bool placeholder; /* the engine's stand-in a server may replace */
 };
 
 /* One watched key: its bytes and the sessions watching it. */

@@ -1,6 +1,8 @@
 /* settings.c - the registry of settings behind CONFIG GET/SET, and the
  * engine's own: requirepass, proto-max-bulk-len, client-query-buffer-limit,
- * client-output-buffer-limit, hz and databases.
+ * client-output-buffer-limit, hz and databases, and the read-only
+ * placeholders "save" ("") and "appendonly" ("no") a server may replace
+ * with its own.
  *
  * Validation texts and ranges are Redis 7.0's (config.c): a setting's set
  * either applies the whole value or changes nothing.
@@ -62,26 +64,10 @@ const struct goblin__setting *goblin__setting_find(const goblin_engine *eng,
     return NULL;
 }
 
-int goblin_engine_setting_add(goblin_engine *eng,
-                              const struct goblin_setting *s)
+/* Copies s into e, which is free. */
+static int setting_fill(goblin_engine *eng, struct goblin__setting *e,
+                        const struct goblin_setting *s)
 {
-    struct goblin__setting *e;
-    size_t cap;
-
-    if (s == NULL || s->name == NULL || s->get == NULL ||
-        goblin__setting_find(eng, (struct goblin_slice){
-                                      s->name, strlen(s->name)}) != NULL)
-        return GOBLIN_EINVAL;
-    if (eng->nsettings == eng->capsettings) {
-        cap = eng->capsettings == 0 ? 16 : eng->capsettings * 2;
-        e = goblin__realloc(eng->st, eng->settings,
-                            eng->capsettings * sizeof(*e), cap * sizeof(*e));
-        if (e == NULL)
-            return GOBLIN_ENOMEM;
-        eng->settings = e;
-        eng->capsettings = cap;
-    }
-    e = &eng->settings[eng->nsettings];
     memset(e, 0, sizeof(*e));
     e->s = *s;
     e->name = dup_cstr(eng->st, s->name, strlen(s->name));
@@ -94,6 +80,53 @@ int goblin_engine_setting_add(goblin_engine *eng,
     }
     e->s.name = e->name;
     e->s.alias = e->alias;
+    return 0;
+}
+
+/* Replaces the placeholder e with s. */
+static int setting_replace(goblin_engine *eng, struct goblin__setting *e,
+                           const struct goblin_setting *s)
+{
+    struct goblin__setting old = *e;
+    int rc = setting_fill(eng, e, s);
+
+    if (rc != 0) {
+        *e = old;
+        return rc;
+    }
+    free_cstr(eng->st, old.name);
+    free_cstr(eng->st, old.alias);
+    return 0;
+}
+
+int goblin_engine_setting_add(goblin_engine *eng,
+                              const struct goblin_setting *s)
+{
+    const struct goblin__setting *found;
+    struct goblin__setting *e;
+    size_t cap;
+    int rc;
+
+    if (s == NULL || s->name == NULL || s->get == NULL)
+        return GOBLIN_EINVAL;
+    found = goblin__setting_find(eng, (struct goblin_slice){
+                                          s->name, strlen(s->name)});
+    if (found != NULL && found->placeholder)
+        return setting_replace(eng, &eng->settings[found - eng->settings],
+                               s);
+    if (found != NULL)
+        return GOBLIN_EINVAL;
+    if (eng->nsettings == eng->capsettings) {
+        cap = eng->capsettings == 0 ? 16 : eng->capsettings * 2;
+        e = goblin__realloc(eng->st, eng->settings,
+                            eng->capsettings * sizeof(*e), cap * sizeof(*e));
+        if (e == NULL)
+            return GOBLIN_ENOMEM;
+        eng->settings = e;
+        eng->capsettings = cap;
+    }
+    if ((rc = setting_fill(eng, &eng->settings[eng->nsettings], s)) != 0)
+        return rc;
     eng->nsettings++;
     return 0;
 }
@@ -253,6 +286,22 @@ static int get_databases(void *ctx, char *buf, size_t cap)
     return snprintf(buf, cap, "1");
 }
 
+/* "save" and "appendonly" until a persistence layer registers its own:
+ * redis-benchmark and other clients read them at start. */
+static int get_empty(void *ctx, char *buf, size_t cap)
+{
+    (void)ctx;
+    (void)buf;
+    (void)cap;
+    return 0;
+}
+
+static int get_no(void *ctx, char *buf, size_t cap)
+{
+    (void)ctx;
+    return snprintf(buf, cap, "no");
+}
+
 static const char *const obuf_class[3] = {"normal", "slave", "pubsub"};
 
 static int get_obuf(void *ctx, char *buf, size_t cap)
@@ -346,6 +395,10 @@ int goblin__settings_init(goblin_engine *eng)
         {"hz", NULL, get_hz, set_hz, eng},
         {"databases", NULL, get_databases, NULL, eng},
     };
+    const struct goblin_setting placeholders[] = {
+        {"save", NULL, get_empty, NULL, eng},
+        {"appendonly", NULL, get_no, NULL, eng},
+    };
     size_t i;
     int rc;
 
@@ -361,6 +414,11 @@ int goblin__settings_init(goblin_engine *eng)
     for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         if ((rc = goblin_engine_setting_add(eng, &own[i])) != 0)
             return rc;
+    for (i = 0; i < sizeof(placeholders) / sizeof(placeholders[0]); i++) {
+        if ((rc = goblin_engine_setting_add(eng, &placeholders[i])) != 0)
+            return rc;
+        eng->settings[eng->nsettings - 1].placeholder = true;
+    }
     return 0;
 }
 
