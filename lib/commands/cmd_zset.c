@@ -30,7 +30,8 @@ static bool parse_score(goblin__exec *x, struct goblin_slice a, double *out,
 {
     if (goblin_double_parse(a.ptr, a.len, out) == 0)
         return true;
-    goblin__reply_error(x, msg != NULL ? msg : "ERR value is not a valid float");
+    goblin__reply_error(x, msg != NULL ? msg
+                                       : "ERR value is not a valid float");
     return false;
 }
 

@@ -103,7 +103,8 @@ static uint32_t probe(const goblin_engine *eng, const unsigned char *p,
             return i;
         }
         if ((v >> 16) == n &&
-            name_eq(p, n, eng->names + (size_t)((v & 0xffff) - 1) * NAME_SLOT)) {
+            name_eq(p, n,
+                    eng->names + (size_t)((v & 0xffff) - 1) * NAME_SLOT)) {
             *found = true;
             return i;
         }
