@@ -13,6 +13,7 @@
 #include "goblin/numtext.h"
 #include "goblin/reply.h"
 #include "goblin/resp.h"
+#include "goblin/ring.h"
 #include "goblin/str.h"
 #include "goblin/zset.h"
 
