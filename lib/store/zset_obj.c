@@ -478,6 +478,23 @@ int goblin__zset_obj_from_sorted(goblin_store *st,
 
 /* ---- walks ---- */
 
+/* A walk over a full set reads records scattered over the arena: ask for
+ * the one WALK_AHEAD entries on early, so their misses overlap. */
+#define WALK_AHEAD 6
+
+static void walk_prefetch(const struct goblin__zset_walk *w, unsigned ahead)
+{
+    const struct zfull *z = w->obj;
+    unsigned lv = z->tree.height - 1;
+    const struct zt_leaf *l = w->pos.node[lv];
+    uint32_t i = w->pos.idx[lv];
+
+    if (w->rev ? i < ahead : i + ahead >= l->n)
+        return; /* in the next leaf: not worth the walk */
+    i = w->rev ? i - ahead : i + ahead;
+    __builtin_prefetch(za_rec(&z->ar, zt_leaf_ids(l)[i]));
+}
+
 void goblin__zset_obj_walk(const void *obj, size_t r, size_t n, bool rev,
                            struct goblin__zset_walk *w)
 {
@@ -489,6 +506,8 @@ void goblin__zset_obj_walk(const void *obj, size_t r, size_t n, bool rev,
         return;
     if (w->kind == ZK_FULL) {
         zt_seek(&((const struct zfull *)obj)->tree, r, &w->pos);
+        for (unsigned k = 0; k < WALK_AHEAD && k < n; k++)
+            walk_prefetch(w, k);
         return;
     }
     if (!rev) {
@@ -520,6 +539,8 @@ int goblin__zset_walk_next(struct goblin__zset_walk *w,
 
         zt_get(&z->tree, &w->pos, score, &id);
         member->ptr = za_member(&z->ar, id, &member->len);
+        if (w->left >= WALK_AHEAD)
+            walk_prefetch(w, WALK_AHEAD);
         if (w->left > 0) {
             if (w->rev)
                 zt_prev(&z->tree, &w->pos);

@@ -16,6 +16,7 @@
  */
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 
 #include "zset_tree.h"
 
@@ -238,6 +239,21 @@ static unsigned inner_route(const struct ztree *t, const struct zt_inner *in,
     return lo > 0 ? lo - 1 : 0;
 }
 
+/* Starts loading the node a walk goes to next, all the lines its search
+ * reads at once, so a node costs about one memory latency instead of one
+ * per step of its binary search. */
+static inline void prefetch_node(const struct ztree *t, unsigned lv,
+                                 const void *n)
+{
+    const char *p = n;
+    size_t bytes = lv + 1 == t->height
+                       ? sizeof(struct zt_leaf)
+                       : offsetof(struct zt_inner, kid); /* kid: ties only */
+
+    for (size_t off = 0; off < bytes; off += 64)
+        __builtin_prefetch(p + off);
+}
+
 /* Walks from the root to the leaf position of k (its lower bound). */
 static void descend(const struct ztree *t, const struct key *k,
                     struct zt_path *p)
@@ -252,6 +268,7 @@ static void descend(const struct ztree *t, const struct key *k,
         p->node[lv] = n;
         p->idx[lv] = i;
         n = in->ch[i];
+        prefetch_node(t, lv + 1, n);
     }
     p->node[lv] = n;
     p->idx[lv] = leaf_lower(t, n, k);
@@ -895,6 +912,40 @@ void zt_erase_range(goblin_store *st, struct ztree *t, size_t from, size_t n,
     }
 }
 
+/* Moves record i of leaf l to the place of key k inside the same leaf,
+ * given that k lies strictly between two other records of l. */
+static bool leaf_move(struct ztree *t, struct zt_path *p, struct zt_leaf *l,
+                      unsigned i, const struct key *k)
+{
+    unsigned lo = i == 0 ? 1 : 0, hi = i + 1 == l->n ? l->n - 2 : l->n - 1;
+    const uint32_t *ids = zt_leaf_ids(l);
+    unsigned j;
+
+    if (l->n < 3 || rec_cmp(t, zt_leaf_score(l, lo), ids[lo], k) >= 0 ||
+        rec_cmp(t, zt_leaf_score(l, hi), ids[hi], k) <= 0)
+        return false;
+    if (!l->wide && !zt_fits_narrow(k->s) && l->n > ZT_CAP_W)
+        return false;
+    leaf_del(l, i, 1);
+    j = leaf_lower(t, l, k);
+    leaf_put(l, j, k->s, k->id);
+    if (i == 0 || j == 0)
+        fix_up(p, t->height - 1);
+    return true;
+}
+
+bool zt_move(struct ztree *t, double old_s, double new_s, uint32_t id)
+{
+    struct zt_path p;
+    struct key k;
+    unsigned lv = t->height - 1;
+
+    key_of(t, &k, old_s, id);
+    descend_exact(t, &k, &p);
+    k.s = new_s;
+    return leaf_move(t, &p, p.node[lv], p.idx[lv], &k);
+}
+
 void zt_retarget(struct ztree *t, double s, uint32_t old_id, uint32_t new_id)
 {
     struct zt_path p;
@@ -942,6 +993,7 @@ size_t zt_rank_score(const struct ztree *t, double s, bool excl)
 {
     const void *n = t->root;
     size_t r = 0;
+    unsigned lv = 0;
 
     if (n == NULL)
         return 0;
@@ -950,8 +1002,9 @@ size_t zt_rank_score(const struct ztree *t, double s, bool excl)
         unsigned i = inner_lower_score(in, 0, in->n, s, excl);
 
         i = i > 0 ? i - 1 : 0;
-        r += count_left(in, i);
         n = in->ch[i];
+        prefetch_node(t, ++lv, n);
+        r += count_left(in, i);
     }
     return r + leaf_lower_score(n, 0, node_n(n), s, excl);
 }
@@ -970,7 +1023,7 @@ size_t zt_rank_lex(const struct ztree *t, const void *m, size_t len,
 {
     const void *n = t->root;
     size_t r = 0;
-    unsigned lo, hi;
+    unsigned lo, hi, lv = 0;
 
     if (n == NULL)
         return 0;
@@ -986,8 +1039,9 @@ size_t zt_rank_lex(const struct ztree *t, const void *m, size_t len,
                 hi = mid;
         }
         lo = lo > 0 ? lo - 1 : 0;
-        r += count_left(in, lo);
         n = in->ch[lo];
+        prefetch_node(t, ++lv, n);
+        r += count_left(in, lo);
     }
     for (lo = 0, hi = node_n(n); lo < hi;) {
         unsigned mid = (lo + hi) / 2;
@@ -1017,6 +1071,7 @@ void zt_seek(const struct ztree *t, size_t r, struct zt_path *p)
         p->node[lv] = n;
         p->idx[lv] = i;
         n = in->ch[i];
+        prefetch_node(t, lv + 1, n);
     }
     p->node[lv] = n;
     p->idx[lv] = (uint32_t)r;
@@ -1126,6 +1181,9 @@ struct check {
     size_t leaves;
     size_t records;
     unsigned leaf_depth;
+    size_t thin;        /* leaves under a third full so far */
+    size_t first_thin;  /* index of the first of them */
+    size_t last_thin;   /* index of the last of them */
 };
 
 #define FAIL() return -__LINE__
@@ -1155,6 +1213,11 @@ static int check_leaf(struct check *c, const struct zt_leaf *l, bool root,
 
     if (l->n > leaf_cap(l) || (l->n == 0 && !root))
         FAIL();
+    if (!root && l->n < node_min_fill(l)) {
+        if (c->thin++ == 0)
+            c->first_thin = c->leaves;
+        c->last_thin = c->leaves;
+    }
     if (c->leaves++ == 0)
         c->leaf_depth = depth;
     else if (c->leaf_depth != depth)
@@ -1175,7 +1238,8 @@ static int check_node(struct check *c, const void *n, bool root,
 
     if (is_leaf(n))
         return check_leaf(c, n, root, depth);
-    if (in->n == 0 || in->n > ZT_FAN || (root && in->n < 2))
+    if (in->n == 0 || in->n > ZT_FAN || (root && in->n < 2) ||
+        (!root && in->n < INNER_MIN))
         FAIL();
     for (unsigned i = 0; i < in->n; i++) {
         double s;
@@ -1211,6 +1275,13 @@ int zt_check(const struct ztree *t, size_t *leaves)
     if ((rc = check_node(&c, t->root, true, 1)) != 0)
         return rc;
     if (c.records != t->count || c.leaf_depth != t->height)
+        FAIL();
+    /* Fill: a leaf under a third full is the first or the last one (an
+     * ordered load starts the next leaf with one record). */
+    if (c.thin > 2 || (c.thin == 2 && (c.first_thin != 0 ||
+                                       c.last_thin != c.leaves - 1)))
+        FAIL();
+    if (c.thin == 1 && c.last_thin != 0 && c.last_thin != c.leaves - 1)
         FAIL();
     if (leaves != NULL)
         *leaves = c.leaves;

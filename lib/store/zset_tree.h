@@ -34,7 +34,7 @@
 #define ZT_LEAF_BYTES 512
 #define ZT_CAP_W 42 /* double scores */
 #define ZT_CAP_N 63 /* int32 scores */
-#define ZT_FAN 64
+#define ZT_FAN 32
 #define ZT_MAXH 12
 
 struct zt_leaf {
@@ -53,10 +53,10 @@ struct zt_inner {
     uint16_t n;
     uint8_t leaf;  /* 0 */
     uint8_t pad[5];
-    double ks[ZT_FAN];   /* smallest record of each child: score */
-    uint32_t kid[ZT_FAN]; /* ... and member id */
+    double ks[ZT_FAN];    /* smallest record of each child: score */
     uint32_t cnt[ZT_FAN]; /* records under each child */
     void *ch[ZT_FAN];
+    uint32_t kid[ZT_FAN]; /* smallest record of each child: member id */
 };
 
 struct ztree {
@@ -104,6 +104,11 @@ int zt_insert(goblin_store *st, struct ztree *t, double score, uint32_t id);
 
 /* Removes the record (score, id), which is present. Never fails. */
 void zt_erase(goblin_store *st, struct ztree *t, double score, uint32_t id);
+
+/* Moves the record (old_s, id) to new_s if it stays inside its leaf
+ * (strictly between two other records there). Returns false, changing
+ * nothing, if not: then insert the new record and erase the old one. */
+bool zt_move(struct ztree *t, double old_s, double new_s, uint32_t id);
 
 /* The record (score, old_id) now refers to new_id (same member bytes). */
 void zt_retarget(struct ztree *t, double score, uint32_t old_id,

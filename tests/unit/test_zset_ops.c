@@ -687,29 +687,27 @@ static void test_random_inserts_fill_leaves_well(void **state)
     assert_true(fill_ratio(st, "r") > 0.75);
 }
 
+/* The validator runs after every step, growing through many splits (some
+ * leaves wide, some narrow) and shrinking to nothing in a scattered order. */
 static void test_growth_and_deletes_down_to_empty(void **state)
 {
     goblin_store *st = ((struct fixture *)*state)->st;
     uint64_t x = 99;
     char m[24];
 
-    for (int i = 0; i < 5000; i++) {
+    for (int i = 0; i < 3000; i++) {
         x = x * 6364136223846793005ull + 1442695040888963407ull;
         scan_name(m, i);
-        add(st, "t", m, (double)(x >> 50) + (i % 3 ? 0.5 : 0));
-        if (i % 97 == 0 && i >= 128)
-            assert_int_equal(zt_check(tree_of(st, "t"), NULL), 0);
+        add(st, "t", m, (double)(x >> 52) + (i % 5 ? 0 : 0.5));
+        check_obj(st, "t");
     }
-    for (int i = 0; i < 5000; i++) {
-        int k = (int)((uint64_t)i * 761 % 5000);
+    for (int i = 0; i < 3000; i++) {
+        int k = (int)((uint64_t)i * 761 % 3000);
 
         scan_name(m, k);
         assert_int_equal(goblin_zset_rem(st, S("t"), &(struct goblin_slice)
                                          {m, strlen(m)}, 1), 1);
-        if (goblin_zset_card(st, S("t")) > 64)
-            assert_int_equal(zt_check(tree_of(st, "t"), NULL), 0);
-        else
-            check_obj(st, "t");
+        check_obj(st, "t");
     }
     assert_int_equal(goblin_key_exists(st, S("t")), 0);
 }
