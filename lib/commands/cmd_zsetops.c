@@ -49,10 +49,6 @@ static void zpop(goblin__exec *x, int argc, const struct goblin_slice *argv,
         !goblin__arg_range(x, argv[2], 0, INT64_MAX, &count,
                            "ERR value is out of range, must be positive"))
         return;
-    if (count == 0) {
-        goblin__reply_array(x, 0);
-        return;
-    }
     card = goblin_zset_card(x->st, argv[1]);
     if (card < 0) {
         goblin__reply_code(x, (int)card);

@@ -80,6 +80,9 @@ struct goblin_engine {
     /* client-output-buffer-limit: hard, soft, soft seconds for the classes
      * normal, replica and pubsub (only normal applies to sessions). */
     uint64_t obuf_limit[3][3];
+    /* Pending output above which a session checks the limits after a
+     * command: the smaller nonzero of hard and soft, or SIZE_MAX. */
+    size_t obuf_trip;
     int hz;
 
     /* WATCH. */

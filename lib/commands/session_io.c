@@ -125,6 +125,8 @@ static int resp_loop(goblin_session *s)
         rc = goblin__execute(s, (int)cmd.argc, cmd.argv, &clock);
         if (rc != 0)
             break;
+        if (s->out.len - s->out_pos > s->eng->obuf_trip)
+            goblin__output_check(s);
     }
     return rc;
 }

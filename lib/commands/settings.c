@@ -382,7 +382,16 @@ static int set_obuf(void *ctx, struct goblin_slice v, const char **why)
         }
     }
     memcpy(eng->obuf_limit, lim, sizeof(lim));
+    goblin__obuf_trip_update(eng);
     return 0;
+}
+
+void goblin__obuf_trip_update(goblin_engine *eng)
+{
+    uint64_t hard = eng->obuf_limit[0][0], soft = eng->obuf_limit[0][1];
+    uint64_t t = hard == 0 ? soft : soft == 0 || hard < soft ? hard : soft;
+
+    eng->obuf_trip = t == 0 || t > SIZE_MAX ? SIZE_MAX : (size_t)t;
 }
 
 int goblin__settings_init(goblin_engine *eng)
@@ -411,6 +420,7 @@ int goblin__settings_init(goblin_engine *eng)
     eng->obuf_limit[2][0] = 32ull * 1024 * 1024;
     eng->obuf_limit[2][1] = 8ull * 1024 * 1024;
     eng->obuf_limit[2][2] = 60;
+    goblin__obuf_trip_update(eng);
     for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         if ((rc = goblin_engine_setting_add(eng, &own[i])) != 0)
             return rc;

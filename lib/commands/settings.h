@@ -14,6 +14,9 @@ int goblin__settings_apply_config(goblin_engine *eng,
 
 void goblin__settings_free(goblin_engine *eng);
 
+/* Recomputes eng->obuf_trip from client-output-buffer-limit. */
+void goblin__obuf_trip_update(goblin_engine *eng);
+
 /* Sets requirepass to len bytes at p; len 0 removes the password. */
 int goblin__set_requirepass(goblin_engine *eng, const void *p, size_t len);
 
