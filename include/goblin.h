@@ -6,6 +6,7 @@
 #ifndef GOBLIN_H
 #define GOBLIN_H
 
+#include "goblin/client.h"
 #include "goblin/common.h"
 #include "goblin/engine.h"
 #include "goblin/hash.h"
@@ -14,6 +15,7 @@
 #include "goblin/reply.h"
 #include "goblin/resp.h"
 #include "goblin/ring.h"
+#include "goblin/sbe.h"
 #include "goblin/str.h"
 #include "goblin/zset.h"
 

@@ -36,8 +36,10 @@
 
 #include "goblin/common.h"
 #include "goblin/engine.h"
+#include "goblin/keys.h"
 #include "goblin/resp.h"
 #include "goblin/str.h"
+#include "goblin/zset.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -160,7 +162,8 @@ GOBLIN_API int64_t goblin_client_exists(goblin_client *c,
                                         const struct goblin_slice *keys,
                                         size_t n);
 
-/* PEXPIRE with GOBLIN_EXPIRE_* flags (goblin/keys.h): 1 or 0. */
+/* PEXPIRE with at most one GOBLIN_EXPIRE_* flag (goblin/keys.h): 1 when
+ * set, 0 when not. */
 GOBLIN_API int goblin_client_pexpire(goblin_client *c, struct goblin_slice key,
                                      int64_t ms, int flags);
 
@@ -185,14 +188,9 @@ GOBLIN_API int64_t goblin_client_hdel(goblin_client *c, struct goblin_slice key,
 GOBLIN_API int64_t goblin_client_hlen(goblin_client *c,
                                       struct goblin_slice key);
 
-/* ZADD flags, as ZADD's options. */
-#define GOBLIN_ZADD_NX 0x01
-#define GOBLIN_ZADD_XX 0x02
-#define GOBLIN_ZADD_GT 0x04
-#define GOBLIN_ZADD_LT 0x08
-#define GOBLIN_ZADD_CH 0x10
-
-/* ZADD of n members with their scores: members added (changed with CH). */
+/* ZADD of n members with their scores and GOBLIN_ZADD_* flags
+ * (goblin/zset.h; not INCR: see goblin_client_zincrby): members added
+ * (added or changed with GOBLIN_ZADD_CH). */
 GOBLIN_API int64_t goblin_client_zadd(goblin_client *c, struct goblin_slice key,
                                       const double *scores,
                                       const struct goblin_slice *members,

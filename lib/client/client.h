@@ -26,6 +26,7 @@ struct goblin__sbe_tree {
     char *text;                           /* doubles, cursors, errors */
     size_t text_cap, text_used;
     void *stack;                          /* ValueReply nesting */
+    bool double_text; /* give doubles their text (else str is empty) */
 };
 
 /* Builds the tree of the SBE reply message msg[0..len) into t; strings are
@@ -65,6 +66,7 @@ struct goblin_client {
     bool pipelining;
     int failed;            /* a failure code: the client is unusable */
 
+    const struct goblin_resp_value *reply; /* the reply read last */
     goblin_resp_reader *reader; /* RESP replies */
     struct goblin__sbe_tree tree; /* SBE replies */
 
@@ -74,6 +76,9 @@ struct goblin_client {
 };
 
 /* conn.c */
+/* Memory from the client's allocator; free takes the size back. */
+void *goblin__client_mem(goblin_client *c, size_t size);
+void goblin__client_mem_free(goblin_client *c, void *p, size_t size);
 int goblin__client_new(const struct goblin_client_config *cfg,
                        goblin_client **out);
 int goblin__client_fail(goblin_client *c, int code, const char *what);

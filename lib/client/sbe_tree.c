@@ -99,6 +99,10 @@ static void set_double(struct goblin__sbe_tree *t, struct goblin_resp_value *v,
 
     v->type = GOBLIN_RESP_DOUBLE;
     v->dbl = d;
+    if (!t->double_text) {
+        v->str = (struct goblin_slice){"", 0};
+        return;
+    }
     v->str.ptr = at;
     v->str.len = goblin_double_format(at, d);
     t->text_used += v->str.len;

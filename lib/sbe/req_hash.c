@@ -62,10 +62,12 @@ void goblin__sbe_hget(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_hget v;
     struct goblin_slice val = {NULL, 0};
+    int rc;
 
-    if (goblin__sbe_decoded(r, goblin_sbe_hget_decode(&v, r->m)))
-        goblin__sbe_view(r, goblin_hash_get(r->x.st, v.key, v.field, &val),
-                         val);
+    if (!goblin__sbe_decoded(r, goblin_sbe_hget_decode(&v, r->m)))
+        return;
+    rc = goblin_hash_get(r->x.st, v.key, v.field, &val);
+    goblin__sbe_view(r, rc, val);
 }
 
 void goblin__sbe_hmget(struct goblin__sbe_req *r)
@@ -335,6 +337,7 @@ void goblin__sbe_hrandfield(struct goblin__sbe_req *r)
     struct goblin_sbe_hrandfield v;
     struct goblin_slice f = {NULL, 0};
     unsigned flags;
+    int rc;
 
     if (!goblin__sbe_decoded(r, goblin_sbe_hrandfield_decode(&v, r->m)))
         return;
@@ -349,5 +352,6 @@ void goblin__sbe_hrandfield(struct goblin__sbe_req *r)
                         flags & GOBLIN_SBE_COUNT_FLAGS_WITH_SCORES);
         return;
     }
-    goblin__sbe_view(r, goblin_hash_randfield(r->x.st, v.key, &f, NULL), f);
+    rc = goblin_hash_randfield(r->x.st, v.key, &f, NULL);
+    goblin__sbe_view(r, rc, f);
 }

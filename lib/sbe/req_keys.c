@@ -276,20 +276,28 @@ EXPIRE_REQUEST(pexpire, goblin_key_pexpire)
 EXPIRE_REQUEST(expireat, goblin_key_expireat)
 EXPIRE_REQUEST(pexpireat, goblin_key_pexpireat)
 
+/* TTL and friends: -1 (no deadline) and -2 (no key) are answers. */
 #define KEY_INT_REQUEST(name, fn)                                             \
     void goblin__sbe_##name(struct goblin__sbe_req *r)                        \
     {                                                                         \
         struct goblin_sbe_##name v;                                           \
                                                                               \
         if (goblin__sbe_decoded(r, goblin_sbe_##name##_decode(&v, r->m)))     \
-            goblin__sbe_count(r, fn(r->x.st, v.key));                         \
+            goblin__reply_int(&r->x, fn(r->x.st, v.key));                     \
     }
 
 KEY_INT_REQUEST(ttl, goblin_key_ttl)
 KEY_INT_REQUEST(pttl, goblin_key_pttl)
 KEY_INT_REQUEST(expiretime, goblin_key_expiretime)
 KEY_INT_REQUEST(pexpiretime, goblin_key_pexpiretime)
-KEY_INT_REQUEST(persist, goblin_key_persist)
+
+void goblin__sbe_persist(struct goblin__sbe_req *r)
+{
+    struct goblin_sbe_persist v;
+
+    if (goblin__sbe_decoded(r, goblin_sbe_persist_decode(&v, r->m)))
+        goblin__sbe_count(r, goblin_key_persist(r->x.st, v.key));
+}
 
 void goblin__sbe_dbsize(struct goblin__sbe_req *r)
 {

@@ -90,10 +90,11 @@ void goblin__sbe_zadd(struct goblin__sbe_req *r)
         }
     }
     if (flags & GOBLIN_SBE_ZADD_FLAGS_INCR) {
-        incr_reply(r, goblin_zset_incr(r->x.st, v.key,
-                                       flags & ~GOBLIN_SBE_ZADD_FLAGS_INCR,
-                                       pairs[0].member, pairs[0].score,
-                                       &score), score);
+        int rc = goblin_zset_incr(r->x.st, v.key,
+                                  flags & ~GOBLIN_SBE_ZADD_FLAGS_INCR,
+                                  pairs[0].member, pairs[0].score, &score);
+
+        incr_reply(r, rc, score);
         return;
     }
     goblin__sbe_count(r, goblin_zset_add_pairs(r->x.st, v.key, flags, pairs,
@@ -104,6 +105,7 @@ void goblin__sbe_zincrby(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_zincrby v;
     double incr, score = 0;
+    int rc;
 
     if (!goblin__sbe_decoded(r, goblin_sbe_zincrby_decode(&v, r->m)))
         return;
@@ -112,8 +114,8 @@ void goblin__sbe_zincrby(struct goblin__sbe_req *r)
         goblin__reply_error(&r->x, ERR_NOTFLOAT);
         return;
     }
-    incr_reply(r, goblin_zset_incr(r->x.st, v.key, 0, v.member, incr, &score),
-               score);
+    rc = goblin_zset_incr(r->x.st, v.key, 0, v.member, incr, &score);
+    incr_reply(r, rc, score);
 }
 
 void goblin__sbe_zscore(struct goblin__sbe_req *r)

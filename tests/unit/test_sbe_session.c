@@ -20,7 +20,7 @@ static char text[1 << 16];
 /* Prints every reply frame in p[0..n) into text. */
 static const char *print_frames(const uint8_t *p, size_t n)
 {
-    struct goblin__sbe_tree t = {0};
+    struct goblin__sbe_tree t = {.double_text = true};
     struct goblin_buf b = {0};
     const struct goblin_resp_value *v;
     size_t pos = 0;

@@ -56,7 +56,7 @@ static void pair_free(struct pair *p)
  * returns the template of the last one. */
 static unsigned print_sbe(const struct goblin_buf *buf, struct goblin_buf *text)
 {
-    struct goblin__sbe_tree t = {0};
+    struct goblin__sbe_tree t = {.double_text = true};
     const struct goblin_resp_value *v;
     size_t pos = 0;
     unsigned tid = 0;
@@ -419,7 +419,7 @@ static void test_lying_value_replies_are_refused(void **state)
 {
     uint8_t buf[256];
     struct goblin_sbe_writer w;
-    struct goblin__sbe_tree t = {0};
+    struct goblin__sbe_tree t = {.double_text = true};
     const struct goblin_resp_value *v;
     int n;
 

@@ -1,0 +1,223 @@
+/* io.c - moving a client's bytes: sending what is queued, reading replies
+ * one at a time as trees (RESP through the RESP reader, SBE through
+ * sbe_tree.c), generic calls and pipelines (goblin/client.h).
+ *
+ * Invariants: a reply handed out stays at in[in_pos, in_pos + last) until
+ * the next read consumes it; only then may the buffer be compacted or
+ * grown. pending counts requests queued or sent whose replies are not
+ * read yet.
+ */
+#include <string.h>
+
+#include "client/client.h"
+#include "sbe/goblin_sbe_gen.h"
+
+#define READ_CHUNK (16 * 1024)
+
+const char *goblin_client_error(const goblin_client *c)
+{
+    return c->err;
+}
+
+enum goblin_client_protocol goblin_client_protocol(const goblin_client *c)
+{
+    return c->proto;
+}
+
+int goblin_client_flush(goblin_client *c)
+{
+    int rc;
+
+    if (c->failed)
+        return c->failed;
+    if (c->out.len == 0)
+        return 0;
+    rc = c->tr->send(c, c->out.data, c->out.len);
+    if (rc < 0)
+        return goblin__client_fail(c, rc, "connection lost while sending");
+    c->out.len = 0;
+    return 0;
+}
+
+/* Reads more bytes, making room for at least want of them. */
+static int fill(goblin_client *c, size_t want)
+{
+    size_t left = c->in.len - c->in_pos;
+    int64_t n;
+
+    if (c->in_pos > 0) {
+        if (left > 0)
+            memmove(c->in.data, c->in.data + c->in_pos, left);
+        c->in.len = left;
+        c->in_pos = 0;
+    }
+    if (want < READ_CHUNK)
+        want = READ_CHUNK;
+    if (goblin_buf_reserve(&c->in, want) != 0)
+        return goblin__client_fail(c, GOBLIN_ENOMEM, "out of memory");
+    n = c->tr->recv(c, c->in.data + c->in.len, c->in.cap - c->in.len);
+    if (n == GOBLIN_ETIMEDOUT)
+        return goblin__client_fail(c, (int)n, "timed out waiting for a "
+                                              "reply");
+    if (n < 0)
+        return goblin__client_fail(c, (int)n, "connection closed");
+    c->in.len += (size_t)n;
+    return 0;
+}
+
+/* One SBE reply frame, if whole: 1 with *v, 0 for more bytes (*want says
+ * how many in all), or a failure. */
+static int sbe_reply(goblin_client *c, const struct goblin_resp_value **v,
+                     size_t *want)
+{
+    const uint8_t *p = (const uint8_t *)c->in.data + c->in_pos;
+    size_t avail = c->in.len - c->in_pos;
+    uint32_t n;
+    int rc;
+
+    if (avail < 4)
+        return 0;
+    n = goblin_sbe_rd_u32(p);
+    if (n > c->max_frame)
+        return goblin__client_fail(c, GOBLIN_EPROTO, "reply frame too long");
+    if (avail - 4 < n) {
+        *want = 4 + (size_t)n - avail;
+        return 0;
+    }
+    rc = goblin__sbe_tree_build(&c->tree, p + 4, n, v);
+    if (rc < 0)
+        return goblin__client_fail(c, rc, "malformed SBE reply");
+    c->last = 4 + (size_t)n;
+    return 1;
+}
+
+static int resp_reply(goblin_client *c, const struct goblin_resp_value **v)
+{
+    int64_t n = goblin_resp_reply_parse(c->reader, c->in.data + c->in_pos,
+                                        c->in.len - c->in_pos, v);
+
+    if (n < 0)
+        return goblin__client_fail(c, (int)n, "malformed RESP reply");
+    c->last = (size_t)n;
+    return n > 0;
+}
+
+int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v)
+{
+    size_t want;
+    int rc;
+
+    if (c->failed)
+        return c->failed;
+    if (c->pending == 0)
+        return GOBLIN_EINVAL;
+    if ((rc = goblin_client_flush(c)) < 0)
+        return rc;
+    c->in_pos += c->last;
+    c->last = 0;
+    for (;;) {
+        want = 0;
+        rc = c->proto == GOBLIN_CLIENT_SBE ? sbe_reply(c, v, &want)
+                                           : resp_reply(c, v);
+        if (rc < 0)
+            return rc;
+        if (rc > 0) {
+            c->pending--;
+            c->reply = *v;
+            return 0;
+        }
+        if ((rc = fill(c, want)) < 0)
+            return rc;
+    }
+}
+
+int goblin__client_round(goblin_client *c, const struct goblin_resp_value **v)
+{
+    int rc;
+
+    c->pending++;
+    if (c->pipelining)
+        return 0;
+    rc = goblin__client_read(c, v);
+    return rc < 0 ? rc : 1;
+}
+
+int goblin__client_reply_error(goblin_client *c,
+                               const struct goblin_resp_value *v)
+{
+    size_t n = v->str.len < sizeof(c->err) - 1 ? v->str.len
+                                               : sizeof(c->err) - 1;
+
+    memcpy(c->err, v->str.ptr, n);
+    c->err[n] = '\0';
+    return n >= 9 && memcmp(c->err, "WRONGTYPE", 9) == 0 ? GOBLIN_EWRONGTYPE
+                                                         : GOBLIN_EREPLY;
+}
+
+/* ---- generic calls and pipelines ---- */
+
+static int queue_argv(goblin_client *c, size_t argc,
+                      const struct goblin_slice *argv)
+{
+    struct goblin_sbe_writer w;
+    size_t need = 64, i;
+    int n;
+
+    if (c->proto != GOBLIN_CLIENT_SBE)
+        return goblin_resp_command_write(&c->out, argc, argv);
+    if (argc > GOBLIN_SBE_GROUP_MAX)
+        return GOBLIN_ELIMIT;
+    for (i = 0; i < argc; i++)
+        need += 4 + argv[i].len;
+    if (goblin_buf_reserve(&c->out, need) != 0)
+        return GOBLIN_ENOMEM;
+    goblin_sbe_writer_init(&w, c->out.data + c->out.len,
+                           c->out.cap - c->out.len, true);
+    goblin_sbe_argv_begin(&w);
+    goblin_sbe_argv_args_begin(&w);
+    for (i = 0; i < argc; i++)
+        goblin_sbe_argv_args_add(&w, argv[i]);
+    if ((n = goblin_sbe_argv_end(&w)) < 0)
+        return n;
+    c->out.len += (size_t)n;
+    return 0;
+}
+
+int goblin_client_call(goblin_client *c, size_t argc,
+                       const struct goblin_slice *argv,
+                       const struct goblin_resp_value **reply)
+{
+    int rc;
+
+    if (c->failed)
+        return c->failed;
+    if (argc == 0 || (!c->pipelining && c->pending > 0))
+        return GOBLIN_EINVAL;
+    if ((rc = queue_argv(c, argc, argv)) < 0)
+        return rc;
+    c->tree.double_text = true;
+    rc = goblin__client_round(c, reply);
+    return rc < 0 ? rc : 0;
+}
+
+void goblin_client_pipeline_begin(goblin_client *c)
+{
+    c->pipelining = true;
+}
+
+void goblin_client_pipeline_end(goblin_client *c)
+{
+    c->pipelining = false;
+}
+
+size_t goblin_client_pending(const goblin_client *c)
+{
+    return c->pending;
+}
+
+int goblin_client_next_reply(goblin_client *c,
+                             const struct goblin_resp_value **reply)
+{
+    c->tree.double_text = true;
+    return goblin__client_read(c, reply);
+}
