@@ -1,0 +1,126 @@
+/* format.h - the byte layout of Goblin's snapshot files (version 1), as
+ * docs/snapshot.md describes it. All integers are little-endian; lengths
+ * and counts inside records are LEB128 varints.
+ *
+ *   header   64 bytes: magic, version, header size, creation time, key
+ *            count, keys with a deadline, block size, flags, reserved,
+ *            CRC32C of the 60 bytes before it
+ *   blocks   each: u32 payload length L (1..block size), u32 CRC32C of
+ *            (L, block index, payload), L payload bytes. The payloads,
+ *            joined, are the record stream; a record may span blocks.
+ *   end      a block header with L = 0 (its CRC covers (0, index))
+ *   trailer  32 bytes: magic, keys, payload bytes, data blocks, CRC32C
+ *            of the header, every block header and the 28 bytes before
+ *
+ * A record: tag (bits 0-1 type, bit 2 has a deadline, bits 3-4 string
+ * encoding), [i64 deadline ms], varint key length, key, then
+ *   string:  varint length, bytes
+ *   hash:    varint pairs, varint body bytes, body: pairs of
+ *            (varint length, field, varint length, value)
+ *   zset:    varint pairs, varint body bytes, body: pairs of
+ *            (f64 score, varint length, member), strictly increasing
+ *            by (score, member)
+ */
+#ifndef GOBLIN_SNAPSHOT_FORMAT_H
+#define GOBLIN_SNAPSHOT_FORMAT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define SNAP_MAGIC "GOBLINSN"
+#define SNAP_END_MAGIC "GOBLNEND"
+#define SNAP_HEADER_SIZE 64
+#define SNAP_TRAILER_SIZE 32
+#define SNAP_BLOCK_HDR 8
+#define SNAP_BLOCK_SIZE (256u * 1024)    /* what the writer uses */
+#define SNAP_BLOCK_MAX (16u * 1024 * 1024) /* the most a reader accepts */
+
+/* Header fields. */
+#define SH_MAGIC 0
+#define SH_VERSION 8
+#define SH_SIZE 12
+#define SH_CREATED 16
+#define SH_KEYS 24
+#define SH_EXPIRES 32
+#define SH_BLOCK 40
+#define SH_FLAGS 44
+#define SH_CRC 60
+
+/* Trailer fields. */
+#define ST_MAGIC 0
+#define ST_KEYS 8
+#define ST_PAYLOAD 16
+#define ST_BLOCKS 24
+#define ST_CRC 28
+
+/* Record tags. */
+#define TAG_TYPE 0x03
+#define TAG_DEADLINE 0x04
+#define TAG_ENC_SHIFT 3
+#define TAG_ENC 0x18
+#define TAG_RESERVED 0xE0
+
+/* The longest varint: 10 bytes hold a u64. */
+#define VARINT_MAX 10
+/* The longest key or value a snapshot may hold (Redis's 512 MB limit on
+ * strings; hashes and sorted sets are bounded by the file itself). */
+#define SNAP_STR_MAX ((uint64_t)512 * 1024 * 1024)
+
+static inline void le32_put(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline void le64_put(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint32_t le32_get(const uint8_t *p)
+{
+    uint32_t v = 0;
+
+    for (int i = 3; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static inline uint64_t le64_get(const uint8_t *p)
+{
+    uint64_t v = 0;
+
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | p[i];
+    return v;
+}
+
+static inline size_t varint_size(uint64_t v)
+{
+    size_t n = 1;
+
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static inline size_t varint_put(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* A block's CRC: over its length and index, then its payload. */
+uint32_t goblin__snap_block_crc(uint32_t len, uint32_t index,
+                                const uint8_t *payload);
+
+#endif

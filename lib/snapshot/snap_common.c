@@ -1,0 +1,344 @@
+/* snap_common.c - what both loaders and the writer share: failure
+ * reports, memory of a store or a plain allocator, the byte source, and
+ * putting loaded keys into a store (or taking them all out again).
+ *
+ * Loaded keys go in through the keyspace's own calls (goblin__key_put_str,
+ * goblin__key_add, goblin__key_set_deadline), which trust their callers:
+ * a key added twice or a sorted set with a member twice would break the
+ * store's invariants. So every key is looked up before it is added, and
+ * sorted sets are checked for repeated members before the bulk build.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "goblin/numtext.h"
+#include "goblin/str.h"
+#include "snapshot_int.h"
+#include "store/zset.h"
+
+/* ---- results ---- */
+
+int goblin__snap_fail(struct goblin_snapshot_result *res, int code,
+                      uint64_t offset, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (res == NULL)
+        return code;
+    res->code = code;
+    res->offset = offset;
+    va_start(ap, fmt);
+    vsnprintf(res->message, sizeof(res->message), fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+const char *goblin__snap_keytext(char *buf, size_t cap, const void *key,
+                                 size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const uint8_t *k = key;
+    size_t o = 0;
+
+    for (size_t i = 0; i < len && o + 8 < cap; i++) {
+        if (o >= 48) {
+            memcpy(buf + o, "...", 3);
+            o += 3;
+            break;
+        }
+        if (k[i] >= 0x20 && k[i] < 0x7f && k[i] != '\\' && k[i] != '\'') {
+            buf[o++] = (char)k[i];
+            continue;
+        }
+        buf[o++] = '\\';
+        buf[o++] = 'x';
+        buf[o++] = hex[k[i] >> 4];
+        buf[o++] = hex[k[i] & 15];
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+const char *goblin_snapshot_strerror(int code)
+{
+    switch (code) {
+    case GOBLIN_ESNAPTRUNC: return "snapshot file is truncated";
+    case GOBLIN_ESNAPCRC: return "snapshot checksum mismatch";
+    case GOBLIN_ESNAPMAGIC: return "not a snapshot file of this kind";
+    case GOBLIN_ESNAPVERSION: return "snapshot format version not supported";
+    case GOBLIN_ESNAPFORMAT: return "malformed snapshot content";
+    case GOBLIN_ESNAPTYPE: return "value type not supported";
+    case GOBLIN_ESNAPDB: return "key outside database 0";
+    default: return goblin_strerror(code);
+    }
+}
+
+/* ---- memory ---- */
+
+void *goblin__mem_alloc(const struct goblin__mem *m, size_t size)
+{
+    if (m->st != NULL)
+        return goblin__alloc(m->st, size);
+    if (m->al != NULL)
+        return m->al->malloc(m->al->ctx, size);
+    return malloc(size);
+}
+
+void goblin__mem_free(const struct goblin__mem *m, void *p, size_t size)
+{
+    if (p == NULL)
+        return;
+    if (m->st != NULL)
+        goblin__free(m->st, p, size);
+    else if (m->al != NULL)
+        m->al->free(m->al->ctx, p, size);
+    else
+        free(p);
+}
+
+/* ---- byte source ---- */
+
+int goblin__src_open(struct goblin__src *s, const char *path)
+{
+    struct stat sb;
+
+    memset(s, 0, sizeof(*s));
+    s->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s->fd < 0)
+        return -errno;
+    if (fstat(s->fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        int r = S_ISREG(sb.st_mode) ? -errno : GOBLIN_EINVAL;
+
+        close(s->fd);
+        s->fd = -1;
+        return r;
+    }
+    s->size = (uint64_t)sb.st_size;
+    return 0;
+}
+
+void goblin__src_mem(struct goblin__src *s, const void *data, size_t len)
+{
+    memset(s, 0, sizeof(*s));
+    s->fd = -1;
+    s->mem = data;
+    s->size = len;
+}
+
+void goblin__src_close(struct goblin__src *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    s->fd = -1;
+}
+
+int goblin__src_read(struct goblin__src *s, void *dst, size_t n)
+{
+    uint8_t *d = dst;
+
+    if (n > s->size - s->off)
+        return GOBLIN_ESNAPTRUNC;
+    if (s->fd < 0) {
+        memcpy(d, s->mem + s->off, n);
+        s->off += n;
+        return 0;
+    }
+    while (n > 0) {
+        ssize_t r = read(s->fd, d, n);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -errno;
+        if (r == 0)
+            return GOBLIN_ESNAPTRUNC;
+        d += r;
+        n -= (size_t)r;
+        s->off += (uint64_t)r;
+    }
+    return 0;
+}
+
+/* ---- keys ---- */
+
+int goblin__snap_str_enc(struct goblin_slice v)
+{
+    int64_t ll;
+
+    if (v.len <= 20 && goblin_int64_parse(v.ptr, v.len, &ll) == 0)
+        return GOBLIN__STR_INT;
+    return v.len <= GOBLIN__EMBSTR_MAX ? GOBLIN__STR_EMB : GOBLIN__STR_RAW;
+}
+
+/* enc when it is a valid encoding for v, else what SET would choose. */
+static int keep_enc(struct goblin_slice v, int enc)
+{
+    int64_t ll;
+
+    if (enc == GOBLIN__STR_RAW)
+        return enc;
+    if (enc == GOBLIN__STR_EMB && v.len <= GOBLIN__EMBSTR_MAX)
+        return enc;
+    if (enc == GOBLIN__STR_INT && v.len <= 20 &&
+        goblin_int64_parse(v.ptr, v.len, &ll) == 0)
+        return enc;
+    return goblin__snap_str_enc(v);
+}
+
+int goblin__snap_put_str(goblin_store *st, struct goblin_slice key,
+                         struct goblin_slice value, int enc,
+                         int64_t deadline)
+{
+    struct goblin__str_put p;
+    uint32_t id;
+    uint8_t *dst;
+
+    if (value.len > GOBLIN_STRING_MAX || key.len > UINT32_MAX)
+        return GOBLIN_ELIMIT;
+    if (goblin__key_find(st, key, &id))
+        return GOBLIN_ESNAPFORMAT;
+    memset(&p, 0, sizeof(p));
+    p.key = key;
+    p.len = value.len;
+    p.enc = keep_enc(value, enc);
+    p.cap = value.len;
+    /* The deadline is set apart, not with GOBLIN__TTL_SET: when the
+     * expiry array cannot grow, goblin__key_put_str frees its new record
+     * before the record's length is written, with a size read from it. */
+    p.ttl = GOBLIN__TTL_CLEAR;
+    dst = goblin__key_put_str(st, &p);
+    if (dst == NULL)
+        return GOBLIN_ENOMEM;
+    if (value.len != 0)
+        memcpy(dst, value.ptr, value.len);
+    if (deadline < 0)
+        return 0;
+    if (!goblin__key_find(st, key, &id) ||
+        goblin__key_set_deadline(st, id, deadline) != 0) {
+        goblin__key_remove(st, key);
+        return GOBLIN_ENOMEM;
+    }
+    return 0;
+}
+
+static void obj_free(goblin_store *st, enum goblin_type type, void *obj)
+{
+    if (type == GOBLIN_TYPE_HASH)
+        goblin__hash_free(st, obj);
+    else
+        goblin__zset_free(st, obj);
+}
+
+int goblin__snap_put_obj(goblin_store *st, struct goblin_slice key,
+                         enum goblin_type type, void *obj, int64_t deadline)
+{
+    uint32_t id;
+    int r;
+
+    if (key.len > UINT32_MAX) {
+        obj_free(st, type, obj);
+        return GOBLIN_ELIMIT;
+    }
+    if (goblin__key_find(st, key, &id)) {
+        obj_free(st, type, obj);
+        return GOBLIN_ESNAPFORMAT;
+    }
+    if ((r = goblin__key_add(st, key, type, obj)) != 0) {
+        obj_free(st, type, obj);
+        return r;
+    }
+    if (deadline < 0)
+        return 0;
+    if (!goblin__key_find(st, key, &id) ||
+        (r = goblin__key_set_deadline(st, id, deadline)) != 0) {
+        goblin__key_remove(st, key); /* frees obj */
+        return GOBLIN_ENOMEM;
+    }
+    return 0;
+}
+
+void goblin__snap_rollback(goblin_store *st)
+{
+    while (st->ks.count > 0)
+        goblin__key_drop_id(st, (uint32_t)(st->ks.count - 1));
+    goblin__write_begin(st);
+}
+
+void *goblin__snap_rec_obj(const uint8_t *rec)
+{
+    struct goblin__rec r;
+    void *obj;
+
+    /* keyspace.c: the object pointer follows the key, at the next 8-byte
+     * boundary of the record (tests check this against the lookup). */
+    goblin__rec_parse(rec, &r);
+    memcpy(&obj, rec + ((r.voff + 7) & ~(size_t)7), sizeof(obj));
+    return obj;
+}
+
+/* ---- sorted sets ---- */
+
+static bool same(struct goblin_slice a, struct goblin_slice b)
+{
+    return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
+}
+
+/* Whether some member of p appears twice: an open-addressing set of
+ * indexes over a table of at least 2n slots. Returns 1, 0 or
+ * GOBLIN_ENOMEM. */
+static int has_repeat(goblin_store *st, const struct goblin_zpair *p,
+                      size_t n)
+{
+    uint32_t small[256], *slot = small;
+    size_t cap = 256, bytes = 0;
+    int found = 0;
+
+    while (cap < 2 * n)
+        cap *= 2;
+    if (cap > 256) {
+        bytes = goblin__mul(cap, sizeof(uint32_t));
+        if ((slot = goblin__alloc(st, bytes)) == NULL)
+            return GOBLIN_ENOMEM;
+    }
+    memset(slot, 0, cap * sizeof(uint32_t));
+    for (size_t i = 0; i < n && !found; i++) {
+        uint64_t h = goblin__hash_bytes(st->hash_seed, p[i].member.ptr,
+                                        p[i].member.len);
+        size_t j = (size_t)(h >> 20) & (cap - 1);
+
+        for (; slot[j] != 0; j = (j + 1) & (cap - 1)) {
+            if (same(p[slot[j] - 1].member, p[i].member)) {
+                found = 1;
+                break;
+            }
+        }
+        slot[j] = (uint32_t)(i + 1);
+    }
+    if (bytes != 0)
+        goblin__free(st, slot, bytes);
+    return found;
+}
+
+int goblin__snap_zset_build(goblin_store *st, const struct goblin_zpair *p,
+                            size_t n, void **out)
+{
+    int r;
+
+    if (n == 0 || n > UINT32_MAX - 1)
+        return GOBLIN_ESNAPFORMAT;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(p[i].score))
+            return GOBLIN_ESNAPFORMAT;
+    }
+    r = has_repeat(st, p, n);
+    if (r != 0)
+        return r < 0 ? r : GOBLIN_ESNAPFORMAT;
+    r = goblin__zset_obj_from_sorted(st, p, n, out);
+    return r == GOBLIN_EINVAL ? GOBLIN_ESNAPFORMAT : r;
+}

@@ -1,0 +1,444 @@
+/* snap_load.c - loading and verifying snapshots (format.h has the
+ * layout).
+ *
+ * Records are parsed from the block reader; a hash or sorted set is taken
+ * as one view of its whole body (its byte length comes first, checked
+ * against what is left of the file before anything is allocated) and built
+ * in bulk: hashes in batches of BATCH pairs, sorted sets from their pairs
+ * in order in one call. Counts are checked against the body size too (a
+ * hash pair takes at least 2 bytes, a sorted-set pair 9), so a hostile
+ * file cannot make the loader allocate more than a small multiple of its
+ * own size.
+ *
+ * Load is all or nothing: on any failure every key loaded so far is
+ * dropped and the store is empty again. Verify runs the same parser
+ * without a store.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "goblin/keys.h"
+
+#include "format.h"
+#include "snap_read.h"
+#include "store/hash.h"
+#include "store/zset.h"
+
+#define BATCH 1024
+
+struct ld {
+    struct goblin__rd rd;
+    goblin_store *st;        /* NULL when verifying */
+    int64_t now;
+    uint8_t *key;            /* the current key, copied */
+    size_t key_cap;
+    struct goblin_slice fv[2 * BATCH];
+};
+
+/* Fails for the record of key k starting at off. */
+static int rec_fail(struct ld *l, int code, uint64_t off,
+                    struct goblin_slice k, const char *what)
+{
+    char kt[GOBLIN__KEYTEXT_CAP];
+
+    return goblin__snap_fail(l->rd.res, code, off, "record at byte %" PRIu64
+                             " (key '%s'): %s", off,
+                             goblin__snap_keytext(kt, sizeof(kt), k.ptr,
+                                                  k.len), what);
+}
+
+/* Reads a varint length into *v, at most max. */
+static int rd_len(struct ld *l, uint64_t max, uint64_t *v)
+{
+    uint64_t off = goblin__rd_off(&l->rd);
+    int rc = goblin__rd_varint(&l->rd, v);
+
+    if (rc == 0 && *v > max)
+        return goblin__snap_fail(l->rd.res, GOBLIN_ESNAPFORMAT, off,
+                                 "length %" PRIu64 " at byte %" PRIu64
+                                 " is too large", *v, off);
+    return rc;
+}
+
+static int read_key(struct ld *l, struct goblin_slice *k)
+{
+    uint64_t len;
+    int rc = rd_len(l, SNAP_STR_MAX, &len);
+
+    if (rc != 0)
+        return rc;
+    if (len > l->key_cap) {
+        uint8_t *n = goblin__mem_alloc(&l->rd.mem, len);
+
+        if (n == NULL)
+            return goblin__snap_fail(l->rd.res, GOBLIN_ENOMEM,
+                                     goblin__rd_off(&l->rd),
+                                     "out of memory for a key");
+        goblin__mem_free(&l->rd.mem, l->key, l->key_cap);
+        l->key = n;
+        l->key_cap = len;
+    }
+    if ((rc = goblin__rd_copy(&l->rd, l->key, len)) != 0)
+        return rc;
+    k->ptr = l->key;
+    k->len = len;
+    return 0;
+}
+
+/* Parses a varint from the body b[*i..end), bounded by end. */
+static bool body_varint(const uint8_t *b, size_t end, size_t *i,
+                        uint64_t *v)
+{
+    uint64_t x = 0;
+
+    for (unsigned k = 0; k < VARINT_MAX && *i < end; k++) {
+        uint8_t c = b[(*i)++];
+
+        x |= (uint64_t)(c & 0x7F) << (7 * k);
+        if (!(c & 0x80)) {
+            *v = x;
+            return k < VARINT_MAX - 1 || c <= 1;
+        }
+    }
+    return false;
+}
+
+/* The next length-prefixed string of the body. */
+static bool body_str(const uint8_t *b, size_t end, size_t *i,
+                     struct goblin_slice *s)
+{
+    uint64_t len;
+
+    if (!body_varint(b, end, i, &len) || len > end - *i)
+        return false;
+    s->ptr = b + *i;
+    s->len = (size_t)len;
+    *i += (size_t)len;
+    return true;
+}
+
+/* Adds the batch of n pairs to *obj; *added counts new fields. */
+static int hash_batch(struct ld *l, void **obj, size_t n, uint64_t *added)
+{
+    int r;
+
+    if (l->st == NULL || n == 0)
+        return 0;
+    r = goblin__hash_obj_set(l->st, obj, l->fv, n);
+    if (r < 0)
+        return r;
+    *added += (uint64_t)r;
+    return 0;
+}
+
+/* Parses (and, when loading, builds) a hash body of n pairs. */
+static int hash_body(struct ld *l, const uint8_t *b, size_t len, size_t n,
+                     void **obj)
+{
+    uint64_t added = 0;
+    size_t i = 0, nb = 0;
+    int rc;
+
+    for (size_t k = 0; k < n; k++) {
+        if (!body_str(b, len, &i, &l->fv[2 * nb]) ||
+            !body_str(b, len, &i, &l->fv[2 * nb + 1]))
+            return GOBLIN_ESNAPFORMAT;
+        if (++nb == BATCH) {
+            if ((rc = hash_batch(l, obj, nb, &added)) != 0)
+                return rc;
+            nb = 0;
+        }
+    }
+    if ((rc = hash_batch(l, obj, nb, &added)) != 0)
+        return rc;
+    if (i != len || (l->st != NULL && added != n))
+        return GOBLIN_ESNAPFORMAT; /* slack, or a field given twice */
+    return 0;
+}
+
+static int load_hash(struct ld *l, uint64_t off, struct goblin_slice k,
+                     int64_t deadline)
+{
+    uint64_t n, len;
+    const uint8_t *b;
+    void *obj = NULL;
+    int rc;
+
+    if ((rc = rd_len(l, UINT32_MAX - 1, &n)) != 0 ||
+        (rc = rd_len(l, goblin__rd_left(&l->rd), &len)) != 0)
+        return rc;
+    if (n == 0 || n > len / 2)
+        return rec_fail(l, GOBLIN_ESNAPFORMAT, off, k, "bad hash size");
+    if ((rc = goblin__rd_view(&l->rd, (size_t)len, &b)) != 0)
+        return rc;
+    if (l->st != NULL && deadline >= 0 && l->now > deadline)
+        return 1;
+    rc = hash_body(l, b, (size_t)len, (size_t)n, &obj);
+    if (rc != 0) {
+        if (obj != NULL)
+            goblin__hash_free(l->st, obj);
+        return rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
+                        "malformed hash body" : goblin_strerror(rc));
+    }
+    if (l->st == NULL)
+        return 0;
+    rc = goblin__snap_put_obj(l->st, k, GOBLIN_TYPE_HASH, obj, deadline);
+    return rc == 0 ? 0 : rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
+                                  "key appears twice" : goblin_strerror(rc));
+}
+
+/* memcmp order, a shorter prefix first: the order of members. */
+static int member_cmp(struct goblin_slice a, struct goblin_slice b)
+{
+    size_t n = a.len < b.len ? a.len : b.len;
+    int c = n == 0 ? 0 : memcmp(a.ptr, b.ptr, n);
+
+    if (c != 0)
+        return c;
+    return a.len < b.len ? -1 : a.len > b.len;
+}
+
+/* Parses a sorted-set body of n pairs into p, checking the order. */
+static int zset_body(const uint8_t *b, size_t len, size_t n,
+                     struct goblin_zpair *p)
+{
+    size_t i = 0;
+
+    for (size_t k = 0; k < n; k++) {
+        uint64_t bits;
+
+        if (len - i < 8)
+            return GOBLIN_ESNAPFORMAT;
+        bits = le64_get(b + i);
+        i += 8;
+        memcpy(&p[k].score, &bits, 8);
+        if (!body_str(b, len, &i, &p[k].member) || isnan(p[k].score))
+            return GOBLIN_ESNAPFORMAT;
+        if (k > 0 && (p[k - 1].score > p[k].score ||
+                      (p[k - 1].score == p[k].score &&
+                       member_cmp(p[k - 1].member, p[k].member) >= 0)))
+            return GOBLIN_ESNAPFORMAT;
+    }
+    return i == len ? 0 : GOBLIN_ESNAPFORMAT;
+}
+
+static int load_zset(struct ld *l, uint64_t off, struct goblin_slice k,
+                     int64_t deadline)
+{
+    uint64_t n, len;
+    const uint8_t *b;
+    struct goblin_zpair *p;
+    size_t bytes;
+    void *obj = NULL;
+    int rc;
+
+    if ((rc = rd_len(l, UINT32_MAX - 1, &n)) != 0 ||
+        (rc = rd_len(l, goblin__rd_left(&l->rd), &len)) != 0)
+        return rc;
+    if (n == 0 || n > len / 9)
+        return rec_fail(l, GOBLIN_ESNAPFORMAT, off, k, "bad sorted set size");
+    if ((rc = goblin__rd_view(&l->rd, (size_t)len, &b)) != 0)
+        return rc;
+    if (l->st != NULL && deadline >= 0 && l->now > deadline)
+        return 1;
+    bytes = goblin__mul((size_t)n, sizeof(*p));
+    if ((p = goblin__mem_alloc(&l->rd.mem, bytes)) == NULL)
+        return rec_fail(l, GOBLIN_ENOMEM, off, k, "out of memory");
+    rc = zset_body(b, (size_t)len, (size_t)n, p);
+    if (rc == 0 && l->st != NULL)
+        rc = goblin__snap_zset_build(l->st, p, (size_t)n, &obj);
+    goblin__mem_free(&l->rd.mem, p, bytes);
+    if (rc != 0)
+        return rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
+                        "malformed sorted set body" : goblin_strerror(rc));
+    if (l->st == NULL)
+        return 0;
+    rc = goblin__snap_put_obj(l->st, k, GOBLIN_TYPE_ZSET, obj, deadline);
+    return rc == 0 ? 0 : rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
+                                  "key appears twice" : goblin_strerror(rc));
+}
+
+static int load_string(struct ld *l, uint64_t off, struct goblin_slice k,
+                       int64_t deadline, int enc)
+{
+    uint64_t len;
+    struct goblin_slice v;
+    const uint8_t *b;
+    int rc;
+
+    if ((rc = rd_len(l, SNAP_STR_MAX, &len)) != 0 ||
+        (rc = goblin__rd_view(&l->rd, (size_t)len, &b)) != 0)
+        return rc;
+    if (l->st == NULL)
+        return 0;
+    if (deadline >= 0 && l->now > deadline)
+        return 1;
+    v.ptr = b;
+    v.len = (size_t)len;
+    rc = goblin__snap_put_str(l->st, k, v, enc, deadline);
+    return rc == 0 ? 0 : rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
+                                  "key appears twice" : goblin_strerror(rc));
+}
+
+/* Reads one record. Returns 0 (loaded), 1 (skipped: expired) or an
+ * error. */
+static int load_record(struct ld *l, struct goblin_snapshot_result *res)
+{
+    uint64_t off = goblin__rd_off(&l->rd), dl = 0;
+    struct goblin_slice k = {NULL, 0};
+    uint8_t tag;
+    int type, rc;
+
+    if ((rc = goblin__rd_byte(&l->rd, &tag)) != 0)
+        return rc;
+    type = tag & TAG_TYPE;
+    if (type == 0 || (tag & TAG_RESERVED) ||
+        (type != GOBLIN_TYPE_STRING && (tag & TAG_ENC)) ||
+        (tag & TAG_ENC) == TAG_ENC)
+        return goblin__snap_fail(res, GOBLIN_ESNAPFORMAT, off, "bad record "
+                                 "tag 0x%02x at byte %" PRIu64, tag, off);
+    if ((tag & TAG_DEADLINE) && (rc = goblin__rd_u64(&l->rd, &dl)) != 0)
+        return rc;
+    if ((tag & TAG_DEADLINE) && dl > INT64_MAX)
+        return goblin__snap_fail(res, GOBLIN_ESNAPFORMAT, off, "bad deadline"
+                                 " at byte %" PRIu64, off);
+    if ((rc = read_key(l, &k)) != 0)
+        return rc;
+    int64_t deadline = (tag & TAG_DEADLINE) ? (int64_t)dl : -1;
+
+    if (type == GOBLIN_TYPE_STRING)
+        rc = load_string(l, off, k, deadline, (tag & TAG_ENC) >> TAG_ENC_SHIFT);
+    else if (type == GOBLIN_TYPE_HASH)
+        rc = load_hash(l, off, k, deadline);
+    else
+        rc = load_zset(l, off, k, deadline);
+    if (rc != 0)
+        return rc;
+    res->strings += type == GOBLIN_TYPE_STRING;
+    res->hashes += type == GOBLIN_TYPE_HASH;
+    res->zsets += type == GOBLIN_TYPE_ZSET;
+    res->expires += deadline >= 0;
+    return 0;
+}
+
+static int load_all(struct ld *l, struct goblin_snapshot_result *res)
+{
+    int rc = goblin__rd_open(&l->rd);
+
+    for (uint64_t i = 0; rc == 0 && i < l->rd.keys; i++) {
+        rc = load_record(l, res);
+        if (rc == 1) {
+            res->expired++;
+            rc = 0;
+        } else if (rc == 0) {
+            res->keys++;
+        }
+    }
+    if (rc == 0)
+        rc = goblin__rd_finish(&l->rd, l->rd.keys);
+    res->bytes = l->rd.src->off;
+    return rc;
+}
+
+/* Runs a load (st not NULL) or a verify over src. */
+static int run(goblin_store *st, const struct goblin_allocator *al,
+               struct goblin__src *src, struct goblin_snapshot_result *res)
+{
+    struct ld *l;
+    struct goblin__mem mem = {st, al};
+    int rc;
+
+    l = goblin__mem_alloc(&mem, sizeof(*l));
+    if (l == NULL)
+        return goblin__snap_fail(res, GOBLIN_ENOMEM, 0, "out of memory");
+    memset(l, 0, sizeof(*l) - sizeof(l->fv));
+    l->rd.mem = mem;
+    l->rd.src = src;
+    l->rd.res = res;
+    l->st = st;
+    l->now = st != NULL ? goblin__now_ms(st) : 0;
+    rc = load_all(l, res);
+    goblin__mem_free(&mem, l->key, l->key_cap);
+    goblin__rd_close(&l->rd);
+    goblin__mem_free(&mem, l, sizeof(*l));
+    return rc;
+}
+
+static int load_src(goblin_store *st, struct goblin__src *src,
+                    struct goblin_snapshot_result *res)
+{
+    int rc;
+
+    if (goblin_key_count(st) != 0)
+        return goblin__snap_fail(res, GOBLIN_EINVAL, 0, "the store is not "
+                                 "empty");
+    goblin__write_begin(st);
+    rc = run(st, NULL, src, res);
+    if (rc != 0) {
+        goblin__snap_rollback(st);
+        res->keys = res->strings = res->hashes = res->zsets = 0;
+        res->expires = res->expired = 0;
+    }
+    return rc;
+}
+
+static struct goblin_snapshot_result *res_init(
+    struct goblin_snapshot_result *res, struct goblin_snapshot_result *local)
+{
+    if (res == NULL)
+        res = local;
+    memset(res, 0, sizeof(*res));
+    return res;
+}
+
+static int open_fail(struct goblin_snapshot_result *res, int rc,
+                     const char *path)
+{
+    return goblin__snap_fail(res, rc, 0, "cannot open %s: %s", path,
+                             rc == GOBLIN_EINVAL ? "not a regular file"
+                                                 : strerror(-rc));
+}
+
+int goblin_snapshot_load(goblin_store *st, const char *path,
+                         struct goblin_snapshot_result *res)
+{
+    struct goblin_snapshot_result local;
+    struct goblin__src src;
+    int rc;
+
+    res = res_init(res, &local);
+    if ((rc = goblin__src_open(&src, path)) != 0)
+        return open_fail(res, rc, path);
+    rc = load_src(st, &src, res);
+    goblin__src_close(&src);
+    return rc;
+}
+
+int goblin_snapshot_load_mem(goblin_store *st, const void *data, size_t len,
+                             struct goblin_snapshot_result *res)
+{
+    struct goblin_snapshot_result local;
+    struct goblin__src src;
+
+    res = res_init(res, &local);
+    goblin__src_mem(&src, data, len);
+    return load_src(st, &src, res);
+}
+
+int goblin_snapshot_verify(const char *path,
+                           const struct goblin_allocator *alloc,
+                           struct goblin_snapshot_result *res)
+{
+    struct goblin_snapshot_result local;
+    struct goblin__src src;
+    int rc;
+
+    res = res_init(res, &local);
+    if ((rc = goblin__src_open(&src, path)) != 0)
+        return open_fail(res, rc, path);
+    rc = run(NULL, alloc, &src, res);
+    goblin__src_close(&src);
+    return rc;
+}

@@ -1,0 +1,407 @@
+/* snap_write.c - writing a snapshot (format.h has the layout): the block
+ * writer and the walk over the keyspace.
+ *
+ * Records stream into one buffer the size of a block; when it fills, its
+ * header (length, CRC32C) is completed in front of it and the block goes
+ * out in one write. So the cost is one pass of copying and one of CRC over
+ * cache-hot bytes, and a system call per 256 KiB.
+ *
+ * The walk only reads the store (a forked child can run it) and fixes
+ * "now" once, so the keys it leaves out as expired are exactly those the
+ * header's count left out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "checksum.h"
+#include "format.h"
+#include "snapshot_int.h"
+#include "store/hash.h"
+#include "store/zset.h"
+
+struct wr {
+    goblin_store *st;
+    int fd;
+    uint8_t *buf;         /* SNAP_BLOCK_HDR + SNAP_BLOCK_SIZE bytes */
+    size_t len;           /* payload bytes in buf */
+    uint32_t index;       /* blocks written */
+    uint32_t chain;       /* the trailer's CRC so far */
+    uint64_t payload;     /* payload bytes written */
+    uint64_t bytes;       /* file bytes written */
+    int err;              /* first error, sticky */
+};
+
+#define WR_BUF_SIZE (SNAP_BLOCK_HDR + SNAP_BLOCK_SIZE)
+
+uint32_t goblin__snap_block_crc(uint32_t len, uint32_t index,
+                                const uint8_t *payload)
+{
+    uint8_t h[8];
+
+    le32_put(h, len);
+    le32_put(h + 4, index);
+    return goblin__crc32c(goblin__crc32c(0, h, 8), payload, len);
+}
+
+static void write_all(struct wr *w, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+
+    while (n > 0 && w->err == 0) {
+        ssize_t r = write(w->fd, b, n);
+
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            w->err = r < 0 ? -errno : -EIO;
+            break;
+        }
+        b += r;
+        n -= (size_t)r;
+        w->bytes += (uint64_t)r;
+    }
+}
+
+/* Sends the buffered block (or, when it is empty, the end marker). */
+static void flush_block(struct wr *w)
+{
+    uint32_t len = (uint32_t)w->len;
+
+    le32_put(w->buf, len);
+    le32_put(w->buf + 4, goblin__snap_block_crc(len, w->index,
+                                               w->buf + SNAP_BLOCK_HDR));
+    w->chain = goblin__crc32c(w->chain, w->buf, SNAP_BLOCK_HDR);
+    write_all(w, w->buf, SNAP_BLOCK_HDR + len);
+    w->payload += len;
+    w->index++;
+    w->len = 0;
+}
+
+static void put(struct wr *w, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+
+    while (n > 0) {
+        size_t room = SNAP_BLOCK_SIZE - w->len;
+
+        if (room == 0) {
+            flush_block(w);
+            room = SNAP_BLOCK_SIZE;
+        }
+        if (room > n)
+            room = n;
+        memcpy(w->buf + SNAP_BLOCK_HDR + w->len, b, room);
+        w->len += room;
+        b += room;
+        n -= room;
+    }
+}
+
+/* Room for at least n (<= 32) more bytes in the current block, returning
+ * where they go; the caller then adds what it wrote to w->len. */
+static inline uint8_t *reserve(struct wr *w, size_t n)
+{
+    if (SNAP_BLOCK_SIZE - w->len < n)
+        flush_block(w);
+    return w->buf + SNAP_BLOCK_HDR + w->len;
+}
+
+static inline void put_varint(struct wr *w, uint64_t v)
+{
+    uint8_t *p = reserve(w, VARINT_MAX);
+
+    w->len += varint_put(p, v);
+}
+
+static inline void put_bytes(struct wr *w, const void *p, size_t n)
+{
+    if (n <= SNAP_BLOCK_SIZE - w->len) {
+        memcpy(w->buf + SNAP_BLOCK_HDR + w->len, p, n);
+        w->len += n;
+        return;
+    }
+    put(w, p, n);
+}
+
+/* ---- collections ---- */
+
+struct sizer {
+    uint64_t bytes;
+};
+
+static int hash_size(void *ctx, struct goblin_slice f, struct goblin_slice v)
+{
+    struct sizer *s = ctx;
+
+    s->bytes += varint_size(f.len) + f.len + varint_size(v.len) + v.len;
+    return 0;
+}
+
+static int hash_pair(void *ctx, struct goblin_slice f, struct goblin_slice v)
+{
+    struct wr *w = ctx;
+
+    put_varint(w, f.len);
+    put_bytes(w, f.ptr, f.len);
+    put_varint(w, v.len);
+    put_bytes(w, v.ptr, v.len);
+    return 0;
+}
+
+static int zset_size(void *ctx, struct goblin_slice m, double score)
+{
+    struct sizer *s = ctx;
+
+    (void)score;
+    s->bytes += 8 + varint_size(m.len) + m.len;
+    return 0;
+}
+
+static int zset_pair(void *ctx, struct goblin_slice m, double score)
+{
+    struct wr *w = ctx;
+    uint8_t *p = reserve(w, 8 + VARINT_MAX);
+    uint64_t bits;
+
+    memcpy(&bits, &score, 8);
+    le64_put(p, bits);
+    w->len += 8 + varint_put(p + 8, m.len);
+    put_bytes(w, m.ptr, m.len);
+    return 0;
+}
+
+static void put_hash(struct wr *w, const void *obj)
+{
+    struct sizer s = {0};
+
+    put_varint(w, goblin__hash_obj_len(obj));
+    goblin__hash_obj_foreach(obj, hash_size, &s);
+    put_varint(w, s.bytes);
+    goblin__hash_obj_foreach(obj, hash_pair, w);
+}
+
+static void put_zset(struct wr *w, const void *obj)
+{
+    struct sizer s = {0};
+
+    put_varint(w, goblin__zset_obj_card(obj));
+    goblin__zset_obj_foreach(obj, zset_size, &s);
+    put_varint(w, s.bytes);
+    goblin__zset_obj_foreach(obj, zset_pair, w);
+}
+
+/* ---- records ---- */
+
+static void put_record(struct wr *w, const uint8_t *rec, int64_t deadline,
+                       struct goblin_snapshot_result *res)
+{
+    enum goblin_type type = goblin__rec_type(rec);
+    struct goblin__rec r;
+    uint8_t tag = (uint8_t)type, *p;
+
+    if (type == GOBLIN_TYPE_STRING)
+        tag |= (uint8_t)(goblin__rec_str_enc(rec) << TAG_ENC_SHIFT);
+    if (deadline >= 0)
+        tag |= TAG_DEADLINE;
+    goblin__rec_parse(rec, &r);
+    p = reserve(w, 1 + 8);
+    p[0] = tag;
+    w->len++;
+    if (deadline >= 0) {
+        le64_put(p + 1, (uint64_t)deadline);
+        w->len += 8;
+    }
+    put_varint(w, r.klen);
+    put_bytes(w, r.key, r.klen);
+    if (type == GOBLIN_TYPE_STRING) {
+        struct goblin_slice v = goblin__rec_str(rec);
+
+        put_varint(w, v.len);
+        put_bytes(w, v.ptr, v.len);
+        res->strings++;
+    } else if (type == GOBLIN_TYPE_HASH) {
+        put_hash(w, goblin__snap_rec_obj(rec));
+        res->hashes++;
+    } else {
+        put_zset(w, goblin__snap_rec_obj(rec));
+        res->zsets++;
+    }
+    res->keys++;
+    res->expires += deadline >= 0;
+}
+
+/* Keys with a deadline already passed at now, which the walk leaves out. */
+static uint64_t count_expired(const goblin_store *st, int64_t now)
+{
+    uint64_t n = 0;
+
+    for (size_t pos = 0; pos < st->ks.exp_count; pos++)
+        n += now > goblin__exp_when(st, pos);
+    return n;
+}
+
+static void put_header(struct wr *w, int64_t now, uint64_t keys,
+                       uint64_t expires)
+{
+    uint8_t h[SNAP_HEADER_SIZE] = {0};
+
+    memcpy(h + SH_MAGIC, SNAP_MAGIC, 8);
+    le32_put(h + SH_VERSION, GOBLIN_SNAPSHOT_VERSION);
+    le32_put(h + SH_SIZE, SNAP_HEADER_SIZE);
+    le64_put(h + SH_CREATED, (uint64_t)now);
+    le64_put(h + SH_KEYS, keys);
+    le64_put(h + SH_EXPIRES, expires);
+    le32_put(h + SH_BLOCK, SNAP_BLOCK_SIZE);
+    le32_put(h + SH_CRC, goblin__crc32c(0, h, SH_CRC));
+    w->chain = goblin__crc32c(0, h, SNAP_HEADER_SIZE);
+    write_all(w, h, SNAP_HEADER_SIZE);
+}
+
+static void put_trailer(struct wr *w, uint64_t keys)
+{
+    uint8_t t[SNAP_TRAILER_SIZE] = {0};
+    uint32_t blocks;
+
+    if (w->len > 0)
+        flush_block(w);       /* the last data block */
+    blocks = w->index;
+    flush_block(w);           /* empty: the end marker */
+    memcpy(t + ST_MAGIC, SNAP_END_MAGIC, 8);
+    le64_put(t + ST_KEYS, keys);
+    le64_put(t + ST_PAYLOAD, w->payload);
+    le32_put(t + ST_BLOCKS, blocks);
+    w->chain = goblin__crc32c(w->chain, t, ST_CRC);
+    le32_put(t + ST_CRC, w->chain);
+    write_all(w, t, SNAP_TRAILER_SIZE);
+}
+
+static int save_fd(goblin_store *st, int fd,
+                   struct goblin_snapshot_result *res)
+{
+    struct wr w = {st, fd, NULL, 0, 0, 0, 0, 0, 0};
+    int64_t now = goblin__now_ms(st);
+    uint64_t expired = count_expired(st, now);
+    uint64_t keys = st->ks.count - expired;
+
+    if ((w.buf = goblin__alloc(st, WR_BUF_SIZE)) == NULL)
+        return goblin__snap_fail(res, GOBLIN_ENOMEM, 0,
+                                 "out of memory for the write buffer");
+    res->created_ms = now;
+    res->expired = expired;
+    put_header(&w, now, keys, st->ks.exp_count - expired);
+    for (size_t id = 0; id < st->ks.count && w.err == 0; id++) {
+        int64_t deadline = goblin__key_deadline(st, (uint32_t)id);
+
+        if (deadline >= 0 && now > deadline)
+            continue;
+        put_record(&w, goblin__key_rec(st, (uint32_t)id), deadline, res);
+    }
+    put_trailer(&w, keys);
+    goblin__free(st, w.buf, WR_BUF_SIZE);
+    res->bytes = w.bytes;
+    if (w.err != 0)
+        return goblin__snap_fail(res, w.err, w.bytes,
+                                 "write failed at byte %llu: %s",
+                                 (unsigned long long)w.bytes,
+                                 strerror(-w.err));
+    return 0;
+}
+
+int goblin_snapshot_save_fd(goblin_store *st, int fd,
+                            struct goblin_snapshot_result *res)
+{
+    struct goblin_snapshot_result local;
+
+    if (res == NULL)
+        res = &local;
+    memset(res, 0, sizeof(*res));
+    res->version = GOBLIN_SNAPSHOT_VERSION;
+    return save_fd(st, fd, res);
+}
+
+/* fsyncs the directory holding path, so a rename in it is durable. */
+static int sync_dir(const char *path)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    size_t n = slash == NULL ? 1 : (size_t)(slash - path);
+    int fd, r = 0;
+
+    if (slash == NULL)
+        memcpy(dir, ".", 2);
+    else if (n == 0)
+        memcpy(dir, "/", 2);
+    else if (n >= sizeof(dir))
+        return -ENAMETOOLONG;
+    else {
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (fsync(fd) != 0 && errno != EINVAL)
+        r = -errno;
+    close(fd);
+    return r;
+}
+
+/* Writes into the open temporary file and makes it durable. */
+static int save_tmp(goblin_store *st, int fd, const char *tmp,
+                    struct goblin_snapshot_result *res)
+{
+    int r = save_fd(st, fd, res);
+
+    if (r != 0)
+        return r;
+    if (fsync(fd) != 0) {
+        r = -errno;
+        return goblin__snap_fail(res, r, res->bytes, "fsync of %s: %s",
+                                 tmp, strerror(-r));
+    }
+    return 0;
+}
+
+int goblin_snapshot_save(goblin_store *st, const char *path,
+                         struct goblin_snapshot_result *res)
+{
+    struct goblin_snapshot_result local;
+    char tmp[PATH_MAX];
+    int fd, r;
+
+    if (res == NULL)
+        res = &local;
+    memset(res, 0, sizeof(*res));
+    res->version = GOBLIN_SNAPSHOT_VERSION;
+    if (snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid()) >=
+        (int)sizeof(tmp))
+        return goblin__snap_fail(res, -ENAMETOOLONG, 0, "path too long");
+    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        r = -errno;
+        return goblin__snap_fail(res, r, 0, "cannot create %s: %s", tmp,
+                                 strerror(-r));
+    }
+    r = save_tmp(st, fd, tmp, res);
+    if (close(fd) != 0 && r == 0) {
+        r = -errno;
+        goblin__snap_fail(res, r, res->bytes, "close of %s: %s", tmp,
+                          strerror(-r));
+    }
+    if (r == 0 && rename(tmp, path) != 0) {
+        r = -errno;
+        goblin__snap_fail(res, r, 0, "cannot rename %s to %s: %s", tmp,
+                          path, strerror(-r));
+    }
+    if (r != 0) {
+        unlink(tmp);
+        return r;
+    }
+    if ((r = sync_dir(path)) != 0)
+        return goblin__snap_fail(res, r, 0, "fsync of the directory of "
+                                 "%s: %s", path, strerror(-r));
+    return 0;
+}

@@ -1,0 +1,93 @@
+/* snapshot_int.h - what the persistence files share: result reporting,
+ * the byte source both loaders read from, and the store-side helpers that
+ * put loaded keys into a store (and take them all out again on failure).
+ */
+#ifndef GOBLIN_SNAPSHOT_INT_H
+#define GOBLIN_SNAPSHOT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "goblin/snapshot.h"
+#include "goblin/zset.h"
+#include "store/store.h"
+
+/* ---- results ---- */
+
+/* Fills res (may be NULL) for a failure: code, offset and a message made
+ * from fmt. Returns code, so a caller can `return goblin__snap_fail(...)`.
+ */
+int goblin__snap_fail(struct goblin_snapshot_result *res, int code,
+                      uint64_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Writes key as text for a message: printable ASCII as is, other bytes as
+ * \xHH, cut to about 48 characters with "..." after. Returns buf. */
+const char *goblin__snap_keytext(char *buf, size_t cap, const void *key,
+                                 size_t len);
+#define GOBLIN__KEYTEXT_CAP 200
+
+/* ---- memory of a store or, for verify, of a plain allocator ---- */
+
+struct goblin__mem {
+    goblin_store *st;                   /* when not NULL, used */
+    const struct goblin_allocator *al;  /* else this (NULL: libc) */
+};
+
+void *goblin__mem_alloc(const struct goblin__mem *m, size_t size);
+void goblin__mem_free(const struct goblin__mem *m, void *p, size_t size);
+
+/* ---- a byte source: a file descriptor or a buffer in memory ---- */
+
+struct goblin__src {
+    int fd;              /* -1 for memory */
+    const uint8_t *mem;  /* memory: the bytes */
+    uint64_t size;       /* bytes in all (a file's size at open) */
+    uint64_t off;        /* bytes consumed so far */
+};
+
+/* Opens path read-only into s (a regular file, its size read once).
+ * Returns 0 or -errno (GOBLIN_EINVAL when not a regular file). */
+int goblin__src_open(struct goblin__src *s, const char *path);
+void goblin__src_mem(struct goblin__src *s, const void *data, size_t len);
+void goblin__src_close(struct goblin__src *s);
+
+/* Reads exactly n bytes (n <= size - off) into dst. Returns 0, -errno, or
+ * GOBLIN_ESNAPTRUNC when the file shrank under us. */
+int goblin__src_read(struct goblin__src *s, void *dst, size_t n);
+
+/* ---- putting keys into a store ---- */
+
+/* Adds string key (known to be absent, else GOBLIN_ESNAPFORMAT for a
+ * duplicate) with value and deadline (-1: none). enc is the string
+ * encoding to keep when it is valid for value, or -1 to choose as SET
+ * does. Returns 0, GOBLIN_ESNAPFORMAT, GOBLIN_ELIMIT or GOBLIN_ENOMEM. */
+int goblin__snap_put_str(goblin_store *st, struct goblin_slice key,
+                         struct goblin_slice value, int enc,
+                         int64_t deadline);
+
+/* Adds key holding obj (a hash or sorted-set object) with deadline (-1:
+ * none). On success the keyspace owns obj; on failure (GOBLIN_ESNAPFORMAT
+ * for a duplicate key, GOBLIN_ENOMEM) obj is still the caller's. */
+int goblin__snap_put_obj(goblin_store *st, struct goblin_slice key,
+                         enum goblin_type type, void *obj, int64_t deadline);
+
+/* Removes every key from st without reporting changes: undoes a load
+ * into an empty store. */
+void goblin__snap_rollback(goblin_store *st);
+
+/* Builds a sorted-set object from n pairs in strictly increasing (score,
+ * member) order. Checks that no member appears twice (the bulk builder
+ * trusts its input). Returns 0, GOBLIN_ESNAPFORMAT (unordered, NaN or a
+ * duplicate), GOBLIN_ELIMIT or GOBLIN_ENOMEM. */
+int goblin__snap_zset_build(goblin_store *st, const struct goblin_zpair *p,
+                            size_t n, void **out);
+
+/* The hash or sorted-set object of a keyspace record. */
+void *goblin__snap_rec_obj(const uint8_t *rec);
+
+/* The string encoding SET would give value (enum goblin__str_enc). */
+int goblin__snap_str_enc(struct goblin_slice value);
+
+#endif
