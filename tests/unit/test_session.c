@@ -286,9 +286,12 @@ static void test_output_buffer_limit_closes(void **state)
              "client-output-buffer-limit\r\n$14\r\nnormal 100 0 0\r\n"),
         "+OK\r\n");
     EXPECT("set k 0123456789012345678901234567890123456789", "+OK\r\n");
-    assert_string_equal(FEED("GET k\r\nGET k\r\nGET k\r\n"), "");
+    assert_string_equal(FEED("GET k\r\nGET k\r\nGET k\r\nSET after 1\r\n"),
+                        "");
     assert_int_equal(f->rc, GOBLIN_ELIMIT);
     assert_true(goblin_session_should_close(f->s));
+    /* The limit stopped the batch: the last command never ran. */
+    assert_string_equal(cmd_on(f, other(f), "exists after"), ":0\r\n");
 }
 
 static void test_query_buffer_limit_closes(void **state)
@@ -396,6 +399,16 @@ static void test_steady_state_dispatch_allocates_nothing(void **state)
     f->base->counts.fail_after = -1;
 }
 
+static void test_zpop_count_zero_still_checks_the_type(void **state)
+{
+    struct cfix *f = *state;
+
+    EXPECT("set s x", "+OK\r\n");
+    EXPECT("zpopmin s 0", "-WRONGTYPE Operation against a key holding the "
+                          "wrong kind of value\r\n");
+    EXPECT("zpopmin nokey 0", "*0\r\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -418,6 +431,7 @@ int main(void)
         CMD_TEST(test_close_engine_closes_sessions),
         CMD_TEST(test_cron_expires_keys),
         CMD_TEST(test_steady_state_dispatch_allocates_nothing),
+        CMD_TEST(test_zpop_count_zero_still_checks_the_type),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
