@@ -335,7 +335,8 @@ int goblind_run(struct goblind *g)
     int64_t next_cron = mono_ms() + CRON_MS;
 
     while (!g->stopping) {
-        int64_t wait = next_cron - mono_ms();
+        /* loop_ms was read after the last wake-up: one clock read each. */
+        int64_t wait = next_cron - g->loop_ms;
         int n = epoll_wait(g->epfd, evs, 256, wait > 0 ? (int)wait : 0);
 
         if (n < 0 && errno != EINTR) {
