@@ -289,56 +289,68 @@ static bool same(struct goblin_slice a, struct goblin_slice b)
     return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
 }
 
-/* Whether some member of p appears twice: an open-addressing set of
- * indexes over a table of at least 2n slots. Returns 1, 0 or
- * GOBLIN_ENOMEM. */
-static int has_repeat(goblin_store *st, const struct goblin_zpair *p,
-                      size_t n)
+/* Whether some member of a compact-sized p (n <= 128) appears twice: an
+ * open-addressing set of indexes on the stack. */
+static bool has_repeat(goblin_store *st, const struct goblin_zpair *p,
+                       size_t n)
 {
-    uint32_t small[256], *slot = small;
-    size_t cap = 256, bytes = 0;
-    int found = 0;
+    uint16_t slot[256] = {0};
 
-    while (cap < 2 * n)
-        cap *= 2;
-    if (cap > 256) {
-        bytes = goblin__mul(cap, sizeof(uint32_t));
-        if ((slot = goblin__alloc(st, bytes)) == NULL)
-            return GOBLIN_ENOMEM;
-    }
-    memset(slot, 0, cap * sizeof(uint32_t));
-    for (size_t i = 0; i < n && !found; i++) {
+    for (size_t i = 0; i < n; i++) {
         uint64_t h = goblin__hash_bytes(st->hash_seed, p[i].member.ptr,
                                         p[i].member.len);
-        size_t j = (size_t)(h >> 20) & (cap - 1);
+        size_t j = (size_t)(h >> 56);
 
-        for (; slot[j] != 0; j = (j + 1) & (cap - 1)) {
-            if (same(p[slot[j] - 1].member, p[i].member)) {
-                found = 1;
-                break;
-            }
+        for (; slot[j] != 0; j = (j + 1) & 255) {
+            if (same(p[slot[j] - 1].member, p[i].member))
+                return true;
         }
-        slot[j] = (uint32_t)(i + 1);
+        slot[j] = (uint16_t)(i + 1);
     }
-    if (bytes != 0)
-        goblin__free(st, slot, bytes);
-    return found;
+    return false;
+}
+
+/* memcmp order, a shorter prefix first: the order of members. */
+static int member_cmp(struct goblin_slice a, struct goblin_slice b)
+{
+    size_t n = a.len < b.len ? a.len : b.len;
+    int c = n == 0 ? 0 : memcmp(a.ptr, b.ptr, n);
+
+    if (c != 0)
+        return c;
+    return a.len < b.len ? -1 : a.len > b.len;
+}
+
+/* Checks order and NaN; *compact says whether the set fits the compact
+ * form. */
+static bool sorted_ok(const struct goblin_zpair *p, size_t n, bool *compact)
+{
+    *compact = n <= GOBLIN__ZSET_COMPACT_MAX_ENTRIES;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(p[i].score))
+            return false;
+        if (p[i].member.len > GOBLIN__ZSET_COMPACT_MAX_VALUE)
+            *compact = false;
+        if (i > 0 && (p[i - 1].score > p[i].score ||
+                      (p[i - 1].score == p[i].score &&
+                       member_cmp(p[i - 1].member, p[i].member) >= 0)))
+            return false;
+    }
+    return true;
 }
 
 int goblin__snap_zset_build(goblin_store *st, const struct goblin_zpair *p,
                             size_t n, void **out)
 {
+    bool compact;
     int r;
 
-    if (n == 0 || n > UINT32_MAX - 1)
+    if (n == 0 || n > UINT32_MAX - 1 || !sorted_ok(p, n, &compact))
         return GOBLIN_ESNAPFORMAT;
-    for (size_t i = 0; i < n; i++) {
-        if (isnan(p[i].score))
-            return GOBLIN_ESNAPFORMAT;
-    }
-    r = has_repeat(st, p, n);
-    if (r != 0)
-        return r < 0 ? r : GOBLIN_ESNAPFORMAT;
+    if (!compact)
+        return goblin__snap_zset_full(st, p, n, out);
+    if (has_repeat(st, p, n))
+        return GOBLIN_ESNAPFORMAT;
     r = goblin__zset_obj_from_sorted(st, p, n, out);
     return r == GOBLIN_EINVAL ? GOBLIN_ESNAPFORMAT : r;
 }

@@ -175,6 +175,9 @@ static int load_hash(struct ld *l, uint64_t off, struct goblin_slice k,
         return rc;
     if (l->st != NULL && deadline >= 0 && l->now > deadline)
         return 1;
+    if (l->st != NULL && n > GOBLIN__HASH_COMPACT_MAX_ENTRIES &&
+        (rc = goblin__snap_hash_full(l->st, (size_t)n, &obj)) != 0)
+        return rec_fail(l, rc, off, k, goblin_strerror(rc));
     rc = hash_body(l, b, (size_t)len, (size_t)n, &obj);
     if (rc != 0) {
         if (obj != NULL)

@@ -84,6 +84,14 @@ void goblin__snap_rollback(goblin_store *st);
 int goblin__snap_zset_build(goblin_store *st, const struct goblin_zpair *p,
                             size_t n, void **out);
 
+/* The full-form builders (snap_build.c). goblin__snap_zset_full: as
+ * goblin__snap_zset_build for a set that is not compact-sized, which it
+ * does not check. goblin__snap_hash_full: an empty full hash whose index
+ * already has room for n fields, to fill with goblin__hash_obj_set. */
+int goblin__snap_zset_full(goblin_store *st, const struct goblin_zpair *p,
+                           size_t n, void **out);
+int goblin__snap_hash_full(goblin_store *st, size_t n, void **out);
+
 /* The hash or sorted-set object of a keyspace record. */
 void *goblin__snap_rec_obj(const uint8_t *rec);
 
