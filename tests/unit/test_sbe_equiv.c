@@ -1,0 +1,1171 @@
+/* test_sbe_equiv.c - SBE and RESP agree. A seeded random sequence of
+ * commands over the whole typed surface (strings, keys and deadlines,
+ * hashes, sorted sets) goes to two fresh in-process engines: to one as
+ * RESP3 words, to the other as typed SBE requests with native numbers.
+ * Every pair of replies must print the same (redis-cli -3 form), and at
+ * the end both stores must hold the same keys, types, deadlines and
+ * values.
+ *
+ * Increments of INCRBYFLOAT and HINCRBYFLOAT are dyadic (exact in binary),
+ * because over SBE they travel as doubles while RESP reads decimal text:
+ * 0.1 as a double is not the decimal 0.1, and the stored text shows it.
+ */
+#include <math.h>
+
+#include "test_commands_util.h"
+
+#include "client/client.h"
+#include "goblin/client.h"
+#include "goblin/numtext.h"
+#include "goblin/sbe.h"
+#include "sbe/goblin_sbe_gen.h"
+
+/* ---- one request in both encodings ---- */
+
+struct req {
+    struct goblin_slice w[96];
+    size_t n;
+    char text[8192];
+    size_t tlen;
+    uint8_t sbe[16384];
+    struct goblin_sbe_writer sw;
+};
+
+static void W(struct req *q, const void *p, size_t n)
+{
+    assert_true(q->n < 96 && q->tlen + n <= sizeof(q->text));
+    memcpy(q->text + q->tlen, p, n);
+    q->w[q->n++] = (struct goblin_slice){q->text + q->tlen, n};
+    q->tlen += n;
+}
+
+static void Ws(struct req *q, const char *s)
+{
+    W(q, s, strlen(s));
+}
+
+static void Wi(struct req *q, int64_t v)
+{
+    char b[GOBLIN_INT64_TEXT_MAX];
+
+    W(q, b, goblin_int64_format(b, v));
+}
+
+static void Wd(struct req *q, double v)
+{
+    char b[GOBLIN_DOUBLE_TEXT_MAX];
+
+    W(q, b, goblin_double_format(b, v));
+}
+
+/* A score bound: "(" for exclusive. */
+static void Wb(struct req *q, double v, int excl)
+{
+    char b[GOBLIN_DOUBLE_TEXT_MAX + 1] = "(";
+    size_t n = goblin_double_format(b + 1, v);
+
+    if (excl)
+        W(q, b, n + 1);
+    else
+        W(q, b + 1, n);
+}
+
+/* ---- random choices ---- */
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static unsigned pick(unsigned n)
+{
+    return (unsigned)(rnd() % n);
+}
+
+#define PICK(a) ((a)[pick(sizeof(a) / sizeof((a)[0]))])
+
+static struct goblin_slice sl(const char *s)
+{
+    return (struct goblin_slice){s, strlen(s)};
+}
+
+static const char *const skeys[] = {"s0", "s1", "s2", "s3", "h0", "z0"};
+static const char *const hkeys[] = {"h0", "h1", "h2", "s0", "z1"};
+static const char *const zkeys[] = {"z0", "z1", "z2", "z3", "h0", "s1"};
+static const char *const anykeys[] = {"s0", "s1", "h0", "h1", "z0", "z1",
+                                      "z2", "nope"};
+static const char *const values[] = {"", "1", "-3", "10", "abc", "x y",
+                                     "9223372036854775807", "1.5", "v\x01"};
+static const char *const fields[] = {"f0", "f1", "f2", "f3", "f4", "n"};
+static const char *const members[] = {"m0", "m1", "m2", "m3", "m4", "m5",
+                                      "a", "b", "c", "m10"};
+static const double scores[] = {0, 1, -1, 1.5, 2.25, 3, 1e10, -7.75,
+                                INFINITY, -INFINITY, 100};
+static const double dyadic[] = {0.5, -1.25, 10, 3e5, 2.75, -0.125};
+static const int64_t ints[] = {0, 1, -1, 2, 5, 100, -100, 3};
+static const int64_t ranks[] = {0, 1, -1, 2, -2, 5, 100, -100};
+
+static const char *s_key(void) { return PICK(skeys); }
+static const char *h_key(void) { return PICK(hkeys); }
+static const char *z_key(void) { return PICK(zkeys); }
+static const char *a_key(void) { return PICK(anykeys); }
+
+#define SW (&q->sw)
+#define K(s) sl(s)
+
+/* ---- strings ---- */
+
+static void g_set(struct req *q)
+{
+    const char *k = s_key(), *v = PICK(values);
+    unsigned flags = 0, mode = 0;
+    int64_t amount = 0;
+
+    Ws(q, "SET"), Ws(q, k), Ws(q, v);
+    switch (pick(4)) {
+    case 1: flags |= GOBLIN_SBE_SET_FLAGS_NX, Ws(q, "NX"); break;
+    case 2: flags |= GOBLIN_SBE_SET_FLAGS_XX, Ws(q, "XX"); break;
+    }
+    switch (pick(6)) {
+    case 1: mode = 1, amount = PICK(ints), Ws(q, "EX"), Wi(q, amount); break;
+    case 2: mode = 2, amount = 500 * PICK(ints), Ws(q, "PX"), Wi(q, amount);
+        break;
+    case 3: mode = 3, amount = 1700000000 + PICK(ints), Ws(q, "EXAT"),
+            Wi(q, amount); break;
+    case 4: flags |= GOBLIN_SBE_SET_FLAGS_KEEPTTL, Ws(q, "KEEPTTL"); break;
+    }
+    if (pick(3) == 0)
+        flags |= GOBLIN_SBE_SET_FLAGS_GET, Ws(q, "GET");
+    goblin_sbe_set_encode(SW, (uint8_t)flags, (uint8_t)mode, amount, K(k),
+                          K(v));
+}
+
+static void g_get(struct req *q)
+{
+    const char *k = a_key();
+
+    Ws(q, "GET"), Ws(q, k);
+    goblin_sbe_get_encode(SW, K(k));
+}
+
+static void g_incr(struct req *q)
+{
+    const char *k = s_key();
+    int64_t d = PICK(ints);
+
+    switch (pick(4)) {
+    case 0: Ws(q, "INCR"), Ws(q, k), goblin_sbe_incr_encode(SW, K(k)); break;
+    case 1: Ws(q, "DECR"), Ws(q, k), goblin_sbe_decr_encode(SW, K(k)); break;
+    case 2:
+        Ws(q, "INCRBY"), Ws(q, k), Wi(q, d);
+        goblin_sbe_incrby_encode(SW, d, K(k));
+        break;
+    default:
+        Ws(q, "DECRBY"), Ws(q, k), Wi(q, d);
+        goblin_sbe_decrby_encode(SW, d, K(k));
+    }
+}
+
+static void g_incrbyfloat(struct req *q)
+{
+    const char *k = s_key();
+    double d = PICK(dyadic);
+
+    Ws(q, "INCRBYFLOAT"), Ws(q, k), Wd(q, d);
+    goblin_sbe_incrbyfloat_encode(SW, d, K(k));
+}
+
+static void g_append(struct req *q)
+{
+    const char *k = s_key(), *v = PICK(values);
+
+    if (pick(2)) {
+        Ws(q, "APPEND"), Ws(q, k), Ws(q, v);
+        goblin_sbe_append_encode(SW, K(k), K(v));
+    } else {
+        Ws(q, "STRLEN"), Ws(q, k);
+        goblin_sbe_strlen_encode(SW, K(k));
+    }
+}
+
+static void g_range(struct req *q)
+{
+    const char *k = s_key(), *v = PICK(values);
+    int64_t a = PICK(ranks), b = PICK(ranks);
+
+    if (pick(2)) {
+        Ws(q, "GETRANGE"), Ws(q, k), Wi(q, a), Wi(q, b);
+        goblin_sbe_getrange_encode(SW, a, b, K(k));
+    } else {
+        a = a < 0 && pick(2) ? a : (a < 0 ? -a : a);
+        Ws(q, "SETRANGE"), Ws(q, k), Wi(q, a), Ws(q, v);
+        goblin_sbe_setrange_encode(SW, a, K(k), K(v));
+    }
+}
+
+static void g_mset(struct req *q)
+{
+    unsigned n = 1 + pick(3), i;
+    bool nx = pick(2);
+    const char *k[3], *v[3];
+
+    Ws(q, nx ? "MSETNX" : "MSET");
+    for (i = 0; i < n; i++) {
+        k[i] = s_key(), v[i] = PICK(values);
+        Ws(q, k[i]), Ws(q, v[i]);
+    }
+    if (nx) {
+        goblin_sbe_msetnx_begin(SW);
+        goblin_sbe_msetnx_entries_begin(SW);
+        for (i = 0; i < n; i++)
+            goblin_sbe_msetnx_entries_add(SW, K(k[i]), K(v[i]));
+        goblin_sbe_msetnx_end(SW);
+        return;
+    }
+    goblin_sbe_mset_begin(SW);
+    goblin_sbe_mset_entries_begin(SW);
+    for (i = 0; i < n; i++)
+        goblin_sbe_mset_entries_add(SW, K(k[i]), K(v[i]));
+    goblin_sbe_mset_end(SW);
+}
+
+static void g_mget(struct req *q)
+{
+    unsigned n = 1 + pick(4), i;
+
+    Ws(q, "MGET");
+    goblin_sbe_mget_begin(SW);
+    goblin_sbe_mget_keys_begin(SW);
+    for (i = 0; i < n; i++) {
+        const char *k = a_key();
+
+        Ws(q, k);
+        goblin_sbe_mget_keys_add(SW, K(k));
+    }
+    goblin_sbe_mget_end(SW);
+}
+
+static void g_getx(struct req *q)
+{
+    const char *k = s_key(), *v = PICK(values);
+    int64_t t = PICK(ints);
+
+    switch (pick(6)) {
+    case 0:
+        Ws(q, "GETSET"), Ws(q, k), Ws(q, v);
+        goblin_sbe_getset_encode(SW, K(k), K(v));
+        break;
+    case 1:
+        Ws(q, "GETDEL"), Ws(q, k);
+        goblin_sbe_getdel_encode(SW, K(k));
+        break;
+    case 2:
+        Ws(q, "SETNX"), Ws(q, k), Ws(q, v);
+        goblin_sbe_setnx_encode(SW, K(k), K(v));
+        break;
+    case 3:
+        Ws(q, "SETEX"), Ws(q, k), Wi(q, t), Ws(q, v);
+        goblin_sbe_setex_encode(SW, t, K(k), K(v));
+        break;
+    case 4:
+        Ws(q, "PSETEX"), Ws(q, k), Wi(q, 700 * t), Ws(q, v);
+        goblin_sbe_psetex_encode(SW, 700 * t, K(k), K(v));
+        break;
+    default: {
+        static const char *const modes[] = {NULL, "EX", "PX", "EXAT", "PXAT",
+                                            "PERSIST"};
+        unsigned m = pick(6);
+
+        Ws(q, "GETEX"), Ws(q, k);
+        if (m == 3)
+            t += 1700000000;
+        if (m == 4)
+            t = 1700000000000 + 1000 * t;
+        if (m != 0)
+            Ws(q, modes[m]);
+        if (m >= 1 && m <= 4)
+            Wi(q, t);
+        goblin_sbe_getex_encode(SW, (uint8_t)m, t, K(k));
+    }
+    }
+}
+
+/* ---- keys and deadlines ---- */
+
+static void g_keys_group(struct req *q)
+{
+    static const char *const names[] = {"DEL", "EXISTS", "UNLINK", "TOUCH"};
+    unsigned which = pick(4), n = 1 + pick(3), i;
+    const char *k[3];
+
+    Ws(q, names[which]);
+    for (i = 0; i < n; i++)
+        k[i] = a_key(), Ws(q, k[i]);
+#define GROUP(name)                                                           \
+    goblin_sbe_##name##_begin(SW);                                            \
+    goblin_sbe_##name##_keys_begin(SW);                                       \
+    for (i = 0; i < n; i++)                                                   \
+        goblin_sbe_##name##_keys_add(SW, K(k[i]));                            \
+    goblin_sbe_##name##_end(SW);
+    switch (which) {
+    case 0: GROUP(del) break;
+    case 1: GROUP(exists) break;
+    case 2: GROUP(unlink) break;
+    default: GROUP(touch) break;
+    }
+#undef GROUP
+}
+
+static void g_key_misc(struct req *q)
+{
+    const char *k = a_key(), *d = a_key();
+
+    switch (pick(9)) {
+    case 0: Ws(q, "TYPE"), Ws(q, k), goblin_sbe_type_encode(SW, K(k)); break;
+    case 1:
+        Ws(q, "RENAME"), Ws(q, k), Ws(q, d);
+        goblin_sbe_rename_encode(SW, K(k), K(d));
+        break;
+    case 2:
+        Ws(q, "RENAMENX"), Ws(q, k), Ws(q, d);
+        goblin_sbe_renamenx_encode(SW, K(k), K(d));
+        break;
+    case 3:
+        Ws(q, "PERSIST"), Ws(q, k), goblin_sbe_persist_encode(SW, K(k));
+        break;
+    case 4: Ws(q, "TTL"), Ws(q, k), goblin_sbe_ttl_encode(SW, K(k)); break;
+    case 5: Ws(q, "PTTL"), Ws(q, k), goblin_sbe_pttl_encode(SW, K(k)); break;
+    case 6:
+        Ws(q, "EXPIRETIME"), Ws(q, k);
+        goblin_sbe_expiretime_encode(SW, K(k));
+        break;
+    case 7:
+        Ws(q, "PEXPIRETIME"), Ws(q, k);
+        goblin_sbe_pexpiretime_encode(SW, K(k));
+        break;
+    default: Ws(q, "DBSIZE"), goblin_sbe_dbsize_encode(SW); break;
+    }
+}
+
+static void g_expire(struct req *q)
+{
+    static const char *const conds[] = {NULL, "NX", "XX", "GT", "LT"};
+    const char *k = a_key();
+    unsigned which = pick(4), c = pick(5);
+    int64_t t = PICK(ints) * (which == 1 ? 1000 : 1);
+
+    if (which == 2)
+        t += 1700000000;
+    if (which == 3)
+        t = 1700000000000 + 1000 * t;
+    Ws(q, which == 0 ? "EXPIRE" : which == 1 ? "PEXPIRE"
+          : which == 2 ? "EXPIREAT" : "PEXPIREAT");
+    Ws(q, k), Wi(q, t);
+    if (c != 0)
+        Ws(q, conds[c]);
+    switch (which) {
+    case 0: goblin_sbe_expire_encode(SW, t, (uint8_t)c, K(k)); break;
+    case 1: goblin_sbe_pexpire_encode(SW, t, (uint8_t)c, K(k)); break;
+    case 2: goblin_sbe_expireat_encode(SW, t, (uint8_t)c, K(k)); break;
+    default: goblin_sbe_pexpireat_encode(SW, t, (uint8_t)c, K(k)); break;
+    }
+}
+
+static void g_iterate(struct req *q)
+{
+    static const char *const pats[] = {"*", "s*", "?0", "z[0-2]", "h1",
+                                       "nomatch"};
+    static const char *const types[] = {"string", "hash", "zset", "list"};
+    const char *p = PICK(pats), *t = PICK(types);
+    unsigned flags = 0;
+    int64_t count = 0;
+
+    switch (pick(3)) {
+    case 0: Ws(q, "KEYS"), Ws(q, p), goblin_sbe_keys_encode(SW, K(p)); return;
+    case 1: Ws(q, "RANDOMKEY"), goblin_sbe_randomkey_encode(SW); return;
+    }
+    Ws(q, "SCAN"), Ws(q, "0");
+    if (pick(2))
+        flags |= GOBLIN_SBE_SCAN_FLAGS_HAS_MATCH, Ws(q, "MATCH"), Ws(q, p);
+    if (pick(2)) {
+        count = PICK(ints);
+        flags |= GOBLIN_SBE_SCAN_FLAGS_HAS_COUNT, Ws(q, "COUNT");
+        Wi(q, count);
+    }
+    if (pick(3) == 0)
+        flags |= GOBLIN_SBE_SCAN_FLAGS_HAS_TYPE, Ws(q, "TYPE"), Ws(q, t);
+    goblin_sbe_scan_encode(SW, 0, count, (uint8_t)flags, K(p), K(t));
+}
+
+/* ---- hashes ---- */
+
+static void g_hset(struct req *q)
+{
+    const char *k = h_key(), *f[3], *v[3];
+    unsigned n = 1 + pick(3), i, which = pick(3);
+
+    Ws(q, which == 0 ? "HSET" : which == 1 ? "HMSET" : "HSETNX"), Ws(q, k);
+    if (which == 2)
+        n = 1;
+    for (i = 0; i < n; i++) {
+        f[i] = PICK(fields), v[i] = PICK(values);
+        Ws(q, f[i]), Ws(q, v[i]);
+    }
+    if (which == 2) {
+        goblin_sbe_hsetnx_encode(SW, K(k), K(f[0]), K(v[0]));
+    } else if (which == 0) {
+        goblin_sbe_hset_begin(SW);
+        goblin_sbe_hset_entries_begin(SW);
+        for (i = 0; i < n; i++)
+            goblin_sbe_hset_entries_add(SW, K(f[i]), K(v[i]));
+        goblin_sbe_hset_end(SW, K(k));
+    } else {
+        goblin_sbe_hmset_begin(SW);
+        goblin_sbe_hmset_entries_begin(SW);
+        for (i = 0; i < n; i++)
+            goblin_sbe_hmset_entries_add(SW, K(f[i]), K(v[i]));
+        goblin_sbe_hmset_end(SW, K(k));
+    }
+}
+
+static void g_hfields(struct req *q)
+{
+    const char *k = h_key(), *f[3];
+    unsigned n = 1 + pick(3), i;
+    bool del = pick(2);
+
+    Ws(q, del ? "HDEL" : "HMGET"), Ws(q, k);
+    for (i = 0; i < n; i++)
+        f[i] = PICK(fields), Ws(q, f[i]);
+    if (del) {
+        goblin_sbe_hdel_begin(SW);
+        goblin_sbe_hdel_fields_begin(SW);
+        for (i = 0; i < n; i++)
+            goblin_sbe_hdel_fields_add(SW, K(f[i]));
+        goblin_sbe_hdel_end(SW, K(k));
+        return;
+    }
+    goblin_sbe_hmget_begin(SW);
+    goblin_sbe_hmget_fields_begin(SW);
+    for (i = 0; i < n; i++)
+        goblin_sbe_hmget_fields_add(SW, K(f[i]));
+    goblin_sbe_hmget_end(SW, K(k));
+}
+
+static void g_hread(struct req *q)
+{
+    const char *k = h_key(), *f = PICK(fields);
+
+    switch (pick(8)) {
+    case 0:
+        Ws(q, "HGET"), Ws(q, k), Ws(q, f);
+        goblin_sbe_hget_encode(SW, K(k), K(f));
+        break;
+    case 1: Ws(q, "HLEN"), Ws(q, k), goblin_sbe_hlen_encode(SW, K(k)); break;
+    case 2:
+        Ws(q, "HSTRLEN"), Ws(q, k), Ws(q, f);
+        goblin_sbe_hstrlen_encode(SW, K(k), K(f));
+        break;
+    case 3:
+        Ws(q, "HEXISTS"), Ws(q, k), Ws(q, f);
+        goblin_sbe_hexists_encode(SW, K(k), K(f));
+        break;
+    case 4: Ws(q, "HKEYS"), Ws(q, k), goblin_sbe_hkeys_encode(SW, K(k)); break;
+    case 5: Ws(q, "HVALS"), Ws(q, k), goblin_sbe_hvals_encode(SW, K(k)); break;
+    case 6:
+        Ws(q, "HGETALL"), Ws(q, k);
+        goblin_sbe_hgetall_encode(SW, K(k));
+        break;
+    default:
+        Ws(q, "HSCAN"), Ws(q, k), Ws(q, "0");
+        goblin_sbe_hscan_encode(SW, 0, 0, 0, K(k), K(""));
+    }
+}
+
+static void g_hincr(struct req *q)
+{
+    const char *k = h_key(), *f = PICK(fields);
+    int64_t i = PICK(ints);
+    double d = PICK(dyadic);
+
+    if (pick(2)) {
+        Ws(q, "HINCRBY"), Ws(q, k), Ws(q, f), Wi(q, i);
+        goblin_sbe_hincrby_encode(SW, i, K(k), K(f));
+    } else {
+        Ws(q, "HINCRBYFLOAT"), Ws(q, k), Ws(q, f), Wd(q, d);
+        goblin_sbe_hincrbyfloat_encode(SW, d, K(k), K(f));
+    }
+}
+
+static void g_hrandfield(struct req *q)
+{
+    const char *k = h_key();
+    int64_t count = PICK(ranks);
+    unsigned flags = 0;
+
+    Ws(q, "HRANDFIELD"), Ws(q, k);
+    if (pick(3)) {
+        flags |= GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT;
+        Wi(q, count);
+        if (pick(2))
+            flags |= GOBLIN_SBE_COUNT_FLAGS_WITH_SCORES, Ws(q, "WITHVALUES");
+    }
+    goblin_sbe_hrandfield_encode(SW, count, (uint8_t)flags, K(k));
+}
+
+/* ---- sorted sets ---- */
+
+static void g_zadd(struct req *q)
+{
+    static const char *const opt[] = {"NX", "XX", "GT", "LT", "CH", "INCR"};
+    const char *k = z_key(), *m[4];
+    double s[4];
+    unsigned n = 1 + pick(4), flags = 0, i;
+
+    if (pick(3) == 0)
+        flags = 1u << pick(6);
+    if (pick(4) == 0)
+        flags |= 1u << pick(6);
+    if (flags & GOBLIN_SBE_ZADD_FLAGS_INCR && pick(4))
+        n = 1;
+    Ws(q, "ZADD"), Ws(q, k);
+    for (i = 0; i < 6; i++)
+        if (flags & (1u << i))
+            Ws(q, opt[i]);
+    for (i = 0; i < n; i++) {
+        s[i] = PICK(scores), m[i] = PICK(members);
+        Wd(q, s[i]), Ws(q, m[i]);
+    }
+    goblin_sbe_zadd_begin(SW, (uint8_t)flags);
+    goblin_sbe_zadd_members_begin(SW);
+    for (i = 0; i < n; i++)
+        goblin_sbe_zadd_members_add(SW, s[i], K(m[i]));
+    goblin_sbe_zadd_end(SW, K(k));
+}
+
+static void g_zread(struct req *q)
+{
+    const char *k = z_key(), *m = PICK(members);
+    double d = PICK(dyadic);
+
+    switch (pick(6)) {
+    case 0:
+        Ws(q, "ZINCRBY"), Ws(q, k), Wd(q, d), Ws(q, m);
+        goblin_sbe_zincrby_encode(SW, d, K(k), K(m));
+        break;
+    case 1:
+        Ws(q, "ZSCORE"), Ws(q, k), Ws(q, m);
+        goblin_sbe_zscore_encode(SW, K(k), K(m));
+        break;
+    case 2:
+        Ws(q, "ZRANK"), Ws(q, k), Ws(q, m);
+        goblin_sbe_zrank_encode(SW, K(k), K(m));
+        break;
+    case 3:
+        Ws(q, "ZREVRANK"), Ws(q, k), Ws(q, m);
+        goblin_sbe_zrevrank_encode(SW, K(k), K(m));
+        break;
+    case 4: Ws(q, "ZCARD"), Ws(q, k), goblin_sbe_zcard_encode(SW, K(k)); break;
+    default:
+        Ws(q, "ZSCAN"), Ws(q, k), Ws(q, "0");
+        goblin_sbe_zscan_encode(SW, 0, 0, 0, K(k), K(""));
+    }
+}
+
+static void g_zmembers(struct req *q)
+{
+    const char *k = z_key(), *m[3];
+    unsigned n = 1 + pick(3), i;
+    bool rem = pick(2);
+
+    Ws(q, rem ? "ZREM" : "ZMSCORE"), Ws(q, k);
+    for (i = 0; i < n; i++)
+        m[i] = PICK(members), Ws(q, m[i]);
+    if (rem) {
+        goblin_sbe_zrem_begin(SW);
+        goblin_sbe_zrem_members_begin(SW);
+        for (i = 0; i < n; i++)
+            goblin_sbe_zrem_members_add(SW, K(m[i]));
+        goblin_sbe_zrem_end(SW, K(k));
+        return;
+    }
+    goblin_sbe_zmscore_begin(SW);
+    goblin_sbe_zmscore_members_begin(SW);
+    for (i = 0; i < n; i++)
+        goblin_sbe_zmscore_members_add(SW, K(m[i]));
+    goblin_sbe_zmscore_end(SW, K(k));
+}
+
+struct lex {
+    unsigned kind; /* the schema's LexBoundKind */
+    const char *m;
+};
+
+static struct lex lex_bound(void)
+{
+    struct lex l = {pick(4), PICK(members)};
+
+    return l;
+}
+
+static void Wlex(struct req *q, struct lex l)
+{
+    char b[32];
+
+    if (l.kind >= 2) {
+        Ws(q, l.kind == 2 ? "-" : "+");
+        return;
+    }
+    snprintf(b, sizeof(b), "%c%s", l.kind == 0 ? '[' : '(', l.m);
+    Ws(q, b);
+}
+
+static void g_zcount(struct req *q)
+{
+    const char *k = z_key();
+    double lo = PICK(scores), hi = PICK(scores);
+    unsigned f = pick(4);
+    struct lex a = lex_bound(), b = lex_bound();
+
+    if (pick(2)) {
+        Ws(q, "ZCOUNT"), Ws(q, k), Wb(q, lo, f & 1), Wb(q, hi, f & 2);
+        goblin_sbe_zcount_encode(SW, lo, hi, (uint8_t)f, K(k));
+        return;
+    }
+    Ws(q, "ZLEXCOUNT"), Ws(q, k), Wlex(q, a), Wlex(q, b);
+    goblin_sbe_zlexcount_encode(SW, (uint8_t)a.kind, (uint8_t)b.kind, K(k),
+                                K(a.m), K(b.m));
+}
+
+static void g_zrange_rank(struct req *q)
+{
+    const char *k = z_key();
+    int64_t a = PICK(ranks), b = PICK(ranks);
+    bool rev = pick(2), ws = pick(2);
+
+    Ws(q, "ZRANGE"), Ws(q, k), Wi(q, a), Wi(q, b);
+    if (rev)
+        Ws(q, "REV");
+    if (ws)
+        Ws(q, "WITHSCORES");
+    goblin_sbe_zrange_encode(SW, a, b, ws, rev, K(k));
+}
+
+/* LIMIT offset count, maybe. */
+static unsigned limit(struct req *q, int64_t *off, int64_t *cnt)
+{
+    if (pick(2))
+        return 0;
+    *off = PICK(ranks);
+    *cnt = PICK(ranks);
+    Ws(q, "LIMIT"), Wi(q, *off), Wi(q, *cnt);
+    return GOBLIN_SBE_RANGE_FLAGS_HAS_LIMIT;
+}
+
+static void g_zrange_score(struct req *q)
+{
+    const char *k = z_key(), *d = z_key();
+    double lo = PICK(scores), hi = PICK(scores);
+    unsigned f = pick(4), store = pick(4) == 0;
+    int64_t off = 0, cnt = 0;
+    bool rev = pick(2);
+
+    Ws(q, store ? "ZRANGESTORE" : "ZRANGE");
+    if (store)
+        Ws(q, d);
+    Ws(q, k);
+    if (rev)
+        Wb(q, hi, f & 2), Wb(q, lo, f & 1);
+    else
+        Wb(q, lo, f & 1), Wb(q, hi, f & 2);
+    Ws(q, "BYSCORE");
+    if (rev)
+        Ws(q, "REV"), f |= GOBLIN_SBE_RANGE_FLAGS_REV;
+    f |= limit(q, &off, &cnt);
+    if (!store && pick(2))
+        Ws(q, "WITHSCORES"), f |= GOBLIN_SBE_RANGE_FLAGS_WITH_SCORES;
+    if (store)
+        goblin_sbe_zrangestorebyscore_encode(SW, lo, hi, off, cnt,
+                                             (uint8_t)f, K(d), K(k));
+    else
+        goblin_sbe_zrangebyscore_encode(SW, lo, hi, off, cnt, (uint8_t)f,
+                                        K(k));
+}
+
+static void g_zrange_lex(struct req *q)
+{
+    const char *k = z_key(), *d = z_key();
+    struct lex a = lex_bound(), b = lex_bound();
+    unsigned f = 0, store = pick(4) == 0;
+    int64_t off = 0, cnt = 0;
+    bool rev = pick(2);
+
+    Ws(q, store ? "ZRANGESTORE" : "ZRANGE");
+    if (store)
+        Ws(q, d);
+    Ws(q, k);
+    if (rev)
+        Wlex(q, b), Wlex(q, a);
+    else
+        Wlex(q, a), Wlex(q, b);
+    Ws(q, "BYLEX");
+    if (rev)
+        Ws(q, "REV"), f |= GOBLIN_SBE_RANGE_FLAGS_REV;
+    f |= limit(q, &off, &cnt);
+    if (store)
+        goblin_sbe_zrangestorebylex_encode(SW, off, cnt, (uint8_t)a.kind,
+                                           (uint8_t)b.kind, (uint8_t)f, K(d),
+                                           K(k), K(a.m), K(b.m));
+    else
+        goblin_sbe_zrangebylex_encode(SW, off, cnt, (uint8_t)a.kind,
+                                      (uint8_t)b.kind, (uint8_t)f, K(k),
+                                      K(a.m), K(b.m));
+}
+
+static void g_zrangestore_rank(struct req *q)
+{
+    const char *k = z_key(), *d = z_key();
+    int64_t a = PICK(ranks), b = PICK(ranks);
+    bool rev = pick(2);
+
+    Ws(q, "ZRANGESTORE"), Ws(q, d), Ws(q, k), Wi(q, a), Wi(q, b);
+    if (rev)
+        Ws(q, "REV");
+    goblin_sbe_zrangestore_encode(SW, a, b,
+                                  rev ? GOBLIN_SBE_RANGE_FLAGS_REV : 0, K(d),
+                                  K(k));
+}
+
+static void g_zremrange(struct req *q)
+{
+    const char *k = z_key();
+    int64_t a = PICK(ranks), b = PICK(ranks);
+    double lo = PICK(scores), hi = PICK(scores);
+    struct lex la = lex_bound(), lb = lex_bound();
+    unsigned f = pick(4);
+
+    switch (pick(3)) {
+    case 0:
+        Ws(q, "ZREMRANGEBYRANK"), Ws(q, k), Wi(q, a), Wi(q, b);
+        goblin_sbe_zremrangebyrank_encode(SW, a, b, K(k));
+        break;
+    case 1:
+        Ws(q, "ZREMRANGEBYSCORE"), Ws(q, k), Wb(q, lo, f & 1),
+            Wb(q, hi, f & 2);
+        goblin_sbe_zremrangebyscore_encode(SW, lo, hi, (uint8_t)f, K(k));
+        break;
+    default:
+        Ws(q, "ZREMRANGEBYLEX"), Ws(q, k), Wlex(q, la), Wlex(q, lb);
+        goblin_sbe_zremrangebylex_encode(SW, (uint8_t)la.kind,
+                                         (uint8_t)lb.kind, K(k), K(la.m),
+                                         K(lb.m));
+    }
+}
+
+static void g_zpop(struct req *q)
+{
+    const char *k = z_key();
+    int64_t count = PICK(ranks) % 4;
+    bool max = pick(2);
+
+    count = count < 0 && pick(2) ? -count : count;
+    Ws(q, max ? "ZPOPMAX" : "ZPOPMIN"), Ws(q, k), Wi(q, count);
+    if (max)
+        goblin_sbe_zpopmax_encode(SW, count, GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT,
+                                  K(k));
+    else
+        goblin_sbe_zpopmin_encode(SW, count, GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT,
+                                  K(k));
+}
+
+static void g_zrandmember(struct req *q)
+{
+    const char *k = z_key();
+    int64_t count = PICK(ranks);
+    unsigned flags = 0;
+
+    Ws(q, "ZRANDMEMBER"), Ws(q, k);
+    if (pick(3)) {
+        flags |= GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT;
+        Wi(q, count);
+        if (pick(2))
+            flags |= GOBLIN_SBE_COUNT_FLAGS_WITH_SCORES, Ws(q, "WITHSCORES");
+    }
+    goblin_sbe_zrandmember_encode(SW, count, (uint8_t)flags, K(k));
+}
+
+static void g_zcombine(struct req *q)
+{
+    static const char *const ops[] = {"ZUNION", "ZINTER", "ZDIFF"};
+    static const char *const aggs[] = {"SUM", "MIN", "MAX"};
+    unsigned op = pick(3), n = 1 + pick(3), i, agg = pick(3), flags = 0;
+    bool store = pick(2), weights = op != 2 && pick(2);
+    const char *k[3], *d = z_key();
+    double w[3];
+
+    if (store) {
+        char name[16];
+
+        snprintf(name, sizeof(name), "%sSTORE", ops[op]);
+        Ws(q, name), Ws(q, d);
+    } else {
+        Ws(q, ops[op]);
+    }
+    Wi(q, n);
+    for (i = 0; i < n; i++)
+        k[i] = z_key(), Ws(q, k[i]), w[i] = PICK(dyadic);
+    if (weights)
+        for (Ws(q, "WEIGHTS"), i = 0; i < n; i++)
+            Wd(q, w[i]);
+    if (op != 2 && agg != 0)
+        Ws(q, "AGGREGATE"), Ws(q, aggs[agg]);
+    if (!store && pick(2))
+        Ws(q, "WITHSCORES"), flags |= GOBLIN_SBE_SET_OP_FLAGS_WITH_SCORES;
+    if (weights)
+        flags |= GOBLIN_SBE_SET_OP_FLAGS_HAS_WEIGHTS;
+    agg = op == 2 ? 0 : agg;
+#define WEIGHTED(name)                                                        \
+    goblin_sbe_##name##_begin(SW, (uint8_t)agg, (uint8_t)flags);              \
+    goblin_sbe_##name##_keys_begin(SW);                                       \
+    for (i = 0; i < n; i++)                                                   \
+        goblin_sbe_##name##_keys_add(SW, w[i], K(k[i]));
+#define PLAIN(name, ...)                                                      \
+    goblin_sbe_##name##_begin(SW, ##__VA_ARGS__);                             \
+    goblin_sbe_##name##_keys_begin(SW);                                       \
+    for (i = 0; i < n; i++)                                                   \
+        goblin_sbe_##name##_keys_add(SW, K(k[i]));
+    switch (op * 2 + store) {
+    case 0: WEIGHTED(zunion) goblin_sbe_zunion_end(SW); break;
+    case 1: WEIGHTED(zunionstore) goblin_sbe_zunionstore_end(SW, K(d)); break;
+    case 2: WEIGHTED(zinter) goblin_sbe_zinter_end(SW); break;
+    case 3: WEIGHTED(zinterstore) goblin_sbe_zinterstore_end(SW, K(d)); break;
+    case 4: PLAIN(zdiff, (uint8_t)flags) goblin_sbe_zdiff_end(SW); break;
+    default: PLAIN(zdiffstore) goblin_sbe_zdiffstore_end(SW, K(d)); break;
+    }
+#undef WEIGHTED
+#undef PLAIN
+}
+
+static void g_zintercard(struct req *q)
+{
+    unsigned n = 1 + pick(3), i;
+    int64_t lim = PICK(ints);
+    const char *k[3];
+
+    Ws(q, "ZINTERCARD"), Wi(q, n);
+    for (i = 0; i < n; i++)
+        k[i] = z_key(), Ws(q, k[i]);
+    if (lim != 0)
+        Ws(q, "LIMIT"), Wi(q, lim);
+    goblin_sbe_zintercard_begin(SW, lim);
+    goblin_sbe_zintercard_keys_begin(SW);
+    for (i = 0; i < n; i++)
+        goblin_sbe_zintercard_keys_add(SW, K(k[i]));
+    goblin_sbe_zintercard_end(SW);
+}
+
+/* ---- running both sides ---- */
+
+static void (*const gens[])(struct req *) = {
+    g_set, g_set, g_get, g_incr, g_incrbyfloat, g_append, g_range, g_mset,
+    g_mget, g_getx, g_keys_group, g_key_misc, g_expire, g_iterate, g_hset,
+    g_hset, g_hfields, g_hread, g_hread, g_hincr, g_hrandfield, g_zadd,
+    g_zadd, g_zadd, g_zread, g_zread, g_zmembers, g_zcount, g_zrange_rank,
+    g_zrange_score, g_zrange_lex, g_zrangestore_rank, g_zremrange, g_zpop,
+    g_zrandmember, g_zcombine, g_zintercard,
+};
+
+struct pair {
+    struct cfix *resp, *sbe;
+    goblin_resp_reader *reader;
+    struct goblin__sbe_tree tree;
+    struct goblin_buf in, a, b;
+};
+
+/* All the output of s, consumed. */
+static const char *drain(goblin_session *s, size_t *len)
+{
+    static char buf[1 << 20];
+    const void *p = goblin_session_output(s, len);
+
+    assert_true(*len <= sizeof(buf));
+    memcpy(buf, p, *len);
+    goblin_session_output_consume(s, *len);
+    return buf;
+}
+
+static void resp_side(struct pair *p, const struct req *q)
+{
+    const struct goblin_resp_value *v;
+    const char *out;
+    size_t len;
+
+    p->in.len = 0;
+    assert_int_equal(goblin_resp_command_write(&p->in, q->n, q->w), 0);
+    assert_int_equal(goblin_session_feed(p->resp->s, p->in.data, p->in.len),
+                     0);
+    out = drain(p->resp->s, &len);
+    assert_int_equal(goblin_resp_reply_parse(p->reader, out, len, &v),
+                     (int64_t)len);
+    assert_int_equal(goblin_client_format_reply(v, 0, &p->a), 0);
+}
+
+/* The request as typed SBE, or its words as an Argv message. */
+static void sbe_side(struct pair *p, struct req *q, bool as_argv)
+{
+    static uint8_t argv_buf[16384];
+    struct goblin_sbe_writer w;
+    const struct goblin_resp_value *v;
+    const uint8_t *out, *msg = q->sbe;
+    size_t len, n = q->sw.pos, i;
+
+    if (as_argv) {
+        goblin_sbe_writer_init(&w, argv_buf, sizeof(argv_buf), true);
+        goblin_sbe_argv_begin(&w);
+        goblin_sbe_argv_args_begin(&w);
+        for (i = 0; i < q->n; i++)
+            goblin_sbe_argv_args_add(&w, q->w[i]);
+        assert_true(goblin_sbe_argv_end(&w) > 0);
+        msg = argv_buf;
+        n = w.pos;
+    }
+    assert_true(n > 0);
+    assert_int_equal(goblin_session_feed(p->sbe->s, msg, n), 0);
+    out = (const uint8_t *)drain(p->sbe->s, &len);
+    assert_true(len >= 4 && goblin_sbe_rd_u32(out) == len - 4);
+    assert_int_equal(goblin__sbe_tree_build(&p->tree, out + 4, len - 4, &v),
+                     0);
+    assert_int_equal(goblin_client_format_reply(v, 0, &p->b), 0);
+}
+
+static void fail_with(const struct req *q, const struct pair *p,
+                      unsigned step)
+{
+    char words[2048];
+    size_t i, n = 0;
+
+    for (i = 0; i < q->n && n < sizeof(words) - 64; i++)
+        n += (size_t)snprintf(words + n, sizeof(words) - n, "%.*s ",
+                              (int)(q->w[i].len < 40 ? q->w[i].len : 40),
+                              (const char *)q->w[i].ptr);
+    fail_msg("step %u: %s\nRESP3:\n%.*s\nSBE:\n%.*s", step, words,
+             (int)p->a.len, p->a.data, (int)p->b.len, p->b.data);
+}
+
+static void one_step(struct pair *p, unsigned step)
+{
+    static struct req q;
+
+    q.n = 0;
+    q.tlen = 0;
+    goblin_sbe_writer_init(&q.sw, q.sbe, sizeof(q.sbe), true);
+    gens[pick(sizeof(gens) / sizeof(gens[0]))](&q);
+    p->a.len = 0;
+    p->b.len = 0;
+    resp_side(p, &q);
+    sbe_side(p, &q, pick(6) == 0);
+    if (p->a.len != p->b.len || memcmp(p->a.data, p->b.data, p->a.len) != 0)
+        fail_with(&q, p, step);
+}
+
+/* ---- the stores hold the same data ---- */
+
+struct dump {
+    struct goblin_buf *b;
+};
+
+static void put(struct goblin_buf *b, const void *p, size_t n)
+{
+    assert_int_equal(goblin_buf_append(b, p, n), 0);
+}
+
+static int dump_pair(void *ctx, struct goblin_slice f, struct goblin_slice v)
+{
+    struct goblin_buf *b = ctx;
+
+    put(b, f.ptr, f.len);
+    put(b, "=", 1);
+    put(b, v.ptr, v.len);
+    put(b, ";", 1);
+    return 0;
+}
+
+static int collect(void *ctx, const struct goblin_key_info *info)
+{
+    struct goblin_buf *keys = ctx;
+
+    put(keys, &info->key.len, sizeof(size_t));
+    put(keys, info->key.ptr, info->key.len);
+    return 0;
+}
+
+/* One key as text: type, deadline, value. */
+static void dump_key(goblin_store *st, struct goblin_slice key,
+                     struct goblin_buf *b)
+{
+    char num[64];
+    struct goblin_slice v;
+    struct goblin_zrange r;
+    struct goblin_zset_iter it;
+    double score;
+
+    snprintf(num, sizeof(num), "%d %lld ", (int)goblin_key_type(st, key),
+             (long long)goblin_key_pexpiretime(st, key));
+    put(b, key.ptr, key.len);
+    put(b, num, strlen(num));
+    switch (goblin_key_type(st, key)) {
+    case GOBLIN_TYPE_STRING:
+        assert_int_equal(goblin_str_get(st, key, &v), 1);
+        put(b, v.ptr, v.len);
+        break;
+    case GOBLIN_TYPE_HASH:
+        assert_true(goblin_hash_foreach(st, key, dump_pair, b) > 0);
+        break;
+    default:
+        memset(&r, 0, sizeof(r));
+        r.by = GOBLIN_ZRANGE_BY_RANK;
+        r.stop = -1;
+        r.count = -1;
+        assert_true(goblin_zset_range(st, key, &r, &it) > 0);
+        while (goblin_zset_next(&it, &v, &score) == 1) {
+            snprintf(num, sizeof(num), ":%.17g;", score);
+            put(b, v.ptr, v.len);
+            put(b, num, strlen(num));
+        }
+    }
+    put(b, "\n", 1);
+}
+
+static int cmp_lines(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every key of st as sorted lines, into out. */
+static void dump_store(goblin_store *st, struct goblin_buf *out)
+{
+    struct goblin_buf keys = {0}, lines = {0};
+    char *ptrs[1024];
+    size_t pos = 0, n = 0, i, len;
+
+    goblin_key_foreach(st, collect, &keys);
+    while (pos < keys.len) {
+        memcpy(&len, keys.data + pos, sizeof(len));
+        assert_true(n < 1024);
+        ptrs[n++] = (char *)(uintptr_t)lines.len;
+        dump_key(st, (struct goblin_slice){keys.data + pos + sizeof(len), len},
+                 &lines);
+        put(&lines, "", 1);
+        pos += sizeof(len) + len;
+    }
+    for (i = 0; i < n; i++)
+        ptrs[i] = lines.data + (uintptr_t)ptrs[i];
+    qsort(ptrs, n, sizeof(*ptrs), cmp_lines);
+    for (i = 0; i < n; i++)
+        put(out, ptrs[i], strlen(ptrs[i]));
+    goblin_buf_free(&keys);
+    goblin_buf_free(&lines);
+}
+
+static void same_data(struct pair *p)
+{
+    struct goblin_buf a = {0}, b = {0};
+
+    dump_store(p->resp->base->st, &a);
+    dump_store(p->sbe->base->st, &b);
+    if (a.len != b.len || memcmp(a.data, b.data, a.len) != 0)
+        fail_msg("stores differ\nRESP3 side:\n%.*s\nSBE side:\n%.*s",
+                 (int)a.len, a.data, (int)b.len, b.data);
+    assert_true(a.len > 0);
+    goblin_buf_free(&a);
+    goblin_buf_free(&b);
+}
+
+/* ---- the test ---- */
+
+static int pair_setup(void **state)
+{
+    struct pair *p = calloc(1, sizeof(*p));
+    void *a = NULL, *b = NULL;
+    const char hello[] = "*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n";
+    size_t len;
+
+    if (p == NULL || cfix_setup(&a) != 0 || cfix_setup(&b) != 0)
+        return -1;
+    p->resp = a;
+    p->sbe = b;
+    p->tree.double_text = true;
+    if (goblin_resp_reader_open(NULL, 0, &p->reader) != 0)
+        return -1;
+    goblin_session_feed(p->resp->s, hello, sizeof(hello) - 1);
+    drain(p->resp->s, &len);
+    goblin_session_feed(p->sbe->s, GOBLIN_SBE_MAGIC, GOBLIN_SBE_MAGIC_LEN);
+    *state = p;
+    return 0;
+}
+
+static int pair_teardown(void **state)
+{
+    struct pair *p = *state;
+    void *a = p->resp, *b = p->sbe;
+
+    goblin_resp_reader_close(p->reader);
+    goblin__sbe_tree_free(&p->tree);
+    goblin_buf_free(&p->in);
+    goblin_buf_free(&p->a);
+    goblin_buf_free(&p->b);
+    free(p);
+    cfix_teardown(&a);
+    return cfix_teardown(&b);
+}
+
+static void run_seed(void **state, uint64_t seed, unsigned steps)
+{
+    struct pair *p = *state;
+    unsigned i;
+
+    rng_state = seed;
+    for (i = 0; i < steps; i++) {
+        if (i % 64 == 63) { /* let deadlines pass on both sides alike */
+            p->resp->base->clock.now_ms += 700;
+            p->sbe->base->clock.now_ms += 700;
+        }
+        one_step(p, i);
+    }
+    same_data(p);
+}
+
+static void test_random_sequence_seed_1(void **state)
+{
+    run_seed(state, 1, 10000);
+}
+
+static void test_random_sequence_seed_2024(void **state)
+{
+    run_seed(state, 2024, 10000);
+}
+
+static void test_random_sequence_seed_77(void **state)
+{
+    run_seed(state, 77, 10000);
+}
+
+#define PAIR_TEST(fn) \
+    cmocka_unit_test_setup_teardown(fn, pair_setup, pair_teardown)
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        PAIR_TEST(test_random_sequence_seed_1),
+        PAIR_TEST(test_random_sequence_seed_2024),
+        PAIR_TEST(test_random_sequence_seed_77),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
