@@ -1367,8 +1367,8 @@ def type_name(f):
 
 
 def markdown(schema):
-    rows = ['| id | message | root block | groups | data |',
-            '|---:|---|---|---|---|']
+    rows = ['| id | message | root block | groups | data | notes |',
+            '|---:|---|---|---|---|---|']
     for m in sorted(schema.messages, key=lambda m: m.id):
         fields = ', '.join('%s %s @%d' % (f.name, type_name(f), f.offset)
                            for f in m.fields)
@@ -1379,8 +1379,9 @@ def markdown(schema):
                  for f in g.fields] + [d.name for d in g.datas]))
             for g in m.groups) or '-'
         datas = ', '.join(d.name for d in m.datas) or '-'
-        rows.append('| %d | %s | %s | %s | %s |'
-                    % (m.id, m.name, fields, groups, datas))
+        rows.append('| %d | %s | %s | %s | %s | %s |'
+                    % (m.id, m.name, fields, groups, datas,
+                       m.desc.replace('|', '/')))
     return '\n'.join(rows) + '\n'
 
 
