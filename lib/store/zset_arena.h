@@ -161,7 +161,8 @@ static inline int za_cmp(const struct zarena *a, uint32_t pos,
 {
     size_t n;
     const uint8_t *p = za_member(a, pos, &n);
-    int c = memcmp(p, m, n < len ? n : len);
+    size_t k = n < len ? n : len;
+    int c = k > 0 ? memcmp(p, m, k) : 0;
 
     if (c != 0)
         return c;

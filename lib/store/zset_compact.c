@@ -93,13 +93,40 @@ static inline size_t entry_skip(const uint8_t *p)
     return 2 + len + zc_tag_extra(p[1 + len]);
 }
 
+static inline uint64_t load64(const void *p)
+{
+    uint64_t v;
+
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* Whether the entry at p holds member m (len bytes, last 8 of them in
+ * tail). Members often share a prefix ("user:..."), so the last eight
+ * bytes go first. */
+static inline bool entry_is(const uint8_t *p, const void *m, size_t len,
+                            uint64_t tail)
+{
+    if (p[0] != len)
+        return false;
+    if (len >= 8 && load64(p + 1 + len - 8) != tail)
+        return false;
+    return len == 0 || memcmp(p + 1, m, len) == 0;
+}
+
+static inline uint64_t tail_of(const void *m, size_t len)
+{
+    return len >= 8 ? load64((const uint8_t *)m + len - 8) : 0;
+}
+
 int zc_find(const void *obj, const void *m, size_t len, struct zc_ent *e,
             size_t *rank)
 {
     const uint8_t *p = zc_first(obj), *end = zc_end(obj);
+    uint64_t tail = tail_of(m, len);
 
     for (size_t r = 0; p < end; r++) {
-        if (p[0] == len && memcmp(p + 1, m, len) == 0) {
+        if (entry_is(p, m, len, tail)) {
             if (e != NULL)
                 zc_decode(p, e);
             if (rank != NULL)
@@ -136,7 +163,8 @@ size_t zc_rank_score(const void *obj, double s, bool excl)
 
 static int mem_cmp(const void *a, size_t alen, const void *b, size_t blen)
 {
-    int c = memcmp(a, b, alen < blen ? alen : blen);
+    size_t n = alen < blen ? alen : blen;
+    int c = n > 0 ? memcmp(a, b, n) : 0;
 
     if (c != 0)
         return c;
@@ -223,12 +251,51 @@ void zc_shrink(goblin_store *st, void **objp)
     *objp = n;
 }
 
+/* A member whose entry keeps its size moves in place: one scan finds it,
+ * one finds its new place, one memmove shifts what lies between. */
+static bool move_in_place(void *obj, const struct zchange *c)
+{
+    uint8_t *base = obj, *p = base + ZC_HDR, *end = base + hdr(obj)->used;
+    size_t size = zc_entry_size(c->len, c->score), a = 0, t;
+    struct zc_ent e;
+
+    for (uint64_t tail = tail_of(c->m, c->len); p < end; p += entry_skip(p))
+        if (entry_is(p, c->m, c->len, tail))
+            break;
+    assert(p < end);
+    if (entry_skip(p) != size)
+        return false;
+    a = (size_t)(p - base);
+    for (p = base + ZC_HDR; p < end; p += e.size) {
+        zc_decode(p, &e);
+        if ((size_t)(p - base) == a)
+            continue;
+        if (e.score > c->score ||
+            (e.score == c->score && mem_cmp(e.m, e.len, c->m, c->len) > 0))
+            break;
+    }
+    t = (size_t)(p - base);
+    if (t > a) {
+        memmove(base + a, base + a + size, t - a - size);
+        t -= size;
+    } else {
+        memmove(base + t + size, base + t, a - t);
+    }
+    base[t] = (uint8_t)c->len;
+    if (c->len > 0)
+        memcpy(base + t + 1, c->m, c->len);
+    score_put(base + t + 1 + c->len, c->score);
+    return true;
+}
+
 int zc_apply(goblin_store *st, void **objp, const struct zchange *c,
              size_t n)
 {
     size_t need = hdr(*objp)->used;
     int rc;
 
+    if (n == 1 && c->exists && move_in_place(*objp, c))
+        return 0;
     for (size_t i = 0; i < n; i++)
         need += zc_entry_size(c[i].len, c[i].score);
     if ((rc = zc_reserve(st, objp, need)) != 0)

@@ -39,7 +39,7 @@ static bool ops_eq(const void *owner, uint32_t id, const void *key,
     size_t n;
     const uint8_t *m = za_member(&z->ar, id, &n);
 
-    return n == len && memcmp(m, key, len) == 0;
+    return n == len && (len == 0 || memcmp(m, key, len) == 0);
 }
 
 const struct goblin__swiss_ops zf_swiss_ops = {ops_hash, ops_eq};

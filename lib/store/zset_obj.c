@@ -131,10 +131,9 @@ size_t goblin__zset_obj_rank_lex(const void *obj, struct goblin_slice m,
 
 static int slice_cmp(struct goblin_slice a, struct goblin_slice b)
 {
-    int c = memcmp(a.ptr, b.ptr, a.len < b.len ? a.len : b.len);
+    size_t n = a.len < b.len ? a.len : b.len;
+    int c = n > 0 ? memcmp(a.ptr, b.ptr, n) : 0;
 
-    if (a.len == 0 || b.len == 0)
-        c = 0;
     if (c != 0)
         return c;
     return a.len < b.len ? -1 : a.len > b.len;

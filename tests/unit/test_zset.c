@@ -489,6 +489,33 @@ static void test_signed_zero_matches_redis(void **state)
     check_obj(st, "z");
 }
 
+static void test_empty_member_with_null_pointer(void **state)
+{
+    goblin_store *st = ((struct fixture *)*state)->st;
+    struct goblin_slice none = {NULL, 0};
+    int64_t rank;
+    double s;
+
+    for (int form = 0; form < 2; form++) {
+        const char *key = form ? "full" : "small";
+        struct goblin_slice k = {key, strlen(key)};
+        char m[16];
+
+        for (int i = 0; i < (form ? 200 : 5); i++) {
+            snprintf(m, sizeof(m), "m%d", i);
+            add(st, key, m, 0);
+        }
+        assert_int_equal(goblin_zset_add(st, k, none, 0), 1);
+        assert_int_equal(goblin_zset_add(st, k, none, 0.5), 0);
+        assert_int_equal(goblin_zset_add(st, k, none, -1), 0);
+        assert_int_equal(goblin_zset_rank(st, k, none, 0, &rank, &s), 1);
+        assert_int_equal(rank, 0);
+        assert_true(s == -1);
+        assert_int_equal(goblin_zset_rem(st, k, &none, 1), 1);
+        check_obj(st, key);
+    }
+}
+
 /* ---- ranges ---- */
 
 static void test_range_by_rank_with_negative_indexes_and_rev(void **state)
@@ -871,6 +898,7 @@ int main(void)
         FIXTURE_TEST(test_zmscore_and_zrank_with_score),
         FIXTURE_TEST(test_ties_order_by_member_bytes),
         FIXTURE_TEST(test_signed_zero_matches_redis),
+        FIXTURE_TEST(test_empty_member_with_null_pointer),
         FIXTURE_TEST(test_range_by_rank_with_negative_indexes_and_rev),
         FIXTURE_TEST(test_range_by_score_bounds_and_infinities),
         FIXTURE_TEST(test_range_limit_offsets),

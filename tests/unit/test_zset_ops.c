@@ -735,6 +735,53 @@ static void test_range_removals_on_big_sets(void **state)
     assert_int_equal(goblin_key_exists(st, S("t")), 0);
 }
 
+/* Long members live out of line; churn makes the arena compact, moving
+ * records (and with them the pointers to those blocks). */
+static void test_long_members_survive_compaction(void **state)
+{
+    goblin_store *st = ((struct fixture *)*state)->st;
+    static char big[5000];
+    struct zfull *z;
+    void **slot;
+    size_t peak = 0;
+    double s;
+
+    for (int i = 0; i < 4000; i++) {
+        int len = i % 4 == 0 ? 2100 + i % 2000 : 100 + i % 50;
+
+        memset(big, 'a' + i % 26, sizeof(big));
+        snprintf(big, 16, "%07d", i);
+        assert_int_equal(goblin_zset_add(st, S("b"), slice_of(big, len),
+                                         i % 13), 1);
+        if (i >= 1000 && i % 2 == 0) { /* drop an older one */
+            int k = i - 1000;
+            int klen = k % 4 == 0 ? 2100 + k % 2000 : 100 + k % 50;
+
+            memset(big, 'a' + k % 26, sizeof(big));
+            snprintf(big, 16, "%07d", k);
+            assert_int_equal(goblin_zset_rem(st, S("b"), &(struct
+                                             goblin_slice){big, klen}, 1),
+                             1);
+        }
+        assert_int_equal(goblin__key_lookup(st, S("b"), GOBLIN_TYPE_ZSET,
+                                            &slot), 1);
+        z = *slot;
+        if (z->ar.bytes > peak)
+            peak = z->ar.bytes;
+        if (i % 250 == 0)
+            check_obj(st, "b");
+    }
+    check_obj(st, "b");
+    assert_true(z->ar.base > 0);
+    assert_true(z->ar.dead * 4 <= z->ar.live + 64 * 1024);
+    memset(big, 'a' + 3999 % 26, sizeof(big));
+    snprintf(big, 16, "%07d", 3999);
+    assert_int_equal(goblin_zset_score(st, S("b"), slice_of(big, 100 + 3999 % 50),
+                                       &s), 1);
+    assert_true(s == 3999 % 13);
+    (void)peak;
+}
+
 /* ---- standalone objects ---- */
 
 static void test_standalone_object_calls(void **state)
@@ -807,6 +854,7 @@ int main(void)
         FIXTURE_TEST(test_random_inserts_fill_leaves_well),
         FIXTURE_TEST(test_growth_and_deletes_down_to_empty),
         FIXTURE_TEST(test_range_removals_on_big_sets),
+        FIXTURE_TEST(test_long_members_survive_compaction),
         FIXTURE_TEST(test_standalone_object_calls),
     };
 
