@@ -141,11 +141,11 @@ int zf_apply(goblin_store *st, struct zfull *z, struct zchange *c, size_t n)
     size_t i;
     int rc = 0;
 
-    /* One member moving a little: often one walk down and a memmove. */
-    if (n == 1 && c->exists &&
-        zt_move(&z->tree, c->old, c->score, c->id)) {
-        za_set_score(&z->ar, c->id, c->score);
-        return 0;
+    /* One member changing its score: the common ZADD / ZINCRBY. */
+    if (n == 1 && c->exists) {
+        if ((rc = zt_update(st, &z->tree, c->old, c->score, c->id)) == 0)
+            za_set_score(&z->ar, c->id, c->score);
+        return rc;
     }
     /* First everything that may fail: new members, and a second tree
      * record at the new score for members that move. */

@@ -166,30 +166,64 @@ void zt_free(goblin_store *st, struct ztree *t)
 
 /* ---- searching inside nodes ---- */
 
+/* Branch-free lower bounds: how many of a[lo, hi) are below s (at or
+ * below s when excl). The halving steps compile to conditional moves, so
+ * a search costs no mispredicted branches. */
+static inline unsigned count_below_d(const double *a, unsigned lo,
+                                     unsigned hi, double s, bool excl)
+{
+    const double *base = a + lo;
+    unsigned len = hi - lo;
+
+    if (len == 0)
+        return lo;
+    while (len > 1) {
+        unsigned half = len / 2;
+
+        base = (excl ? base[half - 1] <= s : base[half - 1] < s)
+                   ? base + half : base;
+        len -= half;
+    }
+    return (unsigned)(base - a) + (excl ? *base <= s : *base < s);
+}
+
+static inline unsigned count_below_i(const int32_t *a, unsigned lo,
+                                     unsigned hi, double s, bool excl)
+{
+    const int32_t *base = a + lo;
+    unsigned len = hi - lo;
+
+    if (len == 0)
+        return lo;
+    while (len > 1) {
+        unsigned half = len / 2;
+        double v = base[half - 1];
+
+        base = (excl ? v <= s : v < s) ? base + half : base;
+        len -= half;
+    }
+    return (unsigned)(base - a) + (excl ? *base <= s : *base < s);
+}
+
 /* First index in [lo, hi) of the leaf whose score is >= s (> s if excl). */
 static unsigned leaf_lower_score(const struct zt_leaf *l, unsigned lo,
                                  unsigned hi, double s, bool excl)
 {
-    while (lo < hi) {
-        unsigned mid = (lo + hi) / 2;
-        double v = zt_leaf_score(l, mid);
-
-        if (excl ? v <= s : v < s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    if (l->wide)
+        return count_below_d(l->u.w, lo, hi, s, excl);
+    return count_below_i(l->u.s, lo, hi, s, excl);
 }
 
 /* First index of the leaf whose record is >= k. */
 static unsigned leaf_lower(const struct ztree *t, const struct zt_leaf *l,
                            const struct key *k)
 {
-    unsigned lo = leaf_lower_score(l, 0, l->n, k->s, false);
-    unsigned hi = leaf_lower_score(l, lo, l->n, k->s, true);
+    unsigned lo = leaf_lower_score(l, 0, l->n, k->s, false), hi = lo;
     const uint32_t *ids = zt_leaf_ids(l);
 
+    while (hi < l->n && zt_leaf_score(l, hi) == k->s)
+        hi++;
+    /* In [lo, hi) the scores equal k's: order by member. */
     while (lo < hi) {
         unsigned mid = (lo + hi) / 2;
 
@@ -206,16 +240,7 @@ static unsigned leaf_lower(const struct ztree *t, const struct zt_leaf *l,
 static unsigned inner_lower_score(const struct zt_inner *in, unsigned lo,
                                   unsigned hi, double s, bool excl)
 {
-    while (lo < hi) {
-        unsigned mid = (lo + hi) / 2;
-        double v = in->ks[mid];
-
-        if (excl ? v <= s : v < s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return count_below_d(in->ks, lo, hi, s, excl);
 }
 
 /* The child whose range holds k: the last one whose smallest record is
@@ -223,9 +248,10 @@ static unsigned inner_lower_score(const struct zt_inner *in, unsigned lo,
 static unsigned inner_route(const struct ztree *t, const struct zt_inner *in,
                             const struct key *k)
 {
-    unsigned lo = inner_lower_score(in, 0, in->n, k->s, false);
-    unsigned hi = inner_lower_score(in, lo, in->n, k->s, true);
+    unsigned hi = inner_lower_score(in, 0, in->n, k->s, true), lo = hi;
 
+    while (lo > 0 && in->ks[lo - 1] == k->s)
+        lo--;
     /* In [lo, hi) the scores equal k's: find the first member above. */
     while (lo < hi) {
         unsigned mid = (lo + hi) / 2;
@@ -934,16 +960,43 @@ static bool leaf_move(struct ztree *t, struct zt_path *p, struct zt_leaf *l,
     return true;
 }
 
-bool zt_move(struct ztree *t, double old_s, double new_s, uint32_t id)
+int zt_update(goblin_store *st, struct ztree *t, double old_s, double new_s,
+              uint32_t id)
 {
-    struct zt_path p;
+    struct zt_path po, pn;
     struct key k;
     unsigned lv = t->height - 1;
+    struct zt_leaf *lo, *ln;
+    int rc;
 
     key_of(t, &k, old_s, id);
-    descend_exact(t, &k, &p);
+    descend_exact(t, &k, &po);
+    lo = po.node[lv];
     k.s = new_s;
-    return leaf_move(t, &p, p.node[lv], p.idx[lv], &k);
+    if (leaf_move(t, &po, lo, po.idx[lv], &k))
+        return 0;
+    descend(t, &k, &pn);
+    ln = pn.node[lv];
+    if (!leaf_has_room(ln, new_s)) {
+        if ((rc = zt_insert(st, t, new_s, id)) != 0)
+            return rc;
+        zt_erase(st, t, old_s, id);
+        return 0;
+    }
+    /* Room where it goes: nothing moves between the two walks, so the
+     * first one's path still holds for the erase. */
+    leaf_put(ln, pn.idx[lv], new_s, id);
+    path_add(&pn, lv, 1);
+    if (pn.idx[lv] == 0)
+        fix_up(&pn, lv);
+    if (ln == lo && pn.idx[lv] <= po.idx[lv])
+        po.idx[lv]++;
+    leaf_del(lo, po.idx[lv], 1);
+    path_add(&po, lv, -1);
+    if (lo->n > 0 && po.idx[lv] == 0)
+        fix_up(&po, lv);
+    rebalance(st, t, &po, lv);
+    return 0;
 }
 
 void zt_retarget(struct ztree *t, double s, uint32_t old_id, uint32_t new_id)

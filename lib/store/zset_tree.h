@@ -105,10 +105,11 @@ int zt_insert(goblin_store *st, struct ztree *t, double score, uint32_t id);
 /* Removes the record (score, id), which is present. Never fails. */
 void zt_erase(goblin_store *st, struct ztree *t, double score, uint32_t id);
 
-/* Moves the record (old_s, id) to new_s if it stays inside its leaf
- * (strictly between two other records there). Returns false, changing
- * nothing, if not: then insert the new record and erase the old one. */
-bool zt_move(struct ztree *t, double old_s, double new_s, uint32_t id);
+/* Moves the record (old_s, id), which is present, to new_s (a different
+ * score). Returns 0 or GOBLIN_ENOMEM with nothing changed. A move inside
+ * one leaf, or into a leaf with room, walks down once per leaf. */
+int zt_update(goblin_store *st, struct ztree *t, double old_s, double new_s,
+              uint32_t id);
 
 /* The record (score, old_id) now refers to new_id (same member bytes). */
 void zt_retarget(struct ztree *t, double score, uint32_t old_id,

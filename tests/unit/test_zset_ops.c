@@ -609,6 +609,49 @@ static void test_enomem_single_adds(void **state)
     assert_int_equal(until_success(f, "z", op_incr), 1);
 }
 
+static int64_t op_move_into_full_leaf(goblin_store *st)
+{
+    return goblin_zset_add(st, S("z"), S("m10"), 1500.5);
+}
+
+/* Leaves of an ordered load are full: moving a member into the middle of
+ * one must split it, and a failed split changes nothing. */
+static void test_enomem_update_that_splits(void **state)
+{
+    struct fixture *f = *state;
+
+    fill(f->st, "z", 3000, 1);
+    assert_int_equal(until_success(f, "z", op_move_into_full_leaf), 0);
+    check_obj(f->st, "z");
+}
+
+static void test_score_updates_keep_the_tree_valid(void **state)
+{
+    goblin_store *st = ((struct fixture *)*state)->st;
+    uint64_t x = 7;
+    char m[24];
+    double s;
+
+    fill(st, "u", 2000, 1);
+    for (int i = 0; i < 3000; i++) {
+        int k;
+
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        k = (int)((x >> 33) % 2000);
+        scan_name(m, k);
+        assert_int_equal(goblin_zset_score(st, S("u"),
+                                           slice_of(m, strlen(m)), &s), 1);
+        switch (i % 4) {
+        case 0: s += 1; break;                       /* stays in its leaf */
+        case 1: s = (double)((x >> 40) % 2000); break; /* anywhere */
+        case 2: s = -1.0 * i; break;                 /* to the front */
+        default: s = 1e6 + i + 0.25; break;          /* to the end, wide */
+        }
+        add(st, "u", m, s);
+        check_obj(st, "u");
+    }
+}
+
 static int64_t op_union(goblin_store *st)
 {
     struct goblin_slice keys[2] = {S("z"), S("w")};
@@ -849,6 +892,8 @@ int main(void)
         FIXTURE_TEST(test_enomem_zadd_batch_converting_compact),
         FIXTURE_TEST(test_enomem_zadd_batch_into_full_set),
         FIXTURE_TEST(test_enomem_single_adds),
+        FIXTURE_TEST(test_enomem_update_that_splits),
+        FIXTURE_TEST(test_score_updates_keep_the_tree_valid),
         FIXTURE_TEST(test_enomem_store_operations),
         FIXTURE_TEST(test_ordered_inserts_fill_leaves),
         FIXTURE_TEST(test_random_inserts_fill_leaves_well),
