@@ -310,36 +310,67 @@ static int setup(const struct opts *o, struct shared *sh, pthread_t *th,
     return goblin_ring_open(o->path, &cfg, cli);
 }
 
+static void print_results(const struct opts *o, double ns, struct hist *raw,
+                          struct hist *ring)
+{
+    qsort(raw->over, raw->nover, sizeof(uint64_t), cmp_u64);
+    qsort(ring->over, ring->nover, sizeof(uint64_t), cmp_u64);
+    printf("cpus %d/%d, %.2f ns/tick, %u-byte records, %llu-byte queues, "
+           "%s, %d windows over %.1f s each\n", o->client_cpu,
+           o->server_cpu, ns, (unsigned)o->len,
+           (unsigned long long)goblin_ring_capacity(o->size),
+           o->idle == GOBLIN_RING_IDLE_SPIN ? "spin" : "backoff", o->windows,
+           o->seconds);
+    report("raw", raw, ns);
+    report("ring", ring, ns);
+    printf("ring/raw p50 %.2f  p99 %.2f  min %.2f  mean %.2f\n",
+           (double)hist_rank(ring, 0.5) / (double)hist_rank(raw, 0.5),
+           (double)hist_rank(ring, 0.99) / (double)hist_rank(raw, 0.99),
+           (double)ring->min / (double)raw->min,
+           ((double)ring->sum / ring->n) / ((double)raw->sum / raw->n));
+}
+
+/* Warms up, then alternates raw and ring windows. */
+static int measure(const struct opts *o, struct shared *sh, goblin_ring *cli,
+                   struct hist *raw, struct hist *ring)
+{
+    static unsigned char msg[65536];
+    double win = o->seconds / o->windows;
+    uint64_t i = 0;
+    int rc, w;
+
+    memset(msg, 'x', sizeof(msg));
+    run_raw(sh, cli, 0.3, &i, NULL);
+    rc = run_ring(cli, msg, o->len, 0.3, NULL);
+    for (w = 0; w < o->windows && rc == 0; w++) {
+        run_raw(sh, cli, win, &i, raw);
+        rc = run_ring(cli, msg, o->len, win, ring);
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     static struct shared sh;
     static struct hist raw, ring;
-    unsigned char msg[65536], quit = CTL_QUIT;
-    struct opts o;
+    unsigned char quit = CTL_QUIT;
     goblin_ring *cli = NULL;
+    struct opts o;
     pthread_t th;
-    uint64_t i = 0;
-    double ns, win;
-    int rc, w;
+    double ns;
+    int rc;
 
     parse(argc, argv, &o);
-    if (o.len > sizeof(msg) || pin(o.client_cpu) != 0)
+    if (o.len > 65536 || pin(o.client_cpu) != 0)
         usage();
     raw.over = calloc(OVERFLOW_MAX, sizeof(uint64_t));
     ring.over = calloc(OVERFLOW_MAX, sizeof(uint64_t));
-    memset(msg, 'x', sizeof(msg));
     if ((rc = setup(&o, &sh, &th, &cli)) != 0) {
         fprintf(stderr, "ring: %s (%d)\n", goblin_strerror(rc), rc);
         return 1;
     }
     ns = calibrate();
-    run_raw(&sh, cli, 0.3, &i, NULL);            /* warm-up */
-    rc = run_ring(cli, msg, o.len, 0.3, NULL);
-    win = o.seconds / o.windows;
-    for (w = 0; w < o.windows && rc == 0; w++) {
-        run_raw(&sh, cli, win, &i, &raw);
-        rc = run_ring(cli, msg, o.len, win, &ring);
-    }
+    rc = measure(&o, &sh, cli, &raw, &ring);
     goblin_ring_publish(cli, &quit, 1);
     pthread_join(th, NULL);
     goblin_ring_close(cli);
@@ -348,18 +379,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "ring: %s (%d)\n", goblin_strerror(rc), rc);
         return 1;
     }
-    qsort(raw.over, raw.nover, sizeof(uint64_t), cmp_u64);
-    qsort(ring.over, ring.nover, sizeof(uint64_t), cmp_u64);
-    printf("cpus %d/%d, %.2f ns/tick, %u-byte records, %llu-byte queues, "
-           "%d windows over %.1f s each\n", o.client_cpu, o.server_cpu, ns,
-           (unsigned)o.len, (unsigned long long)goblin_ring_capacity(o.size),
-           o.windows, o.seconds);
-    report("raw", &raw, ns);
-    report("ring", &ring, ns);
-    printf("ring/raw p50 %.2f  p99 %.2f  min %.2f  mean %.2f\n",
-           (double)hist_rank(&ring, 0.5) / (double)hist_rank(&raw, 0.5),
-           (double)hist_rank(&ring, 0.99) / (double)hist_rank(&raw, 0.99),
-           (double)ring.min / (double)raw.min,
-           ((double)ring.sum / ring.n) / ((double)raw.sum / raw.n));
+    print_results(&o, ns, &raw, &ring);
     return 0;
 }

@@ -131,6 +131,21 @@ static int give_up(goblin_ring *r)
     return GOBLIN_ETIMEDOUT;
 }
 
+/* Client: true once its server closed the file (magic gone: one shared
+ * load) or, checked every LIVENESS_NS, died or was replaced. */
+static bool server_gone(goblin_ring *r, int64_t now, int64_t *checked)
+{
+    if (r->server)
+        return false;
+    if (atomic_load_explicit(&r->hdr->magic, memory_order_acquire) !=
+        RING_MAGIC)
+        return true;
+    if (now - *checked < LIVENESS_NS)
+        return false;
+    *checked = now;
+    return goblin_ring_check(r) != 0;
+}
+
 int goblin_ring_wait(goblin_ring *r, int64_t timeout_ns)
 {                                                 /* consumer side */
     int64_t start, now, deadline, checked;
@@ -153,11 +168,8 @@ int goblin_ring_wait(goblin_ring *r, int64_t timeout_ns)
         now = goblin__ring_now_ns();
         if (deadline >= 0 && now >= deadline)
             return give_up(r);
-        if (!r->server && now - checked >= LIVENESS_NS) {
-            if (goblin_ring_check(r) != 0)
-                return GOBLIN_ECONNRESET;
-            checked = now;
-        }
+        if (server_gone(r, now, &checked))
+            return GOBLIN_ECONNRESET;
         if (r->cfg.idle == GOBLIN_RING_IDLE_BACKOFF &&
             now - start >= (int64_t)r->cfg.spin_ns)
             sleep_once(r, deadline, now);
@@ -188,11 +200,8 @@ int goblin_ring_send(goblin_ring *r, const void *msg, uint32_t len,
             start = checked = now;
         if (timeout_ns >= 0 && now - start >= timeout_ns)
             return give_up(r);
-        if (now - checked >= LIVENESS_NS) {
-            if (goblin_ring_check(r) != 0)
-                return GOBLIN_ECONNRESET;
-            checked = now;
-        }
+        if (server_gone(r, now, &checked))
+            return GOBLIN_ECONNRESET;
         if (r->cfg.idle == GOBLIN_RING_IDLE_BACKOFF &&
             now - start >= (int64_t)r->cfg.spin_ns)
             goblin__ring_nap(NAP_NS);
