@@ -457,6 +457,47 @@ static void test_commit_checks_its_reservation(void **state)
     pair_close(&p);
 }
 
+static void test_drain_sets_replies_aside_in_order(void **state)
+{
+    struct goblin_ring_config cfg = {0};
+    struct goblin_slice rec;
+    char msg[32];
+    struct pair p;
+    int i;
+
+    (void)state;
+    cfg.sq_size = cfg.cq_size = PAGE;
+    cfg.drain_limit = 200;                  /* six 32-byte entries */
+    ring_path(p.path, sizeof(p.path), "drain");
+    assert_int_equal(goblin_ring_create(p.path, &cfg, &p.srv), 0);
+    assert_int_equal(connect_client(p.srv, p.path, &cfg, &p.cli), 0);
+    for (i = 0; i < 10; i++) {
+        snprintf(msg, sizeof(msg), "reply number %06d..", i);
+        assert_int_equal(goblin_ring_publish(p.srv, msg, 20), 0);
+    }
+    assert_int_equal(goblin_ring_drain(p.cli), 6);
+    assert_int_equal(goblin_ring_drain(p.cli), GOBLIN_ELIMIT);
+    assert_int_equal(goblin_ring_peek(p.cli, &rec), 1);  /* from the side */
+    assert_int_equal(goblin_ring_drain(p.cli), 0);       /* one is held */
+    goblin_ring_release(p.cli);
+    assert_int_equal(goblin_ring_drain(p.cli), 1);
+    for (i = 1; i < 10; i++) {
+        snprintf(msg, sizeof(msg), "reply number %06d..", i);
+        assert_int_equal(goblin_ring_peek(p.cli, &rec), 1);
+        assert_int_equal(rec.len, 20);
+        assert_memory_equal(rec.ptr, msg, 20);
+        if (i % 3 == 0)
+            goblin_ring_release(p.cli);
+    }
+    assert_int_equal(goblin_ring_peek(p.cli, &rec), 0);
+    goblin_ring_release(p.cli);
+    while (goblin_ring_publish(p.cli, "fill", 4) == 0)
+        ;
+    assert_int_equal(goblin_ring_send(p.cli, "late", 4, 1000000),
+                     GOBLIN_ETIMEDOUT);     /* nobody consumes SQ */
+    pair_close(&p);
+}
+
 static void test_a_new_session_discards_what_the_old_client_left(void **st)
 {
     struct goblin_ring_stats stats;
@@ -654,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_batches_become_visible_at_flush),
         cmocka_unit_test(test_batch_stops_where_the_ring_is_full),
         cmocka_unit_test(test_commit_checks_its_reservation),
+        cmocka_unit_test(test_drain_sets_replies_aside_in_order),
         cmocka_unit_test(test_a_new_session_discards_what_the_old_client_left),
         cmocka_unit_test(test_the_server_reports_each_new_session),
         cmocka_unit_test(test_a_client_reconnects_after_a_server_restart),
