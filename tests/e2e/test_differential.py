@@ -156,8 +156,11 @@ class Gen:
         return self.key(Z_KEYS + ZL_KEYS)
 
     def zlkey(self):
+        """A lex-safe sorted set, or now and then a key that can never be
+        a sorted set (for WRONGTYPE): any other key may be one with mixed
+        scores after a RENAME."""
         if self.chance(0.04):
-            return self.pick(S_KEYS + H_KEYS)
+            return self.pick(F_KEYS + FH_KEYS)
         return self.pick(ZL_KEYS)
 
     def index(self):
@@ -303,7 +306,7 @@ class Gen:
         return cmd
 
     def c_zadd_lex(self):
-        cmd = [b"ZADD", self.zlkey()]
+        cmd = [b"ZADD", self.pick(ZL_KEYS)]
         for f in (b"NX", b"XX", b"CH"):
             if self.chance(0.1):
                 cmd.append(f)
@@ -451,8 +454,14 @@ class Gen:
         else:
             t = self.future_ms() if self.chance(0.7) else self.past_ms()
         cmd = [op, key, t]
+        # GT and LT compare the new time with the current one: only with
+        # absolute times is that free of which millisecond each server
+        # ran the command in.
+        flags = [b"NX", b"XX", b"FOO"]
+        if op.endswith(b"AT"):
+            flags += [b"GT", b"LT", b"GT", b"LT"]
         if self.chance(0.15):
-            cmd.append(self.pick([b"NX", b"XX", b"GT", b"LT", b"FOO"]))
+            cmd.append(self.pick(flags))
         return cmd
 
     def c_ttl(self):
