@@ -47,7 +47,6 @@ struct imp {
     struct chunk *chunks;           /* scratch for fields and members */
     /* the hash being built */
     void *obj;
-    struct goblin_slice fv[2 * BATCH];
     size_t nfv;
     uint64_t added;
     /* the sorted set being built */
@@ -56,6 +55,7 @@ struct imp {
     struct goblin_slice pending;    /* packed: a field or member waiting */
     bool have_pending;
     int err;                        /* from inside a packed walk */
+    struct goblin_slice fv[2 * BATCH]; /* last: not cleared at start */
 };
 
 /* ---- scratch arena ---- */

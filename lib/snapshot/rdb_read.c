@@ -76,7 +76,8 @@ static int fill(struct goblin__rdb *r, size_t n)
         if (b == NULL)
             return goblin__rdb_fail(r, GOBLIN_ENOMEM, goblin__rdb_off(r),
                                     "out of memory for a value");
-        memmove(b, r->buf + r->pos, have);
+        if (have != 0)
+            memmove(b, r->buf + r->pos, have);
         if (b != r->buf) {
             goblin__mem_free(&r->mem, r->buf, r->cap);
             r->buf = b;
