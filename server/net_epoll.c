@@ -191,57 +191,64 @@ static void addr_text(const struct sockaddr_storage *sa, char *buf,
     }
 }
 
+/* Names both ends of a new connection as CLIENT LIST shows them. */
+static void describe(struct goblind *g, int fd, bool is_unix,
+                     const struct sockaddr_storage *peer,
+                     char (*text)[128])
+{
+    struct sockaddr_storage local;
+    socklen_t llen = sizeof(local);
+
+    if (is_unix) {
+        snprintf(text[0], sizeof(text[0]), "%s:0", g->unixsocket);
+        snprintf(text[1], sizeof(text[1]), "%s:0", g->unixsocket);
+        return;
+    }
+    addr_text(peer, text[0], sizeof(text[0]));
+    getsockname(fd, (struct sockaddr *)&local, &llen);
+    addr_text(&local, text[1], sizeof(text[1]));
+}
+
 static void conn_open(struct goblind *g, int fd, bool is_unix,
                       const struct sockaddr_storage *peer)
 {
     static const char full[] = "-ERR max number of clients reached\r\n";
     struct goblin_session_info info = {0};
-    char peer_text[128], local_text[128];
-    struct sockaddr_storage local;
-    socklen_t llen = sizeof(local);
-    struct goblind_conn *c;
+    struct goblind_conn *c = NULL;
+    char text[2][128];
     int one = 1;
 
     if (g->nconns >= g->maxclients) {
-        if (send(fd, full, sizeof(full) - 1, MSG_NOSIGNAL) < 0)
+        if (write(fd, full, sizeof(full) - 1) < 0)
             goblind_log(g, GOBLIN_LOG_VERBOSE, "Error sending max clients");
-        close(fd);
-        return;
+        goto fail;
     }
-    if (is_unix) {
-        snprintf(peer_text, sizeof(peer_text), "%s:0", g->unixsocket);
-        snprintf(local_text, sizeof(local_text), "%s:0", g->unixsocket);
-    } else {
+    if (!is_unix)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        addr_text(peer, peer_text, sizeof(peer_text));
-        getsockname(fd, (struct sockaddr *)&local, &llen);
-        addr_text(&local, local_text, sizeof(local_text));
-    }
+    describe(g, fd, is_unix, peer, text);
     c = calloc(1, sizeof(*c));
-    info.transport = is_unix ? GOBLIN_TRANSPORT_UNIX : GOBLIN_TRANSPORT_TCP;
-    info.peer = peer_text;
-    info.local = local_text;
-    info.fd = fd;
-    info.user = c;
+    info = (struct goblin_session_info){
+        is_unix ? GOBLIN_TRANSPORT_UNIX : GOBLIN_TRANSPORT_TCP, text[0],
+        text[1], fd, c};
     if (c == NULL || goblin_session_open(g->engine, &info, &c->s) < 0 ||
         watch(g, EPOLL_CTL_ADD, fd, EPOLLIN, (uintptr_t)c) < 0) {
         goblind_log(g, GOBLIN_LOG_WARNING, "Error registering fd event for "
                     "the new client: out of memory or descriptors");
-        if (c != NULL)
-            goblin_session_close(c->s);
-        free(c);
-        close(fd);
-        return;
+        goto fail;
     }
-    c->fd = fd;
-    c->events = EPOLLIN;
-    c->last_ms = g->loop_ms;
-    c->next = g->conns;
+    *c = (struct goblind_conn){.fd = fd, .events = EPOLLIN, .s = c->s,
+                               .last_ms = g->loop_ms, .next = g->conns};
     if (g->conns != NULL)
         g->conns->prev = c;
     g->conns = c;
     g->nconns++;
-    goblind_log(g, GOBLIN_LOG_VERBOSE, "Accepted %s", peer_text);
+    goblind_log(g, GOBLIN_LOG_VERBOSE, "Accepted %s", text[0]);
+    return;
+fail:
+    if (c != NULL)
+        goblin_session_close(c->s);
+    free(c);
+    close(fd);
 }
 
 static void accept_ready(struct goblind *g, int index)
@@ -358,16 +365,36 @@ int goblind_run(struct goblind *g)
     return 0;
 }
 
+/* Listens on fd and watches it; the caller closes fd on failure. */
 static int add_listener(struct goblind *g, int fd, bool is_unix)
 {
-    if (listen(fd, TCP_BACKLOG) < 0 ||
-        watch(g, EPOLL_CTL_ADD, fd, EPOLLIN, (uint64_t)g->nlisten) < 0) {
-        close(fd);
+    if (g->nlisten > GOBLIND_MAX_BIND || listen(fd, TCP_BACKLOG) < 0 ||
+        watch(g, EPOLL_CTL_ADD, fd, EPOLLIN, (uint64_t)g->nlisten) < 0)
         return -1;
-    }
     g->listen_unix[g->nlisten] = is_unix;
     g->listen_fds[g->nlisten++] = fd;
     return 0;
+}
+
+/* A non-blocking listening TCP socket bound to ai, or -1 with errno. */
+static int tcp_socket(struct goblind *g, const struct addrinfo *ai)
+{
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK |
+                    SOCK_CLOEXEC, 0);
+    int one = 1, err;
+
+    if (fd < 0)
+        return -1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (ai->ai_family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+    if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+        add_listener(g, fd, false) == 0)
+        return 0;
+    err = errno;
+    close(fd);
+    errno = err;
+    return -1;
 }
 
 /* Listens on one bind address. "*" is every IPv4 address and "::*" every
@@ -377,18 +404,16 @@ static int listen_tcp(struct goblind *g, const char *addr, bool optional)
 {
     struct addrinfo hints = {0}, *ai = NULL;
     char port[16];
-    int fd = -1, one = 1, rc;
+    int rc, err;
+    bool skip;
 
-    if (addr[0] == '-') {
-        optional = true;
-        addr++;
-    }
+    optional = optional || addr[0] == '-';
+    addr += addr[0] == '-';
     if (strcmp(addr, "*") == 0)
         addr = "0.0.0.0";
     else if (strcmp(addr, "::*") == 0)
         addr = "::";
     snprintf(port, sizeof(port), "%ld", g->port);
-    hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST;
     if ((rc = getaddrinfo(addr, port, &hints, &ai)) != 0) {
@@ -396,27 +421,17 @@ static int listen_tcp(struct goblind *g, const char *addr, bool optional)
                     gai_strerror(rc));
         return -1;
     }
-    fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd >= 0) {
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        if (ai->ai_family == AF_INET6)
-            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
-    }
-    if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
-        add_listener(g, fd, false) < 0) {
-        int err = errno;
-        bool skip = optional && (err == EADDRNOTAVAIL || err == EAFNOSUPPORT
-                                 || err == EPROTONOSUPPORT);
-        goblind_log(g, GOBLIN_LOG_WARNING, "%s: Could not create server TCP "
-                    "listening socket %s:%ld: %s", skip ? "Skipping" :
-                    "Error", addr, g->port, strerror(err));
-        if (fd >= 0)
-            close(fd);
-        freeaddrinfo(ai);
-        return skip ? 0 : -1;
-    }
+    rc = tcp_socket(g, ai);
+    err = errno;
     freeaddrinfo(ai);
-    return 0;
+    if (rc == 0)
+        return 0;
+    skip = optional && (err == EADDRNOTAVAIL || err == EAFNOSUPPORT ||
+                        err == EPROTONOSUPPORT);
+    goblind_log(g, GOBLIN_LOG_WARNING, "%s: Could not create server TCP "
+                "listening socket %s:%ld: %s", skip ? "Skipping" : "Error",
+                addr, g->port, strerror(err));
+    return skip ? 0 : -1;
 }
 
 static int listen_unix(struct goblind *g)
