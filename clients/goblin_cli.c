@@ -1,8 +1,10 @@
 /* goblin_cli.c - goblin-cli: a command-line client in the manner of
- * redis-cli, over TCP or a Unix socket, speaking RESP2, RESP3 or SBE.
+ * redis-cli, over TCP, a Unix socket or a shared-memory ring, speaking
+ * RESP2, RESP3 or SBE.
  *
- *   goblin-cli [-h host] [-p port] [-s socket] [-a password] [--user name]
- *              [-2 | -3 | --sbe] [--raw | --no-raw] [command [arg ...]]
+ *   goblin-cli [-h host] [-p port] [-s socket] [--ring path] [-a password]
+ *              [--user name] [-2 | -3 | --sbe] [--raw | --no-raw]
+ *              [command [arg ...]]
  *
  * With a command it runs it once and prints the reply; without one it
  * reads commands line by line (with a prompt on a terminal), splitting
@@ -25,7 +27,7 @@
 #include "goblin/client.h"
 
 struct opts {
-    const char *host, *socket, *password, *user;
+    const char *host, *socket, *ring, *password, *user;
     int port;
     enum goblin_client_protocol proto;
     int raw; /* -1: by whether stdout is a terminal */
@@ -38,6 +40,7 @@ static void usage(FILE *f)
           "  -p <port>          Server port (default: 6379).\n"
           "  -s <socket>        Server socket (overrides hostname and "
           "port).\n"
+          "  --ring <path>      Server ring file (overrides the others).\n"
           "  -a <password>      Password to use when connecting.\n"
           "  --user <username>  Username to send along with -a.\n"
           "  -2                 Speak RESP2 (the default).\n"
@@ -66,6 +69,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
             o->port = atoi(argv[++i]);
         else if (!strcmp(a, "-s") && more)
             o->socket = argv[++i];
+        else if (!strcmp(a, "--ring") && more)
+            o->ring = argv[++i];
         else if (!strcmp(a, "-a") && more)
             o->password = argv[++i];
         else if (!strcmp(a, "--user") && more)
@@ -104,12 +109,18 @@ static goblin_client *connect_or_die(const struct opts *o)
     cfg.protocol = o->proto;
     cfg.password = o->password;
     cfg.username = o->user;
-    rc = o->socket != NULL
-             ? goblin_client_connect_unix(o->socket, &cfg, &c)
-             : goblin_client_connect_tcp(o->host, o->port, &cfg, &c);
+    if (o->ring != NULL)
+        rc = goblin_client_connect_ring(o->ring, &cfg, &c);
+    else if (o->socket != NULL)
+        rc = goblin_client_connect_unix(o->socket, &cfg, &c);
+    else
+        rc = goblin_client_connect_tcp(o->host, o->port, &cfg, &c);
     if (rc == 0)
         return c;
-    if (o->socket != NULL)
+    if (o->ring != NULL)
+        fprintf(stderr, "Could not attach to the Goblin ring %s: %s\n",
+                o->ring, strerror(-rc));
+    else if (o->socket != NULL)
         fprintf(stderr, "Could not connect to Goblin at %s: %s\n", o->socket,
                 rc == GOBLIN_EREPLY ? "authentication failed" : strerror(-rc));
     else
@@ -287,8 +298,8 @@ static int repl(goblin_client *c, const struct opts *o, int raw)
 
     for (;;) {
         if (tty) {
-            if (o->socket != NULL)
-                printf("goblin %s> ", o->socket);
+            if (o->ring != NULL || o->socket != NULL)
+                printf("goblin %s> ", o->ring ? o->ring : o->socket);
             else
                 printf("%s:%d> ", o->host, o->port);
             fflush(stdout);
@@ -318,8 +329,8 @@ static int repl(goblin_client *c, const struct opts *o, int raw)
 
 int main(int argc, char **argv)
 {
-    struct opts o = {"127.0.0.1", NULL, NULL, NULL, 6379, GOBLIN_CLIENT_RESP2,
-                     -1};
+    struct opts o = {"127.0.0.1", NULL, NULL, NULL, NULL, 6379,
+                     GOBLIN_CLIENT_RESP2, -1};
     int first = parse_opts(argc, argv, &o), raw, rc, i;
     struct goblin_slice *words;
     goblin_client *c;

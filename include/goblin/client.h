@@ -1,8 +1,8 @@
 /* goblin/client.h - a C client for goblind (and, over RESP, for any
- * Redis-compatible server): connect over TCP, a Unix socket or straight to
- * an in-process session; speak RESP2, RESP3 or SBE; make typed calls that
- * take and return native numbers, generic calls that take argv and return
- * a reply tree, and pipelines.
+ * Redis-compatible server): connect over TCP, a Unix socket, a
+ * shared-memory ring or straight to an in-process session; speak RESP2,
+ * RESP3 or SBE; make typed calls that take and return native numbers,
+ * generic calls that take argv and return a reply tree, and pipelines.
  *
  * Replies: every call reads exactly one reply. String results (a GET's
  * value, a generic call's tree) are views into the client's receive
@@ -38,6 +38,7 @@
 #include "goblin/engine.h"
 #include "goblin/keys.h"
 #include "goblin/resp.h"
+#include "goblin/ring.h"
 #include "goblin/str.h"
 #include "goblin/zset.h"
 
@@ -71,6 +72,9 @@ struct goblin_client_config {
     /* The longest SBE reply frame accepted; default 64 MiB. */
     uint32_t max_frame;
     const struct goblin_allocator *allocator; /* NULL: libc */
+    /* Rings: how this side waits (enum goblin_ring_idle; default
+     * backoff: spin, then sleep). */
+    int ring_idle;
 };
 
 /* Connects to host:port (a name or address; IPv4 or IPv6). cfg may be
@@ -82,6 +86,14 @@ GOBLIN_API int goblin_client_connect_tcp(const char *host, int port,
 
 /* Connects to a Unix socket at path. As goblin_client_connect_tcp. */
 GOBLIN_API int goblin_client_connect_unix(const char *path,
+                                          const struct goblin_client_config *cfg,
+                                          goblin_client **out);
+
+/* Attaches to the ring file at path that a server created (goblin/ring.h),
+ * waiting up to 2 s for it. Requests go to SQ (over SBE one frame per
+ * record, the magic first on its own), replies come from CQ. Returns 0,
+ * the errors of goblin_ring_open, or GOBLIN_EREPLY. */
+GOBLIN_API int goblin_client_connect_ring(const char *path,
                                           const struct goblin_client_config *cfg,
                                           goblin_client **out);
 

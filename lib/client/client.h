@@ -17,6 +17,7 @@
 
 #include "goblin/client.h"
 #include "goblin/resp.h"
+#include "goblin/ring.h"
 
 /* A reply tree built from one SBE reply message (sbe_tree.c). */
 struct goblin__sbe_tree {
@@ -55,6 +56,10 @@ struct goblin_client {
     enum goblin_client_protocol proto;
     int fd;
     goblin_session *sess; /* the in-process transport */
+    struct goblin_ring *ring;  /* the ring transport */
+    bool magic_sent;      /* ring, SBE: the magic went as its own record */
+    size_t read_min;      /* room each read needs (a whole ring record) */
+    size_t max_request;   /* longest SBE frame a ring record holds; 0: any */
     int timeout_ms;
     uint32_t max_frame;
 
@@ -84,9 +89,15 @@ int goblin__client_new(const struct goblin_client_config *cfg,
 int goblin__client_fail(goblin_client *c, int code, const char *what);
 extern const struct goblin__transport goblin__fd_transport;
 extern const struct goblin__transport goblin__session_transport;
+extern const struct goblin__transport goblin__ring_transport;
 
 /* io.c: sends what is queued and reads the next reply as a tree. */
 int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v);
+
+/* Checks an SBE request of n bytes just encoded at the end of c->out
+ * against the transport's limit; 0, or GOBLIN_ELIMIT (the request is
+ * dropped; the connection goes on). */
+int goblin__client_fits(goblin_client *c, int n);
 
 /* Queues one request and, outside a pipeline, reads its reply. Returns
  * 1 with *v, 0 when the request was only queued, or a failure code. The

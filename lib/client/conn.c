@@ -354,3 +354,102 @@ int goblin_client_connect_session(goblin_session *s,
     c->tr = &goblin__session_transport;
     return finish(c, 0, cfg, out);
 }
+
+/* ---- a shared-memory ring ---- */
+
+static int64_t ring_timeout_ns(const goblin_client *c)
+{
+    return c->timeout_ms > 0 ? (int64_t)c->timeout_ms * 1000000 : -1;
+}
+
+/* The next record to send out of p[0..n): the magic alone, then over SBE
+ * one whole frame, over RESP as much as a record holds. */
+static size_t ring_piece(goblin_client *c, const char *p, size_t n)
+{
+    if (c->proto != GOBLIN_CLIENT_SBE)
+        return n < goblin_ring_max_record(c->ring)
+                   ? n : goblin_ring_max_record(c->ring);
+    if (!c->magic_sent) {
+        c->magic_sent = true;
+        return GOBLIN_SBE_MAGIC_LEN;
+    }
+    /* The frames queued here are our own, whole. */
+    return 4 + (size_t)goblin_sbe_rd_u32((const uint8_t *)p);
+}
+
+static int ring_send(goblin_client *c, const void *p, size_t n)
+{
+    const char *b = p;
+    size_t k;
+    int rc;
+
+    while (n > 0) {
+        k = ring_piece(c, b, n);
+        if (k > goblin_ring_max_record(c->ring))
+            return GOBLIN_ELIMIT; /* an SBE request must fit one record */
+        rc = goblin_ring_send(c->ring, b, (uint32_t)k, ring_timeout_ns(c));
+        if (rc < 0)
+            return rc;
+        b += k;
+        n -= k;
+    }
+    return 0;
+}
+
+/* Copies one CQ record out. A record bigger than cap asks the caller for
+ * more room (read_min) with GOBLIN_ERANGE and stays in the ring. */
+static int64_t ring_recv(goblin_client *c, void *p, size_t cap)
+{
+    struct goblin_slice rec;
+    int rc;
+
+    for (;;) {
+        rc = goblin_ring_peek(c->ring, &rec);
+        if (rc == GOBLIN_RING_RECORD && rec.len > cap) {
+            c->read_min = rec.len;
+            return GOBLIN_ERANGE;
+        }
+        if (rc == GOBLIN_RING_RECORD) {
+            if (rec.len > 0)
+                memcpy(p, rec.ptr, rec.len);
+            goblin_ring_release(c->ring);
+            if (rec.len > 0)
+                return (int64_t)rec.len;
+            continue;
+        }
+        if (rc < 0)
+            return rc;
+        if ((rc = goblin_ring_wait(c->ring, ring_timeout_ns(c))) < 0)
+            return rc;
+    }
+}
+
+static void ring_close(goblin_client *c)
+{
+    goblin_ring_close(c->ring);
+    c->ring = NULL;
+}
+
+const struct goblin__transport goblin__ring_transport = {ring_send, ring_recv,
+                                                         ring_close};
+
+int goblin_client_connect_ring(const char *path,
+                               const struct goblin_client_config *cfg,
+                               goblin_client **out)
+{
+    struct goblin_ring_config rc = {0};
+    goblin_client *c;
+    int r = goblin__client_new(cfg, &c);
+
+    if (r != 0)
+        return r;
+    rc.idle = cfg != NULL ? cfg->ring_idle : 0;
+    rc.allocator = c->alloc;
+    r = goblin_ring_open(path, &rc, &c->ring);
+    if (r == 0) {
+        c->tr = &goblin__ring_transport;
+        c->read_min = goblin_ring_max_record(c->ring);
+        c->max_request = goblin_ring_max_record(c->ring);
+    }
+    return finish(c, r, cfg, out);
+}

@@ -7,6 +7,7 @@
  * grown. pending counts requests queued or sent whose replies are not
  * read yet.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "client/client.h"
@@ -51,11 +52,18 @@ static int fill(goblin_client *c, size_t want)
         c->in.len = left;
         c->in_pos = 0;
     }
-    if (want < READ_CHUNK)
-        want = READ_CHUNK;
-    if (goblin_buf_reserve(&c->in, want) != 0)
-        return goblin__client_fail(c, GOBLIN_ENOMEM, "out of memory");
-    n = c->tr->recv(c, c->in.data + c->in.len, c->in.cap - c->in.len);
+    for (;;) {
+        if (want < READ_CHUNK)
+            want = READ_CHUNK;
+        if (want < c->read_min)
+            want = c->read_min;
+        if (goblin_buf_reserve(&c->in, want) != 0)
+            return goblin__client_fail(c, GOBLIN_ENOMEM, "out of memory");
+        n = c->tr->recv(c, c->in.data + c->in.len, c->in.cap - c->in.len);
+        if (n != GOBLIN_ERANGE)
+            break;
+        want = c->read_min; /* a ring record bigger than the room */
+    }
     if (n == GOBLIN_ETIMEDOUT)
         return goblin__client_fail(c, (int)n, "timed out waiting for a "
                                               "reply");
@@ -156,6 +164,15 @@ int goblin__client_reply_error(goblin_client *c,
 
 /* ---- generic calls and pipelines ---- */
 
+int goblin__client_fits(goblin_client *c, int n)
+{
+    if (n < 0 || c->max_request == 0 || (size_t)n <= c->max_request)
+        return 0;
+    snprintf(c->err, sizeof(c->err), "request of %d bytes does not fit one "
+             "ring record", n);
+    return GOBLIN_ELIMIT;
+}
+
 static int queue_argv(goblin_client *c, size_t argc,
                       const struct goblin_slice *argv)
 {
@@ -179,6 +196,8 @@ static int queue_argv(goblin_client *c, size_t argc,
         goblin_sbe_argv_args_add(&w, argv[i]);
     if ((n = goblin_sbe_argv_end(&w)) < 0)
         return n;
+    if (goblin__client_fits(c, n) != 0)
+        return GOBLIN_ELIMIT;
     c->out.len += (size_t)n;
     return 0;
 }

@@ -45,6 +45,8 @@ static int sent(goblin_client *c, int n, const struct goblin_resp_value **v)
 {
     if (n < 0)
         return n;
+    if (goblin__client_fits(c, n) != 0)
+        return GOBLIN_ELIMIT;
     c->out.len += (size_t)n;
     return goblin__client_round(c, v);
 }
