@@ -166,13 +166,114 @@ static size_t write_rec(uint8_t *r, const void *m, size_t len, void *big)
     }
 }
 
+/* ---- free lists ---- */
+
+/* Where a listed record keeps its links: right after its header. */
+static uint8_t *links(uint8_t *r)
+{
+    return r + (r[0] >= 0x80 && r[0] != 0xFF ? 2 : 1);
+}
+
+static uint32_t link_get(uint8_t *r, int which)
+{
+    uint32_t v;
+
+    memcpy(&v, links(r) + 4 * which, 4);
+    return v;
+}
+
+static void link_set(uint8_t *r, int which, uint32_t v)
+{
+    memcpy(links(r) + 4 * which, &v, 4);
+}
+
+/* The free list for records of size bytes, claiming an unused one if
+ * claim is set; NULL if none. Records with members under 8 bytes have no
+ * room for the links. */
+static struct za_free *free_list(struct zarena *a, size_t size, bool claim)
+{
+    struct za_free *spare = NULL;
+
+    if (size < 1 + 8 + 8)
+        return NULL;
+    for (int i = 0; i < ZA_FREE_SIZES; i++) {
+        if (a->free[i].size == size)
+            return &a->free[i];
+        if (a->free[i].head == 0 && spare == NULL)
+            spare = &a->free[i];
+    }
+    if (!claim || spare == NULL)
+        return NULL;
+    spare->size = (uint32_t)size;
+    return spare;
+}
+
+/* Puts the dead record at pos (marked ZA_DEAD) on its free list. */
+static void list_push(struct zarena *a, uint32_t pos, size_t size)
+{
+    struct za_free *f = free_list(a, size, true);
+    uint64_t mark = ZA_FREE;
+    uint8_t *r = za_rec(a, pos);
+
+    if (f == NULL)
+        return;
+    link_set(r, 0, 0);
+    link_set(r, 1, f->head);
+    if (f->head != 0)
+        link_set(za_rec(a, f->head), 0, pos);
+    f->head = pos;
+    memcpy(r + size - 8, &mark, 8);
+}
+
+static void list_remove(struct zarena *a, struct za_free *f, uint32_t pos)
+{
+    uint8_t *r = za_rec(a, pos);
+    uint32_t prev = link_get(r, 0), next = link_get(r, 1);
+
+    if (prev != 0)
+        link_set(za_rec(a, prev), 1, next);
+    else
+        f->head = next;
+    if (next != 0)
+        link_set(za_rec(a, next), 0, prev);
+}
+
+void za_unlist(struct zarena *a, uint32_t pos)
+{
+    uint8_t *r = za_rec(a, pos);
+
+    if (za_rec_mark(r) == ZA_FREE)
+        list_remove(a, free_list(a, za_rec_size(r), false), pos);
+}
+
+/* A dead record of size bytes to reuse, taken off its list; 0 if none.
+ * Holes in the chunk being cleaned are not reused (the chunk is about to
+ * go): they leave the list as plain dead records. */
+static uint32_t list_pop(struct zarena *a, size_t size)
+{
+    struct za_free *f = free_list(a, size, false);
+    uint64_t dead = ZA_DEAD;
+
+    while (f != NULL && f->head != 0) {
+        uint32_t pos = f->head;
+
+        list_remove(a, f, pos);
+        if (a->cleaning && (pos >> ZA_SHIFT) == (a->base & (ZA_SLOTS - 1))) {
+            memcpy(za_rec(a, pos) + size - 8, &dead, 8);
+            continue;
+        }
+        a->dead -= size;
+        return pos;
+    }
+    return 0;
+}
+
 int za_append(goblin_store *st, struct zarena *a, const void *m, size_t len,
               double score, uint32_t *pos)
 {
     size_t size = rec_size_for(len), at;
     void *big = NULL;
-    uint8_t *c;
-    struct za_chunk *h;
+    uint8_t *r;
     int rc;
 
     if (len > UINT32_MAX)
@@ -183,18 +284,26 @@ int za_append(goblin_store *st, struct zarena *a, const void *m, size_t len,
             return GOBLIN_ENOMEM;
         memcpy(big, m, len);
     }
-    if ((rc = reserve(st, a, size)) != 0) {
-        goblin__free(st, big, len);
-        return rc;
+    if ((*pos = list_pop(a, size)) != 0) {
+        r = za_rec(a, *pos);
+    } else {
+        uint8_t *c;
+        struct za_chunk *h;
+
+        if ((rc = reserve(st, a, size)) != 0) {
+            goblin__free(st, big, len);
+            return rc;
+        }
+        c = za_chunk_at(a, za_seq_tail(a));
+        h = chunk_hdr(c);
+        r = c + h->used;
+        *pos = za_pos(za_seq_tail(a), h->used);
+        h->used += (uint32_t)size;
     }
+    at = write_rec(r, m, len, big);
+    memcpy(r + at, &score, 8);
     if (big != NULL)
         a->bytes += len;
-    c = za_chunk_at(a, za_seq_tail(a));
-    h = chunk_hdr(c);
-    at = write_rec(c + h->used, m, len, big);
-    memcpy(c + h->used + at, &score, 8);
-    *pos = za_pos(za_seq_tail(a), h->used);
-    h->used += (uint32_t)size;
     a->live += size;
     return 0;
 }
@@ -250,6 +359,7 @@ void za_kill(goblin_store *st, struct zarena *a, uint32_t pos)
     }
     memcpy(r + size - 8, &dead, 8);
     a->dead += size;
+    list_push(a, pos, size);
 }
 
 void za_seal(goblin_store *st, struct zarena *a)

@@ -20,10 +20,15 @@
  *
  * A removed record becomes dead: its score bytes are set to ZA_DEAD, a NaN
  * no live score can have. A dead record at the end of the tail is
- * reclaimed at once; others are reclaimed by the owner moving the live
- * records of the oldest chunk to the tail and dropping that chunk. Records
- * therefore only ever move to larger sequence numbers, which is what
- * ZSCAN's guarantee rests on (zset_full.c).
+ * reclaimed at once. Dead records of up to ZA_FREE_SIZES distinct sizes
+ * (members of 8 bytes or more) go on a free list per size, doubly linked
+ * through their member bytes and marked ZA_FREE instead, and a new member
+ * of that size takes the place of one: a set whose members come and go
+ * with similar sizes needs no compaction. What is left is reclaimed by the
+ * owner moving the live records of the oldest chunk to the tail and
+ * dropping that chunk. Live records therefore only ever move to larger
+ * sequence numbers, which is what ZSCAN's guarantee rests on
+ * (zset_full.c); a new member may land anywhere.
  *
  * Limits: at most 2^16 chunks are live (a 4 GiB arena) and a member is at
  * most UINT32_MAX bytes.
@@ -46,6 +51,14 @@
 #define ZA_INLINE_MAX 2047
 #define ZA_BIG_REC 21
 #define ZA_DEAD 0x7FF8DEADDEADDEADull
+#define ZA_FREE 0x7FF8F5EEF5EEF5EEull /* dead and on a free list */
+#define ZA_FREE_SIZES 8
+
+/* Free list of dead records of one size; positions, 0 for none. */
+struct za_free {
+    uint32_t size;      /* record bytes; 0: the list is unused */
+    uint32_t head;
+};
 
 struct zarena {
     uint8_t **ring;     /* ring_cap chunk pointers, by seq & (ring_cap - 1) */
@@ -53,9 +66,11 @@ struct zarena {
     uint32_t nchunks;   /* live chunks: base .. base + nchunks - 1 */
     uint64_t base;      /* sequence number of the oldest chunk */
     bool sealed;        /* the tail takes no more records */
+    bool cleaning;      /* the owner is emptying the oldest chunk */
     size_t live;        /* bytes of live records */
     size_t dead;        /* bytes of dead records not yet reclaimed */
     size_t bytes;       /* everything held: chunks, ring, big blocks */
+    struct za_free free[ZA_FREE_SIZES];
 };
 
 /* The chunk header, at the start of every chunk. */
@@ -144,14 +159,21 @@ static inline void za_set_score(struct zarena *a, uint32_t pos, double d)
     memcpy(r + at, &d, 8);
 }
 
-static inline bool za_rec_dead(const uint8_t *r)
+static inline uint64_t za_rec_mark(const uint8_t *r)
 {
     size_t len, at;
     uint64_t bits;
 
     za_decode(r, &len, &at);
     memcpy(&bits, r + at, 8);
-    return bits == ZA_DEAD;
+    return bits;
+}
+
+static inline bool za_rec_dead(const uint8_t *r)
+{
+    uint64_t bits = za_rec_mark(r);
+
+    return bits == ZA_DEAD || bits == ZA_FREE;
 }
 
 /* Compares the member at pos with m[0, len) as memcmp does, a shorter
@@ -204,7 +226,12 @@ void za_kill(goblin_store *st, struct zarena *a, uint32_t pos);
  * cleaned). */
 void za_seal(goblin_store *st, struct zarena *a);
 
-/* Drops the oldest chunk, whose live records have all been moved. */
+/* Takes the dead record at pos (in the oldest chunk, being cleaned) off
+ * its free list, if it is on one. */
+void za_unlist(struct zarena *a, uint32_t pos);
+
+/* Drops the oldest chunk, whose live records have all been moved and
+ * whose dead ones are on no free list. */
 void za_drop_base(goblin_store *st, struct zarena *a);
 
 #endif

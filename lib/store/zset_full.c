@@ -199,10 +199,10 @@ void zf_clean_step(goblin_store *st, struct zfull *z)
     unsigned moves = 0, visits = 0;
     uint8_t *c;
 
-    if (!z->cleaning) {
+    if (!a->cleaning) {
         if (!clean_wanted(a))
             return;
-        z->cleaning = true;
+        a->cleaning = true;
         z->clean_off = ZA_HDR;
     }
     if (a->nchunks == 1)
@@ -220,11 +220,13 @@ void zf_clean_step(goblin_store *st, struct zfull *z)
                 return; /* no memory now: try again on a later write */
             moves++;
             c = za_chunk_at(a, a->base);
+        } else {
+            za_unlist(a, pos);
         }
         z->clean_off += (uint32_t)size;
     }
     za_drop_base(st, a);
     z->clean_off = ZA_HDR;
     if (a->dead * 9 <= a->live + a->dead)
-        z->cleaning = false;
+        a->cleaning = false;
 }

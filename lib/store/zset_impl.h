@@ -156,7 +156,7 @@ void zc_shrink(goblin_store *st, void **objp);
 
 struct zfull {
     uint8_t kind;
-    bool cleaning;      /* moving the oldest chunk's records to the tail */
+    uint8_t pad;
     uint16_t tag;       /* scan cursors carry it: stale ones restart */
     uint32_t clean_off; /* next record to move in the oldest chunk */
     uint64_t seed;      /* the store's hash seed */

@@ -778,51 +778,83 @@ static void test_range_removals_on_big_sets(void **state)
     assert_int_equal(goblin_key_exists(st, S("t")), 0);
 }
 
-/* Long members live out of line; churn makes the arena compact, moving
- * records (and with them the pointers to those blocks). */
+static size_t long_member(char *buf, int i)
+{
+    size_t len = i % 4 == 0 ? 2100 + (size_t)(i % 2000) : 100 + (size_t)i;
+
+    memset(buf, 'a' + i % 26, len);
+    snprintf(buf, 16, "%07d", i);
+    buf[7] = '-';
+    return len;
+}
+
+/* Long members live out of line; removing most of a set makes the arena
+ * compact, moving records (and with them the pointers to those blocks). */
 static void test_long_members_survive_compaction(void **state)
 {
     goblin_store *st = ((struct fixture *)*state)->st;
     static char big[5000];
     struct zfull *z;
     void **slot;
-    size_t peak = 0;
     double s;
 
-    for (int i = 0; i < 4000; i++) {
-        int len = i % 4 == 0 ? 2100 + i % 2000 : 100 + i % 50;
-
-        memset(big, 'a' + i % 26, sizeof(big));
-        snprintf(big, 16, "%07d", i);
-        assert_int_equal(goblin_zset_add(st, S("b"), slice_of(big, len),
+    for (int i = 0; i < 4000; i++)
+        assert_int_equal(goblin_zset_add(st, S("b"),
+                                         slice_of(big, long_member(big, i)),
                                          i % 13), 1);
-        if (i >= 1000 && i % 2 == 0) { /* drop an older one */
-            int k = i - 1000;
-            int klen = k % 4 == 0 ? 2100 + k % 2000 : 100 + k % 50;
+    for (int j = 0; j < 3000; j++) {
+        int i = (int)((uint64_t)j * 761 % 4000);
 
-            memset(big, 'a' + k % 26, sizeof(big));
-            snprintf(big, 16, "%07d", k);
-            assert_int_equal(goblin_zset_rem(st, S("b"), &(struct
-                                             goblin_slice){big, klen}, 1),
-                             1);
-        }
-        assert_int_equal(goblin__key_lookup(st, S("b"), GOBLIN_TYPE_ZSET,
-                                            &slot), 1);
-        z = *slot;
-        if (z->ar.bytes > peak)
-            peak = z->ar.bytes;
-        if (i % 250 == 0)
+        assert_int_equal(goblin_zset_rem(st, S("b"), &(struct goblin_slice)
+                                         {big, long_member(big, i)}, 1), 1);
+        if (j % 100 == 0)
             check_obj(st, "b");
     }
     check_obj(st, "b");
+    assert_int_equal(goblin__key_lookup(st, S("b"), GOBLIN_TYPE_ZSET, &slot),
+                     1);
+    z = *slot;
     assert_true(z->ar.base > 0);
     assert_true(z->ar.dead * 4 <= z->ar.live + 64 * 1024);
-    memset(big, 'a' + 3999 % 26, sizeof(big));
-    snprintf(big, 16, "%07d", 3999);
-    assert_int_equal(goblin_zset_score(st, S("b"), slice_of(big, 100 + 3999 % 50),
-                                       &s), 1);
-    assert_true(s == 3999 % 13);
-    (void)peak;
+    for (int j = 3000; j < 4000; j++) {
+        int i = (int)((uint64_t)j * 761 % 4000);
+
+        assert_int_equal(goblin_zset_score(st, S("b"),
+                                           slice_of(big, long_member(big, i)),
+                                           &s), 1);
+        assert_true(s == i % 13);
+    }
+}
+
+/* Members coming and going with the same sizes reuse the dead records:
+ * the arena neither grows nor needs compacting. */
+static void test_same_size_churn_reuses_dead_records(void **state)
+{
+    goblin_store *st = ((struct fixture *)*state)->st;
+    struct zfull *z;
+    void **slot;
+    size_t bytes;
+    char m[24];
+
+    for (int i = 0; i < 3000; i++) {
+        snprintf(m, sizeof(m), "user:%06d", i);
+        add(st, "c", m, i);
+    }
+    assert_int_equal(goblin__key_lookup(st, S("c"), GOBLIN_TYPE_ZSET, &slot),
+                     1);
+    z = *slot;
+    bytes = z->ar.bytes;
+    for (int i = 0; i < 30000; i++) {
+        snprintf(m, sizeof(m), "user:%06d", i);
+        assert_int_equal(goblin_zset_rem(st, S("c"), &(struct goblin_slice)
+                                         {m, strlen(m)}, 1), 1);
+        snprintf(m, sizeof(m), "user:%06d", i + 3000);
+        add(st, "c", m, -i);
+    }
+    check_obj(st, "c");
+    assert_true(z->ar.bytes <= bytes);
+    assert_int_equal(z->ar.base, 0);
+    assert_int_equal(z->ar.dead, 0);
 }
 
 /* ---- standalone objects ---- */
@@ -900,6 +932,7 @@ int main(void)
         FIXTURE_TEST(test_growth_and_deletes_down_to_empty),
         FIXTURE_TEST(test_range_removals_on_big_sets),
         FIXTURE_TEST(test_long_members_survive_compaction),
+        FIXTURE_TEST(test_same_size_churn_reuses_dead_records),
         FIXTURE_TEST(test_standalone_object_calls),
     };
 
