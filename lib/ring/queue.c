@@ -91,9 +91,9 @@ static void write_header(struct goblin__ring_queue *q, uint64_t pos,
                          uint32_t len, uint32_t flags)
 {
     unsigned char *p = q->data + (pos & (q->cap - 1));
+    uint64_t word = (uint64_t)flags << 32 | len;
 
-    memcpy(p + 8, &len, 4);
-    memcpy(p + 12, &flags, 4);
+    memcpy(p + 8, &word, 8);
     if (pos != q->published)
         atomic_store_explicit(goblin__ring_stamp(q, pos), pos ^ q->key,
                               memory_order_relaxed);
@@ -138,12 +138,9 @@ int goblin_ring_commit(goblin_ring *r, uint32_t len)
     return 0;
 }
 
-void goblin_ring_flush(goblin_ring *r)
-{                                                 /* producer side */
-    struct goblin__ring_queue *q = &r->tx;
-
-    if (q->pos == q->published)
-        return;
+/* Producer: publishes everything committed (q->pos > q->published). */
+static inline void publish_stores(goblin_ring *r, struct goblin__ring_queue *q)
+{
     /* The records' bytes and later stamps are visible before this one. */
     atomic_store_explicit(goblin__ring_stamp(q, q->published),
                           q->published ^ q->key, memory_order_release);
@@ -160,8 +157,15 @@ void goblin_ring_flush(goblin_ring *r)
         goblin__ring_wake(r, q->sleep_w);
 }
 
-int goblin_ring_publish(goblin_ring *r, const void *msg, uint32_t len)
+void goblin_ring_flush(goblin_ring *r)
 {                                                 /* producer side */
+    if (r->tx.pos != r->tx.published)
+        publish_stores(r, &r->tx);
+}
+
+/* The general path: wraps, full rings, pending commits, errors. */
+static int publish_slow(goblin_ring *r, const void *msg, uint32_t len)
+{
     void *buf;
     int rc = goblin_ring_reserve(r, len, &buf);
 
@@ -171,6 +175,25 @@ int goblin_ring_publish(goblin_ring *r, const void *msg, uint32_t len)
         memcpy(buf, msg, len);
     goblin_ring_commit(r, len);
     goblin_ring_flush(r);
+    return 0;
+}
+
+int goblin_ring_publish(goblin_ring *r, const void *msg, uint32_t len)
+{                                                 /* producer side */
+    struct goblin__ring_queue *q = &r->tx;
+    uint64_t off = q->pos & (q->cap - 1), size = rec_size(len);
+    unsigned char *p = q->data + off;
+    uint64_t word = len;                /* flags RING_FLAG_DATA = 0 */
+
+    if (r->err != 0 || len > q->max_len || off + size > q->cap ||
+        q->cap - (q->pos - q->peer) < size || q->pos != q->published)
+        return publish_slow(r, msg, len);
+    q->reserved = false;
+    memcpy(p + 8, &word, 8);
+    if (len > 0)
+        memcpy(p + RING_REC_HDR, msg, len);
+    q->pos += size;
+    publish_stores(r, q);
     return 0;
 }
 
@@ -210,39 +233,43 @@ static int skip_filler(goblin_ring *r, struct goblin__ring_queue *q,
     return 0;
 }
 
-/* Consumer: the next record of q, in place. */
 static int queue_peek(goblin_ring *r, struct goblin__ring_queue *q,
-                      struct goblin_slice *rec)
+                      struct goblin_slice *rec);
+
+/* Consumer: the record at q->pos is not plain data that fits: skip a
+ * legal filler and look again, or fail the ring. */
+static int peek_odd(goblin_ring *r, struct goblin__ring_queue *q,
+                    struct goblin_slice *rec, uint64_t word)
 {
-    uint32_t len, flags;
-    uint64_t off, size;
-    unsigned char *p;
+    uint64_t off = q->pos & (q->cap - 1);
     int rc;
 
-    for (;;) {
-        off = q->pos & (q->cap - 1);
-        p = q->data + off;
-        /* Pairs with the producer's release in flush: the record and any
-         * stamped after it in the same batch are fully written. */
-        if (atomic_load_explicit(goblin__ring_stamp(q, q->pos),
-                                 memory_order_acquire) != (q->pos ^ q->key))
-            return 0;
-        memcpy(&len, p + 8, 4);             /* read each field once */
-        memcpy(&flags, p + 12, 4);
-        if (flags == RING_FLAG_DATA)
-            break;
-        if (flags != RING_FLAG_FILLER)
-            return goblin__ring_fail(r);
-        if ((rc = skip_filler(r, q, off, len)) != 0)
-            return rc;
-    }
-    if (len > q->max_len)
-        return goblin__ring_fail(r);
-    size = rec_size(len);
-    if (off + size > q->cap || q->pos + size - q->released > q->cap)
-        return goblin__ring_fail(r);        /* crosses the end, or overran */
+    if ((word >> 32) != RING_FLAG_FILLER)
+        return goblin__ring_fail(r);        /* bad length, flags or end */
+    if ((rc = skip_filler(r, q, off, (uint32_t)word)) != 0)
+        return rc;
+    return queue_peek(r, q, rec);           /* at offset 0: no filler */
+}
+
+/* Consumer: the next record of q, in place. */
+static inline int queue_peek(goblin_ring *r, struct goblin__ring_queue *q,
+                             struct goblin_slice *rec)
+{
+    uint64_t off = q->pos & (q->cap - 1), word, size;
+    unsigned char *p = q->data + off;
+
+    /* Pairs with the producer's release in flush: the record and any
+     * stamped after it in the same batch are fully written. */
+    if (atomic_load_explicit(goblin__ring_stamp(q, q->pos),
+                             memory_order_acquire) != (q->pos ^ q->key))
+        return 0;
+    memcpy(&word, p + 8, 8);            /* length and flags, read once */
+    size = rec_size((uint32_t)word);
+    if ((word >> 32) != RING_FLAG_DATA || (uint32_t)word > q->max_len ||
+        off + size > q->cap || q->pos + size - q->released > q->cap)
+        return peek_odd(r, q, rec, word);   /* crosses the end, overran */
     rec->ptr = p + RING_REC_HDR;
-    rec->len = len;
+    rec->len = (uint32_t)word;
     q->pos += size;
     return GOBLIN_RING_RECORD;
 }
@@ -271,13 +298,17 @@ int goblin_ring_peek(goblin_ring *r, struct goblin_slice *rec)
 {                                                 /* consumer side */
     int rc;
 
-    if (r->server && (rc = goblin__ring_sync(r)) != 0)
-        return rc;
+    if (r->server) {
+        if ((rc = goblin__ring_sync(r)) != 0)
+            return rc;
+        if (r->epoch == 0)
+            return 0;                       /* no client yet */
+    }
     if (r->err != 0)
         return r->err;
-    if (r->server && r->epoch == 0)
-        return 0;                           /* no client yet */
-    return next_record(r, rec);
+    if (r->acc_pos < r->acc_len)
+        return acc_peek(r, rec);
+    return queue_peek(r, &r->rx, rec);
 }
 
 int goblin_ring_poll(goblin_ring *r, struct goblin_slice *recs, unsigned max)

@@ -158,9 +158,22 @@ void goblin__ring_queue_reset(struct goblin__ring_queue *q, uint64_t base,
 /* Marks the ring failed (sticky until the next session). */
 int goblin__ring_fail(goblin_ring *r);
 
+/* Server: resets both queues for the client that bumped the epoch to e.
+ * Returns GOBLIN_RING_SESSION. */
+int goblin__ring_new_session(goblin_ring *r, uint64_t e);
+
 /* Server: starts a new session if the client bumped the epoch. Returns
  * GOBLIN_RING_SESSION if it did, else 0. */
-int goblin__ring_sync(goblin_ring *r);
+static inline int goblin__ring_sync(goblin_ring *r)
+{
+    /* Pairs with the client's store of epoch: its flags and indices are
+     * visible. */
+    uint64_t e = atomic_load_explicit(&r->hdr->epoch, memory_order_acquire);
+
+    if (e == r->epoch)
+        return 0;
+    return goblin__ring_new_session(r, e);
+}
 
 /* True when peek has something to return. With check_tail it also reads
  * the producer's tail (seq_cst: right after announcing sleep, or every

@@ -111,10 +111,9 @@ int goblin__ring_handshake(goblin_ring *r, int64_t deadline)
     return client_queues(r);
 }
 
-/* Server: resets both queues for the client that bumped the epoch to e.
- * The client's words are untrusted: misaligned ones fail the ring (the
+/* The client's words are untrusted: misaligned ones fail the ring (the
  * session is still acknowledged, so the client learns by timeouts). */
-static int new_session(goblin_ring *r, uint64_t e)
+int goblin__ring_new_session(goblin_ring *r, uint64_t e)
 {
     struct goblin__ring_hdr *h = r->hdr;
     uint64_t t = atomic_load_explicit(&h->sq_tail, memory_order_acquire);
@@ -134,17 +133,6 @@ static int new_session(goblin_ring *r, uint64_t e)
     r->stats.sessions++;
     atomic_store_explicit(&h->epoch_ack, e, memory_order_release);
     return GOBLIN_RING_SESSION;
-}
-
-int goblin__ring_sync(goblin_ring *r)
-{                                                 /* server side */
-    /* Pairs with the client's store of epoch: its flags and indices are
-     * visible. */
-    uint64_t e = atomic_load_explicit(&r->hdr->epoch, memory_order_acquire);
-
-    if (e == r->epoch)
-        return 0;
-    return new_session(r, e);
 }
 
 int goblin_ring_check(goblin_ring *r)
