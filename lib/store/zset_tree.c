@@ -490,6 +490,41 @@ static void *pool_take(struct pool *pl)
     return pl->node[--pl->n];
 }
 
+/* Spreads the FAN entries of the full node x, plus child as entry pos,
+ * half and half over x and x2. */
+static void inner_split(struct zt_inner *x, struct zt_inner *x2,
+                        unsigned pos, void *child)
+{
+    double ks[ZT_FAN + 1];
+    uint32_t kid[ZT_FAN + 1], cnt[ZT_FAN + 1];
+    void *ch[ZT_FAN + 1];
+    unsigned half = (ZT_FAN + 1) / 2, k = 0;
+
+    for (unsigned i = 0, j = 0; j <= ZT_FAN; j++) {
+        if (j == pos) {
+            node_min(child, &ks[k], &kid[k]);
+            cnt[k] = (uint32_t)node_total(child);
+            ch[k++] = child;
+        }
+        if (j < ZT_FAN) {
+            ks[k] = x->ks[i];
+            kid[k] = x->kid[i];
+            cnt[k] = x->cnt[i];
+            ch[k++] = x->ch[i++];
+        }
+    }
+    x->n = (uint16_t)half;
+    x2->n = (uint16_t)(ZT_FAN + 1 - half);
+    memcpy(x->ks, ks, half * sizeof(double));
+    memcpy(x->kid, kid, half * sizeof(uint32_t));
+    memcpy(x->cnt, cnt, half * sizeof(uint32_t));
+    memcpy(x->ch, ch, half * sizeof(void *));
+    memcpy(x2->ks, ks + half, x2->n * sizeof(double));
+    memcpy(x2->kid, kid + half, x2->n * sizeof(uint32_t));
+    memcpy(x2->cnt, cnt + half, x2->n * sizeof(uint32_t));
+    memcpy(x2->ch, ch + half, x2->n * sizeof(void *));
+}
+
 /* Inserts child as entry pos of the inner node at `level` of the path,
  * splitting nodes upward with the pool's nodes. pos is never 0, so no
  * node's smallest record changes. */
@@ -497,10 +532,7 @@ static void inner_insert(struct ztree *t, struct zt_path *p, unsigned level,
                          unsigned pos, void *child, struct pool *pl)
 {
     struct zt_inner *x = p->node[level], *x2, *g;
-    double ks[ZT_FAN + 1];
-    uint32_t kid[ZT_FAN + 1], cnt[ZT_FAN + 1];
-    void *ch[ZT_FAN + 1];
-    unsigned n = x->n, half, k = 0;
+    unsigned n = x->n;
 
     if (n < ZT_FAN) {
         unsigned rest = n - pos;
@@ -513,32 +545,8 @@ static void inner_insert(struct ztree *t, struct zt_path *p, unsigned level,
         set_entry(x, pos, child);
         return;
     }
-    /* Split: the FAN + 1 entries go half and half into x and x2. */
-    for (unsigned i = 0, j = 0; j <= n; j++) {
-        if (j == pos) {
-            node_min(child, &ks[k], &kid[k]);
-            cnt[k] = (uint32_t)node_total(child);
-            ch[k++] = child;
-        }
-        if (j < n) {
-            ks[k] = x->ks[i];
-            kid[k] = x->kid[i];
-            cnt[k] = x->cnt[i];
-            ch[k++] = x->ch[i++];
-        }
-    }
     x2 = pool_take(pl);
-    half = (ZT_FAN + 1) / 2;
-    x->n = (uint16_t)half;
-    x2->n = (uint16_t)(ZT_FAN + 1 - half);
-    memcpy(x->ks, ks, half * sizeof(double));
-    memcpy(x->kid, kid, half * sizeof(uint32_t));
-    memcpy(x->cnt, cnt, half * sizeof(uint32_t));
-    memcpy(x->ch, ch, half * sizeof(void *));
-    memcpy(x2->ks, ks + half, x2->n * sizeof(double));
-    memcpy(x2->kid, kid + half, x2->n * sizeof(uint32_t));
-    memcpy(x2->cnt, cnt + half, x2->n * sizeof(uint32_t));
-    memcpy(x2->ch, ch + half, x2->n * sizeof(void *));
+    inner_split(x, x2, pos, child);
     if (level == 0) {
         g = pool_take(pl);
         g->n = 2;
@@ -624,74 +632,97 @@ static bool at_far_end(const struct ztree *t, const struct zt_path *p,
     return p->idx[lv] == (right ? node_n(p->node[lv]) : 0);
 }
 
-/* Splits the full leaf on the path into a group that gains one new leaf:
- * the leaf alone, or with a sibling (two full leaves become three). */
+/* How a split deals records: which leaves (out[0, m - 1); the new one
+ * goes last, right after them in the parent, at entry first + m - 1) get
+ * how many (cnt). */
+struct split_plan {
+    struct gather g;
+    struct zt_leaf *out[3];
+    unsigned cnt[3];
+    unsigned m;
+    unsigned first;
+};
+
+/* Plans the split of the full leaf on the path: at either end of the set
+ * the leaf stays full and the new leaf starts with one record; elsewhere
+ * the leaf and a sibling become three leaves, or, lacking a sibling, the
+ * leaf becomes two. */
+static void split_plan(const struct ztree *t, const struct zt_path *p,
+                       double s, uint32_t id, struct split_plan *sp)
+{
+    unsigned lv = t->height - 1, li = p->idx[lv];
+    unsigned pi = lv > 0 ? p->idx[lv - 1] : 0;
+    const struct zt_inner *par = lv > 0 ? p->node[lv - 1] : NULL;
+    struct zt_leaf *l = p->node[lv];
+    struct gather *g = &sp->g;
+
+    g->n = 0;
+    g->wide_before[0] = 0;
+    sp->first = pi;
+    sp->out[0] = l;
+    sp->m = 2;
+    if (at_far_end(t, p, true) || at_far_end(t, p, false)) {
+        gather_leaf(g, l, li, s, id);
+        sp->cnt[0] = li == 0 ? 1 : l->n;
+        sp->cnt[1] = g->n - sp->cnt[0];
+        if (!plan_fits(g, 2, sp->cnt))
+            (void)plan(g, 2, sp->cnt);
+        return;
+    }
+    if (par != NULL && par->n > 1) {
+        sp->first = pi + 1 < par->n ? pi : pi - 1;
+        sp->out[0] = par->ch[sp->first];
+        sp->out[1] = par->ch[sp->first + 1];
+        gather_leaf(g, sp->out[0], pi == sp->first ? li : UINT32_MAX, s, id);
+        gather_leaf(g, sp->out[1], pi == sp->first ? UINT32_MAX : li, s, id);
+        sp->m = 3;
+        if (plan(g, 3, sp->cnt))
+            return;
+    }
+    g->n = 0;
+    sp->first = pi;
+    sp->out[0] = l;
+    sp->m = 2;
+    gather_leaf(g, l, li, s, id);
+    (void)plan(g, 2, sp->cnt);
+}
+
+/* Splits the full leaf on the path (see split_plan), allocating every
+ * node it needs before changing anything. */
 static int split(goblin_store *st, struct ztree *t, struct zt_path *p,
                  double s, uint32_t id)
 {
-    unsigned lv = t->height - 1, li = p->idx[lv], m, cnt[3], first = 0;
+    unsigned lv = t->height - 1;
     struct zt_inner *par = lv > 0 ? p->node[lv - 1] : NULL;
-    struct zt_leaf *l = p->node[lv], *out[3];
-    struct gather g;
+    struct split_plan sp;
     struct pool pl;
+    unsigned m;
     int rc;
 
-    g.n = 0;
-    g.wide_before[0] = 0;
-    m = 2;
-    if (at_far_end(t, p, true) || at_far_end(t, p, false)) {
-        gather_leaf(&g, l, li, s, id);
-        cnt[0] = li == 0 ? 1 : l->n;
-        cnt[1] = g.n - cnt[0];
-        if (!plan_fits(&g, 2, cnt))
-            (void)plan(&g, 2, cnt);
-        out[0] = l;
-        first = lv > 0 ? p->idx[lv - 1] : 0;
-    } else {
-        unsigned pi = lv > 0 ? p->idx[lv - 1] : 0;
-        bool pair = par != NULL && par->n > 1;
-
-        first = pi;
-        if (pair && pi + 1 >= par->n)
-            first = pi - 1;
-        if (pair) {
-            out[0] = par->ch[first];
-            out[1] = par->ch[first + 1];
-            gather_leaf(&g, out[0], pi == first ? li : UINT32_MAX, s, id);
-            gather_leaf(&g, out[1], pi == first ? UINT32_MAX : li, s, id);
-            m = 3;
-        }
-        if (!pair || !plan(&g, 3, cnt)) {
-            g.n = 0;
-            first = pi;
-            gather_leaf(&g, l, li, s, id);
-            out[0] = l;
-            m = 2;
-            (void)plan(&g, 2, cnt);
-        }
-    }
+    split_plan(t, p, s, id, &sp);
+    m = sp.m;
     if ((rc = pool_fill(st, t, p, (int)lv - 1, &pl)) != 0)
         return rc;
-    out[m - 1] = pl.node[0];
+    sp.out[m - 1] = pl.node[0];
     memmove(pl.node, pl.node + 1, --pl.n * sizeof(void *));
     if (par != NULL)
         path_add(p, lv - 1, 1);
-    deal(&g, out, m, cnt);
+    deal(&sp.g, sp.out, m, sp.cnt);
     if (par == NULL) {
         struct zt_inner *root = pool_take(&pl);
 
         root->n = 2;
-        set_entry(root, 0, out[0]);
-        set_entry(root, 1, out[1]);
+        set_entry(root, 0, sp.out[0]);
+        set_entry(root, 1, sp.out[1]);
         t->root = root;
         t->height = 2;
         return 0;
     }
     for (unsigned j = 0; j + 1 < m; j++)
-        set_entry(par, first + j, out[j]);
-    if (first == 0)
+        set_entry(par, sp.first + j, sp.out[j]);
+    if (sp.first == 0)
         fix_up(p, lv - 1);
-    inner_insert(t, p, lv - 1, first + m - 1, out[m - 1], &pl);
+    inner_insert(t, p, lv - 1, sp.first + m - 1, sp.out[m - 1], &pl);
     assert(pl.n == 0);
     return 0;
 }
@@ -1181,45 +1212,48 @@ bool zt_prev(const struct ztree *t, struct zt_path *p)
 
 /* ---- bulk build ---- */
 
+/* Appends a record above every other one: no search, the walk follows
+ * the last children. */
+static int append_last(goblin_store *st, struct ztree *t, double s,
+                       uint32_t id)
+{
+    struct zt_path p;
+    void *x = t->root;
+    unsigned lv;
+    int rc;
+
+    if (x == NULL)
+        return zt_insert(st, t, s, id);
+    for (lv = 0; lv + 1 < t->height; lv++) {
+        struct zt_inner *in = x;
+
+        p.node[lv] = x;
+        p.idx[lv] = in->n - 1u;
+        x = in->ch[in->n - 1];
+    }
+    p.node[lv] = x;
+    p.idx[lv] = node_n(x);
+    if (leaf_has_room(x, s)) {
+        leaf_put(x, node_n(x), s, id);
+        path_add(&p, lv, 1);
+    } else if ((rc = split(st, t, &p, s, id)) != 0) {
+        return rc;
+    }
+    t->count++;
+    return 0;
+}
+
 int zt_build(goblin_store *st, struct ztree *t, const double *scores,
              const uint32_t *ids, size_t n)
 {
     assert(t->root == NULL);
     for (size_t i = 0; i < n; i++) {
-        struct zt_path p;
-        struct zt_leaf *l;
-        unsigned lv;
-        void *x = t->root;
-        int rc;
+        int rc = append_last(st, t, scores[i], ids[i]);
 
-        if (x == NULL) {
-            if ((rc = zt_insert(st, t, scores[i], ids[i])) != 0)
-                goto fail;
-            continue;
+        if (rc != 0) {
+            zt_free(st, t);
+            return rc;
         }
-        for (lv = 0; lv + 1 < t->height; lv++) {
-            struct zt_inner *in = x;
-
-            p.node[lv] = x;
-            p.idx[lv] = in->n - 1u;
-            x = in->ch[in->n - 1];
-        }
-        p.node[lv] = x;
-        p.idx[lv] = node_n(x);
-        l = x;
-        if (leaf_has_room(l, scores[i])) {
-            leaf_put(l, l->n, scores[i], ids[i]);
-            path_add(&p, lv, 1);
-            t->count++;
-            continue;
-        }
-        if ((rc = split(st, t, &p, scores[i], ids[i])) != 0)
-            goto fail;
-        t->count++;
-        continue;
-fail:
-        zt_free(st, t);
-        return rc;
     }
     return 0;
 }

@@ -904,6 +904,39 @@ static void test_standalone_object_calls(void **state)
                      GOBLIN_EINVAL);
 }
 
+/* What an object says it holds is exactly what the store accounts. */
+static void test_object_bytes_match_the_accounting(void **state)
+{
+    goblin_store *st = ((struct fixture *)*state)->st;
+    static struct goblin_zpair pairs[5000];
+    static char names[5000][24];
+    struct goblin__zadd_result res;
+    size_t before = goblin_store_used_memory(st);
+    void *obj;
+
+    for (int i = 0; i < 5000; i++) {
+        snprintf(names[i], 24, "k%05d%s", i, i % 7 ? "" : "-a-longer-one");
+        pairs[i].member = slice_of(names[i], strlen(names[i]));
+        pairs[i].score = i % 3 ? i : i + 0.5;
+    }
+    for (size_t n = 1; n <= 5000; n *= 4) {
+        assert_int_equal(goblin__zset_obj_from_sorted(st, pairs, n, &obj), 0);
+        assert_int_equal(goblin_store_used_memory(st) - before,
+                         goblin__zset_obj_bytes(obj));
+        for (size_t i = 0; i < n; i += 3) {
+            struct goblin_zpair p = {-(double)i, pairs[i].member};
+
+            assert_int_equal(goblin__zset_obj_add(st, &obj, 0, false, &p, 1,
+                                                  &res), 0);
+        }
+        goblin__zset_obj_remove_ranks(st, &obj, 0, n / 2);
+        assert_int_equal(goblin_store_used_memory(st) - before,
+                         goblin__zset_obj_bytes(obj));
+        goblin__zset_free(st, obj);
+        assert_int_equal(goblin_store_used_memory(st), before);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -934,6 +967,7 @@ int main(void)
         FIXTURE_TEST(test_long_members_survive_compaction),
         FIXTURE_TEST(test_same_size_churn_reuses_dead_records),
         FIXTURE_TEST(test_standalone_object_calls),
+        FIXTURE_TEST(test_object_bytes_match_the_accounting),
     };
 
     return cmocka_run_group_tests_name("zset_ops", tests, NULL, NULL);
