@@ -136,7 +136,7 @@ static int hash_flush(struct imp *im)
 
     if (im->nfv == 0)
         return 0;
-    r = goblin__hash_obj_set(im->st, &im->obj, im->fv, im->nfv);
+    r = goblin__snap_hash_set(im->st, &im->obj, im->fv, im->nfv);
     im->nfv = 0;
     arena_reset(im);
     if (r < 0)

@@ -11,6 +11,7 @@
  * insert), which the bulk path trusts its input not to have.
  */
 #include "snapshot_int.h"
+#include "store/hash.h"
 #include "store/hash_impl.h"
 #include "store/swiss.h"
 #include "store/zset_arena.h"
@@ -45,6 +46,22 @@ static int reserve_index(goblin_store *st, struct goblin__swiss *s,
     return 0;
 }
 
+/* Asks for the home group of a key with this hash early (swiss.c's
+ * home_group: the high half of the hash scaled to the group count), so
+ * the misses of many inserts overlap instead of coming one by one. */
+static inline void prefetch_home(const struct goblin__swiss *s, uint64_t h)
+{
+    size_t groups = s->cur.cap / GROUP, g;
+
+    if (groups == 0)
+        return;
+    g = (size_t)(((h >> 32) * (uint64_t)groups) >> 32);
+    __builtin_prefetch(s->cur.ctrl + g * GROUP);
+    __builtin_prefetch(s->cur.ids + g * GROUP);
+}
+
+#define AHEAD 16
+
 /* ---- sorted sets ---- */
 
 /* Appends the n pairs to an empty full object, indexing each member and
@@ -53,12 +70,24 @@ static int zfull_fill(goblin_store *st, struct zfull *z,
                       const struct goblin_zpair *p, size_t n,
                       double *scores, uint32_t *ids)
 {
+    uint64_t ring[AHEAD];
+
+    for (size_t i = 0; i < n && i < AHEAD; i++) {
+        ring[i] = zf_hash(z, p[i].member.ptr, p[i].member.len);
+        prefetch_home(&z->idx, ring[i]);
+    }
     for (size_t i = 0; i < n; i++) {
         const struct goblin_slice *m = &p[i].member;
-        uint64_t h = zf_hash(z, m->ptr, m->len);
+        uint64_t h = ring[i % AHEAD];
         uint32_t other;
         int rc;
 
+        if (i + AHEAD < n) {
+            const struct goblin_slice *a = &p[i + AHEAD].member;
+
+            ring[i % AHEAD] = zf_hash(z, a->ptr, a->len);
+            prefetch_home(&z->idx, ring[i % AHEAD]);
+        }
         if (goblin__swiss_find(&z->idx, &zf_swiss_ops, z, h, m->ptr, m->len,
                                &other))
             return GOBLIN_ESNAPFORMAT;
@@ -115,4 +144,34 @@ int goblin__snap_hash_full(goblin_store *st, size_t n, void **out)
     }
     *out = goblin__hobj_of_full(hf);
     return 0;
+}
+
+#define SUB 32
+
+int goblin__snap_hash_set(goblin_store *st, void **objp,
+                          const struct goblin_slice *fv, size_t n)
+{
+    struct goblin__hash_full *hf;
+    uint64_t h[SUB];
+    int added = 0;
+
+    if (*objp == NULL || !goblin__hobj_is_full(*objp))
+        return goblin__hash_obj_set(st, objp, fv, n);
+    hf = goblin__hobj_full(*objp);
+    for (size_t i = 0; i < n; i += SUB) {
+        size_t k = n - i < SUB ? n - i : SUB;
+        int r;
+
+        for (size_t j = 0; j < k; j++) {
+            h[j] = goblin__hash_bytes(hf->seed, fv[2 * (i + j)].ptr,
+                                      fv[2 * (i + j)].len);
+            prefetch_home(&hf->index, h[j]);
+        }
+        r = goblin__hf_set(st, hf, fv + 2 * i, h, k);
+        if (r < 0)
+            return r;
+        added += r;
+    }
+    goblin__hf_compact_step(st, hf);
+    return added;
 }

@@ -126,7 +126,7 @@ static int hash_batch(struct ld *l, void **obj, size_t n, uint64_t *added)
 
     if (l->st == NULL || n == 0)
         return 0;
-    r = goblin__hash_obj_set(l->st, obj, l->fv, n);
+    r = goblin__snap_hash_set(l->st, obj, l->fv, n);
     if (r < 0)
         return r;
     *added += (uint64_t)r;

@@ -92,6 +92,12 @@ int goblin__snap_zset_full(goblin_store *st, const struct goblin_zpair *p,
                            size_t n, void **out);
 int goblin__snap_hash_full(goblin_store *st, size_t n, void **out);
 
+/* goblin__hash_obj_set for a load: on a full hash, in small batches whose
+ * index slots are fetched ahead. Not all or nothing (a failed load drops
+ * the whole object). Returns the number of new fields or an error. */
+int goblin__snap_hash_set(goblin_store *st, void **objp,
+                          const struct goblin_slice *fv, size_t n);
+
 /* The hash or sorted-set object of a keyspace record. */
 void *goblin__snap_rec_obj(const uint8_t *rec);
 
