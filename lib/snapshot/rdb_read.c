@@ -235,9 +235,9 @@ static int lzf_string(struct goblin__rdb *r, struct goblin_slice *s)
 
 int goblin__rdb_string(struct goblin__rdb *r, struct goblin_slice *s)
 {
-    uint64_t off = goblin__rdb_off(r), len;
+    uint64_t off = goblin__rdb_off(r), len = 0;
     const uint8_t *p = NULL;
-    bool enc;
+    bool enc = false;
     int rc = goblin__rdb_len(r, &len, &enc);
 
     if (rc != 0)

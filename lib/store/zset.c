@@ -289,7 +289,7 @@ int64_t goblin_zset_range(goblin_store *st, struct goblin_slice key,
                           struct goblin_zset_iter *it)
 {
     struct goblin__zset_walk *w = (struct goblin__zset_walk *)(void *)it;
-    struct span sp;
+    struct span sp = {0, 0, false};
     void **slot;
     int rc;
 
