@@ -438,6 +438,29 @@ static void test_rdb9_older_encodings(void **state)
     free(m.p);
 }
 
+static void test_rdb_import_allocation_failures(void **state)
+{
+    struct fixture *f = *state;
+    struct mbuf m;
+    struct goblin_snapshot_result res;
+    int rc = GOBLIN_ENOMEM;
+
+    make_rdb9(&m);
+    for (long n = 0; rc == GOBLIN_ENOMEM; n++) {
+        size_t before = f->counts.live_bytes;
+        goblin_store *b = open_like(f);
+
+        f->counts.fail_after = n;
+        rc = goblin_rdb_import_mem(b, m.p, m.len, 0, &res);
+        f->counts.fail_after = -1;
+        assert_true(rc == GOBLIN_ENOMEM || rc == 0);
+        assert_int_equal(goblin_key_count(b), rc == 0 ? 6 : 0);
+        goblin_store_close(b);
+        assert_int_equal(f->counts.live_bytes, before);
+    }
+    free(m.p);
+}
+
 static void test_rdb_hostile_lengths(void **state)
 {
     struct fixture *f = *state;
@@ -472,6 +495,7 @@ int main(void)
         FIXTURE_TEST(test_random_damage_to_a_big_snapshot),
         FIXTURE_TEST(test_valid_checksums_bad_content),
         FIXTURE_TEST(test_rdb9_older_encodings),
+        FIXTURE_TEST(test_rdb_import_allocation_failures),
         FIXTURE_TEST(test_rdb_hostile_lengths),
     };
 

@@ -290,8 +290,11 @@ static __attribute__((unused)) void round_trip_check(struct fixture *f, int chec
     assert_int_equal(res.bytes, m.len);
     assert_stores_equal(f->st, b);
     if (check_bytes) {
+        /* Same keys in the same order with the same encodings, written
+         * at the same clock: the very same bytes. */
         save_mem(b, &m2);
         assert_int_equal(m2.len, m.len);
+        assert_memory_equal(m2.p, m.p, m.len);
         free(m2.p);
     }
     goblin_store_close(b);
