@@ -131,7 +131,9 @@ static void write_data(struct cmds *c, int64_t soon)
     c_zadd(c, S("zset:longmember"), "3", slice_of(v, 70));
     c_zadd(c, S("zset:small"), "inf", S("plus"));
     c_zadd(c, S("zset:small"), "-inf", S("minus"));
-    for (int i = 0; i < 300; i++) {
+    /* Redis keeps up to 512 hash fields (128 sorted-set members) in a
+     * listpack by default. */
+    for (int i = 0; i < 600; i++) {
         int fl = snprintf(f, sizeof(f), "field:%d", i);
         int vl = snprintf(v, sizeof(v), "%d", i * 37 - 500);
         char sc[32];
@@ -139,7 +141,8 @@ static void write_data(struct cmds *c, int64_t soon)
         c_hset(c, S("hash:big"), slice_of(f, (size_t)fl),
                slice_of(v, (size_t)vl));
         snprintf(sc, sizeof(sc), "%.17g", (double)(i % 50) / 7 - 3);
-        c_zadd(c, S("zset:big"), sc, slice_of(f, (size_t)fl));
+        if (i < 300)
+            c_zadd(c, S("zset:big"), sc, slice_of(f, (size_t)fl));
     }
     c_zadd(c, S("zset:big"), "1e300", S("huge"));
     c_pexpireat(c, S("str:emb"), FAR_DEADLINE);
@@ -260,6 +263,53 @@ static int64_t real_now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The byte before key (its type) and the byte after it (the value's
+ * first byte), found in the dump. */
+static void key_bytes(const struct mbuf *m, const char *key, uint8_t *type,
+                      uint8_t *after)
+{
+    size_t kl = strlen(key);
+
+    for (size_t i = 2; i + kl < m->len; i++) {
+        if (m->p[i - 1] == kl && memcmp(m->p + i, key, kl) == 0) {
+            *type = m->p[i - 2];
+            *after = m->p[i + kl];
+            return;
+        }
+    }
+    fail_msg("key %s not in the dump", key);
+}
+
+/* Redis wrote every encoding the test means to cover. */
+static void assert_encodings(const struct mbuf *m)
+{
+    static const struct {
+        const char *key;
+        int type, after;
+    } want[] = {
+        {"str:int8", 0, 0xC0},   /* int8 */
+        {"str:int", 0, 0xC1},    /* int16 */
+        {"str:lzf", 0, 0xC3},    /* LZF */
+        {"hash:small", 16, -1},  /* listpack */
+        {"zset:small", 17, -1},  /* listpack */
+        {"hash:big", 4, -1},     /* hashtable */
+        {"hash:longval", 4, -1},
+        {"zset:big", 5, -1},     /* skiplist, binary scores */
+        {"zset:longmember", 5, -1},
+    };
+
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        uint8_t type = 0xFF, after = 0;
+
+        key_bytes(m, want[i].key, &type, &after);
+        if (type != want[i].type)
+            fail_msg("%s: RDB type %d, not %d", want[i].key, type,
+                     want[i].type);
+        if (want[i].after >= 0)
+            assert_int_equal(after, want[i].after);
+    }
+}
+
 /* ---- tests ---- */
 
 static void test_redis_dump_imports_every_encoding(void **state)
@@ -281,6 +331,7 @@ static void test_redis_dump_imports_every_encoding(void **state)
     free(resp);
     /* The file is LZF-compressed where it helps, and version 10 or 11. */
     assert_memory_equal(m.p, "REDIS001", 8);
+    assert_encodings(&m);
     b = open_like(f);
     assert_int_equal(goblin_rdb_import_mem(b, m.p, m.len, 0, &res), 0);
     assert_string_equal(res.message, "");
