@@ -7,6 +7,7 @@
  * malformed gets an ErrorReply and the next frame is read, since its
  * length told where it ends. A declared length above the frame limit
  * cannot be skipped safely: it gets an ErrorReply and the session closes.
+ * The limit is 64 MiB, lowered by a smaller client-query-buffer-limit.
  *
  * Before a message runs: its header is checked (schema id, version), its
  * template must be a request, the session must be authenticated when a
@@ -214,6 +215,16 @@ static void one_frame(goblin_session *s, struct goblin__sbe_state *ss,
         run_typed(&r);
 }
 
+/* The frame limit: 64 MiB (or what a test set), and never more than the
+ * engine's client-query-buffer-limit, so CONFIG SET can lower it. */
+static uint32_t max_frame(const goblin_session *s,
+                          const struct goblin__sbe_state *ss)
+{
+    uint64_t q = s->eng->qbuf_limit;
+
+    return q != 0 && q < ss->max_frame ? (uint32_t)q : ss->max_frame;
+}
+
 /* A declared length the session will not buffer: reply and close. */
 static int too_long(goblin_session *s, struct goblin__sbe_state *ss,
                     uint32_t n)
@@ -221,7 +232,7 @@ static int too_long(goblin_session *s, struct goblin__sbe_state *ss,
     char text[128];
     int len = snprintf(text, sizeof(text),
                        "ERR SBE frame of %u bytes exceeds the limit of %u "
-                       "bytes", (unsigned)n, (unsigned)ss->max_frame);
+                       "bytes", (unsigned)n, (unsigned)max_frame(s, ss));
 
     goblin__sbe_reply_error(&ss->sink, text, (size_t)len);
     s->eng->stat_errors++;
@@ -250,7 +261,7 @@ int goblin__sbe_session_input(goblin_session *s, const unsigned char *p,
     }
     while (!(s->flags & SESS_CLOSE) && len - pos >= 4) {
         n = goblin_sbe_rd_u32(p + pos);
-        if (n > ss->max_frame) {
+        if (n > max_frame(s, ss)) {
             rc = too_long(s, ss, n);
             pos = len;
             break;

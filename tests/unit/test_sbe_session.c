@@ -287,6 +287,26 @@ static void test_an_oversized_frame_closes_only_its_session(void **state)
     goblin_session_close(other);
 }
 
+static void test_query_buffer_limit_lowers_the_frame_limit(void **state)
+{
+    struct cfix *f = *state;
+    uint8_t buf[256];
+    struct goblin_sbe_writer w;
+
+    magic(f, f->s);
+    assert_string_equal(argv_of(f, f->s,
+                                "config set client-query-buffer-limit "
+                                "1048576"), "OK\n");
+    W_INIT(w, buf);
+    goblin_sbe_get_encode(&w, S("k"));
+    assert_string_equal(send_w(f, f->s, &w), "(nil)\n");
+    buf[0] = 1, buf[1] = 0, buf[2] = 0x10, buf[3] = 0; /* 1 MiB + 1 */
+    assert_string_equal(feed_sbe(f, f->s, buf, 12),
+                        "(error) ERR SBE frame of 1048577 bytes exceeds the "
+                        "limit of 1048576 bytes\n");
+    assert_int_equal(f->rc, GOBLIN_EPROTO);
+}
+
 static void test_small_frame_limit(void **state)
 {
     struct cfix *f = *state;
@@ -440,6 +460,7 @@ int main(void)
         CMD_TEST(test_malformed_frames_get_errors_and_the_session_goes_on),
         CMD_TEST(test_an_oversized_frame_closes_only_its_session),
         CMD_TEST(test_small_frame_limit),
+        CMD_TEST(test_query_buffer_limit_lowers_the_frame_limit),
         CMD_TEST_PASS(test_auth_comes_first_when_a_password_is_set),
         CMD_TEST_PASS(test_hello_with_auth),
         CMD_TEST(test_multi_takes_argv_and_refuses_typed),
