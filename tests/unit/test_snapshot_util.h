@@ -16,13 +16,16 @@
 #include "store/keyspace.h"
 #include "testutil.h"
 
+/* Not every test file uses every helper. */
+#define UTIL static __attribute__((unused))
+
 struct mbuf {
     uint8_t *p;
     size_t len;
 };
 
 /* Saves st through goblin_snapshot_save_fd into m (malloc'ed). */
-static __attribute__((unused)) void save_mem(goblin_store *st, struct mbuf *m)
+UTIL void save_mem(goblin_store *st, struct mbuf *m)
 {
     int fd = memfd_create("snap", 0);
     off_t end;
@@ -39,7 +42,7 @@ static __attribute__((unused)) void save_mem(goblin_store *st, struct mbuf *m)
 }
 
 /* A store with the fixture's allocator, clock and seed. */
-static __attribute__((unused)) goblin_store *open_like(struct fixture *f)
+UTIL goblin_store *open_like(struct fixture *f)
 {
     struct goblin_config cfg = {0};
     goblin_store *st;
@@ -52,12 +55,12 @@ static __attribute__((unused)) goblin_store *open_like(struct fixture *f)
     return st;
 }
 
-static __attribute__((unused)) void tmp_path(char *buf, size_t cap, const char *name)
+UTIL void tmp_path(char *buf, size_t cap, const char *name)
 {
     snprintf(buf, cap, "/tmp/goblin-snap-%ld-%s", (long)getpid(), name);
 }
 
-static __attribute__((unused)) size_t count_tmp_files(const char *path)
+UTIL size_t count_tmp_files(const char *path)
 {
     char pat[256];
     glob_t g;
@@ -72,7 +75,7 @@ static __attribute__((unused)) size_t count_tmp_files(const char *path)
 }
 
 /* Sets the u32 at off of a snapshot's header and fixes its CRC. */
-static __attribute__((unused)) void rewrite_header_u32(struct mbuf *m, size_t off, uint32_t v)
+UTIL void rewrite_header_u32(struct mbuf *m, size_t off, uint32_t v)
 {
     uint32_t crc;
 
@@ -81,13 +84,13 @@ static __attribute__((unused)) void rewrite_header_u32(struct mbuf *m, size_t of
     memcpy(m->p + 60, &crc, 4);
 }
 
-static __attribute__((unused)) void set_str(goblin_store *st, struct goblin_slice k,
+UTIL void set_str(goblin_store *st, struct goblin_slice k,
                     struct goblin_slice v)
 {
     assert_true(goblin_str_set(st, k, v, NULL, NULL) >= 0);
 }
 
-static __attribute__((unused)) void add_pairs(goblin_store *st, const char *key, int n, int vlen,
+UTIL void add_pairs(goblin_store *st, const char *key, int n, int vlen,
                       int zset)
 {
     char f[32], v[200];
@@ -112,7 +115,7 @@ static __attribute__((unused)) void add_pairs(goblin_store *st, const char *key,
 
 /* Strings of every encoding, hashes and sorted sets compact and full,
  * binary keys, odd scores; with_expiry gives some keys deadlines. */
-static __attribute__((unused)) void fill_every_kind(goblin_store *st, int with_expiry)
+UTIL void fill_every_kind(goblin_store *st, int with_expiry)
 {
     static char big[100000];
     struct goblin_slice big_s = {big, sizeof(big)};
@@ -160,7 +163,7 @@ static __attribute__((unused)) void fill_every_kind(goblin_store *st, int with_e
 }
 
 /* A big hash, a big sorted set and a 600 KB string. */
-static __attribute__((unused)) void fill_big(goblin_store *st, int n)
+UTIL void fill_big(goblin_store *st, int n)
 {
     char *v = malloc(600000);
 
@@ -177,7 +180,7 @@ struct keylist {
     size_t n, cap;
 };
 
-static __attribute__((unused)) int collect_key(void *ctx, const struct goblin_key_info *info)
+UTIL int collect_key(void *ctx, const struct goblin_key_info *info)
 {
     struct keylist *l = ctx;
     void *copy = malloc(info->key.len + 1);
@@ -197,7 +200,7 @@ struct hcmp {
     struct goblin_slice key;
 };
 
-static __attribute__((unused)) int hash_pair_in_b(void *ctx, struct goblin_slice f,
+UTIL int hash_pair_in_b(void *ctx, struct goblin_slice f,
                           struct goblin_slice v)
 {
     struct hcmp *c = ctx;
@@ -209,7 +212,7 @@ static __attribute__((unused)) int hash_pair_in_b(void *ctx, struct goblin_slice
     return 0;
 }
 
-static __attribute__((unused)) void assert_zsets_equal(goblin_store *a, goblin_store *b,
+UTIL void assert_zsets_equal(goblin_store *a, goblin_store *b,
                                struct goblin_slice k)
 {
     struct goblin_zrange r;
@@ -231,7 +234,7 @@ static __attribute__((unused)) void assert_zsets_equal(goblin_store *a, goblin_s
     }
 }
 
-static __attribute__((unused)) void assert_key_equal(goblin_store *a, goblin_store *b,
+UTIL void assert_key_equal(goblin_store *a, goblin_store *b,
                              struct goblin_slice k)
 {
     enum goblin_type t = goblin_key_type(a, k);
@@ -261,7 +264,7 @@ static __attribute__((unused)) void assert_key_equal(goblin_store *a, goblin_sto
 }
 
 /* Same keys, types, deadlines, encodings and contents. */
-static __attribute__((unused)) void assert_stores_equal(goblin_store *a, goblin_store *b)
+UTIL void assert_stores_equal(goblin_store *a, goblin_store *b)
 {
     struct keylist l = {0};
 
@@ -278,7 +281,7 @@ static __attribute__((unused)) void assert_stores_equal(goblin_store *a, goblin_
 
 /* Saves the fixture's store, loads it into a fresh one, compares, and
  * checks that a save of the loaded store is byte-identical. */
-static __attribute__((unused)) void round_trip_check(struct fixture *f, int check_bytes)
+UTIL void round_trip_check(struct fixture *f, int check_bytes)
 {
     struct mbuf m = {0}, m2 = {0};
     struct goblin_snapshot_result res;
