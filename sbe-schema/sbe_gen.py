@@ -90,7 +90,8 @@ def int_attr(el, name, default=None):
     v = el.get(name)
     if v is None:
         if default is None:
-            raise SchemaError('%s: missing attribute %s' % (el.get('name'), name))
+            raise SchemaError('%s: missing attribute %s'
+                              % (el.get('name'), name))
         return default
     try:
         return int(v, 0)
@@ -136,7 +137,8 @@ class Data:
         self.name = el.get('name')
         self.since = int_attr(el, 'sinceVersion', 0)
         if el.get('type') != var_type:
-            raise SchemaError('data %s: type must be %s' % (self.name, var_type))
+            raise SchemaError('data %s: type must be %s'
+                              % (self.name, var_type))
         self.desc = el.get('description', '')
 
 
@@ -537,15 +539,15 @@ static inline int goblin_sbe_rt_group(struct goblin_sbe_msg *m, size_t *pos,
                                   "group block length too short");
     if (nvar == 0) {
         if ((uint64_t)g->count * g->block_length > m->len - p)
-            return goblin_sbe_rt_fail(m, GOBLIN_EPROTO,
-                                      "group entries past the end of the frame");
+            return goblin_sbe_rt_fail(
+                m, GOBLIN_EPROTO, "group entries past the end of the frame");
         *pos = p + (size_t)g->count * g->block_length;
         return 0;
     }
     for (i = 0; i < g->count; i++) {
         if (g->block_length > m->len - p)
-            return goblin_sbe_rt_fail(m, GOBLIN_EPROTO,
-                                      "group entries past the end of the frame");
+            return goblin_sbe_rt_fail(
+                m, GOBLIN_EPROTO, "group entries past the end of the frame");
         p += g->block_length;
         for (j = 0; j < nvar; j++)
             if ((r = goblin_sbe_rt_var(m, &p, &skip)) < 0)
@@ -930,7 +932,8 @@ def emit_message(out, m, schema):
         out('    v->%s.ptr = NULL;' % snake(d.name))
         out('    v->%s.len = 0;' % snake(d.name))
     out('    if (m->template_id != %s)' % mm)
-    out('        return goblin_sbe_rt_fail(m, GOBLIN_EINVAL, "wrong template");')
+    out('        return goblin_sbe_rt_fail(m, GOBLIN_EINVAL,')
+    out('                                  "wrong template");')
     if m.since > 0:
         out('    if (m->version < %d)' % m.since)
         out('        return goblin_sbe_rt_fail(m, GOBLIN_EINCOMPAT,')
@@ -1064,8 +1067,8 @@ def emit_tables(out, schema):
     out('    }')
     out('}')
     out()
-    out('/* Every request as X(ID, name): GOBLIN_SBE_##ID is its template id and')
-    out(' * struct goblin_sbe_##name its decoder view. */')
+    out('/* Every request as X(ID, name): GOBLIN_SBE_##ID is its template')
+    out(' * id and struct goblin_sbe_##name its decoder view. */')
     out('#define GOBLIN_SBE_REQUESTS(X) \\')
     reqs = [m for m in sorted(schema.messages, key=lambda m: m.id)
             if not m.reply]
@@ -1139,7 +1142,7 @@ def generate(schema, src_name):
 # Round-trip tests: for every message, encode random values with the typed
 # encoder, then decode them with the typed decoder and compare everything.
 
-def gen_value(f, name):
+def gen_value(f):
     """A C expression giving a random value of f's type."""
     if f.type.acc == 'f64':
         return 'goblin_sbe_test_f64(rng)'
@@ -1166,7 +1169,8 @@ def emit_test(out, m):
         % mc.upper())
     out('    int n;')
     for f in m.fields:
-        out('    %s f_%s = %s;' % (f.type.ctype, snake(f.name), gen_value(f, '')))
+        out('    %s f_%s = %s;'
+            % (f.type.ctype, snake(f.name), gen_value(f)))
     for d in m.datas:
         out('    struct goblin_slice d_%s = goblin_sbe_test_bytes(rng);'
             % snake(d.name))
@@ -1189,7 +1193,8 @@ def emit_test(out, m):
         out('    for (i = 0; i < n_%s; i++) {' % gn)
         out('        want += %s_%s_BLOCK_LENGTH;' % (mc.upper(), gn.upper()))
         for f in g.fields:
-            out('        g_%s_%s[i] = %s;' % (gn, snake(f.name), gen_value(f, '')))
+            out('        g_%s_%s[i] = %s;'
+                % (gn, snake(f.name), gen_value(f)))
         for d in g.datas:
             out('        g_%s_%s[i] = goblin_sbe_test_bytes(rng);'
                 % (gn, snake(d.name)))
@@ -1306,7 +1311,8 @@ static const uint8_t goblin_sbe_test_pool[64] = {
     42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56,
 };
 
-GOBLIN_SBE_TEST_UNUSED static struct goblin_slice goblin_sbe_test_bytes(uint64_t *s)
+GOBLIN_SBE_TEST_UNUSED static struct goblin_slice
+goblin_sbe_test_bytes(uint64_t *s)
 {
     uint64_t r = goblin_sbe_test_rand(s);
     struct goblin_slice v;
@@ -1327,7 +1333,8 @@ GOBLIN_SBE_TEST_UNUSED static bool goblin_sbe_test_same_f32(float a, float b)
     return memcmp(&a, &b, sizeof(a)) == 0;
 }
 
-GOBLIN_SBE_TEST_UNUSED static bool goblin_sbe_test_eq(struct goblin_slice a, struct goblin_slice b)
+GOBLIN_SBE_TEST_UNUSED static bool goblin_sbe_test_eq(struct goblin_slice a,
+                                                      struct goblin_slice b)
 {
     return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);
 }

@@ -80,30 +80,30 @@ struct goblin_client_config {
 /* Connects to host:port (a name or address; IPv4 or IPv6). cfg may be
  * NULL. Returns 0, a -errno code such as GOBLIN_ECONNREFUSED (-111), or
  * GOBLIN_EREPLY when AUTH or HELLO was refused. */
-GOBLIN_API int goblin_client_connect_tcp(const char *host, int port,
-                                         const struct goblin_client_config *cfg,
-                                         goblin_client **out);
+GOBLIN_API int goblin_client_connect_tcp(
+    const char *host, int port, const struct goblin_client_config *cfg,
+    goblin_client **out);
 
 /* Connects to a Unix socket at path. As goblin_client_connect_tcp. */
-GOBLIN_API int goblin_client_connect_unix(const char *path,
-                                          const struct goblin_client_config *cfg,
-                                          goblin_client **out);
+GOBLIN_API int goblin_client_connect_unix(
+    const char *path, const struct goblin_client_config *cfg,
+    goblin_client **out);
 
 /* Attaches to the ring file at path that a server created (goblin/ring.h),
  * waiting up to 2 s for it. Requests go to SQ (over SBE one frame per
  * record, the magic first on its own), replies come from CQ. Returns 0,
  * the errors of goblin_ring_open, or GOBLIN_EREPLY. */
-GOBLIN_API int goblin_client_connect_ring(const char *path,
-                                          const struct goblin_client_config *cfg,
-                                          goblin_client **out);
+GOBLIN_API int goblin_client_connect_ring(
+    const char *path, const struct goblin_client_config *cfg,
+    goblin_client **out);
 
 /* Talks to an in-process session (borrowed; it must outlive the client
  * and have seen no bytes yet): requests go in with goblin_session_feed and
  * replies come from goblin_session_output, with no thread and no socket.
  * For embedding and for tests. */
-GOBLIN_API int goblin_client_connect_session(goblin_session *s,
-                                             const struct goblin_client_config *cfg,
-                                             goblin_client **out);
+GOBLIN_API int goblin_client_connect_session(
+    goblin_session *s, const struct goblin_client_config *cfg,
+    goblin_client **out);
 
 /* Closes the connection and frees the client. NULL is a no-op. */
 GOBLIN_API void goblin_client_close(goblin_client *c);
@@ -238,10 +238,9 @@ struct goblin_client_member {
 
 /* ZRANGE by rank WITHSCORES (rev: ZREVRANGE): the number of members, with
  * *out an array owned by the client, valid until the next call. */
-GOBLIN_API int64_t goblin_client_zrange(goblin_client *c,
-                                        struct goblin_slice key,
-                                        int64_t start, int64_t stop, int rev,
-                                        const struct goblin_client_member **out);
+GOBLIN_API int64_t goblin_client_zrange(
+    goblin_client *c, struct goblin_slice key, int64_t start, int64_t stop,
+    int rev, const struct goblin_client_member **out);
 
 /* ZRANGE BYSCORE WITHSCORES between min and max (each exclusive when
  * asked), lowest first or with rev highest first, skipping offset and

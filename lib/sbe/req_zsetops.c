@@ -234,8 +234,9 @@ static bool combine_options(struct goblin__sbe_req *r, unsigned agg,
         if (!goblin__sbe_decoded(r, goblin_sbe_##name##_decode(&v, r->m)))    \
             return;                                                           \
         flags = goblin_sbe_##name##_flags(&v);                                \
-        if (!combine_keys(r, v.keys, flags & GOBLIN_SBE_SET_OP_FLAGS_HAS_WEIGHTS,\
-                          #name, &a) ||                                       \
+        if (!combine_keys(r, v.keys,                                          \
+                          flags & GOBLIN_SBE_SET_OP_FLAGS_HAS_WEIGHTS, #name, \
+                          &a) ||                                              \
             !combine_options(r, goblin_sbe_##name##_aggregate(&v), flags,     \
                              GOBLIN_SBE_SET_OP_FLAGS_HAS_WEIGHTS, &a))        \
             return;                                                           \
@@ -299,8 +300,9 @@ static void combine_reply(struct goblin__sbe_req *r, struct combine *a,
         if (!goblin__sbe_decoded(r, goblin_sbe_##name##_decode(&v, r->m)))    \
             return;                                                           \
         flags = goblin_sbe_##name##_flags(&v);                                \
-        if (!combine_keys(r, v.keys, flags & GOBLIN_SBE_SET_OP_FLAGS_HAS_WEIGHTS,\
-                          #name, &a) ||                                       \
+        if (!combine_keys(r, v.keys,                                          \
+                          flags & GOBLIN_SBE_SET_OP_FLAGS_HAS_WEIGHTS, #name, \
+                          &a) ||                                              \
             !combine_options(r, goblin_sbe_##name##_aggregate(&v), flags,     \
                              GOBLIN_SBE_SET_OP_FLAGS_MASK, &a))               \
             return;                                                           \

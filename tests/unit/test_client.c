@@ -67,7 +67,8 @@ static void typed_calls(goblin_client *c)
                                         GOBLIN_ZADD_CH | GOBLIN_ZADD_XX), 0);
     assert_int_equal(goblin_client_zincrby(c, S("z"), S("a"), 0.25, &d), 0);
     if (d != 1.75)
-        fail_msg("zincrby gave %.17g over %d", d, (int)goblin_client_protocol(c));
+        fail_msg("zincrby gave %.17g over %d", d,
+                 (int)goblin_client_protocol(c));
     assert_int_equal(goblin_client_zscore(c, S("z"), S("c"), &d), 1);
     assert_true(isinf(d));
     assert_int_equal(goblin_client_zscore(c, S("z"), S("x"), &d), 0);

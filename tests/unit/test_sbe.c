@@ -374,7 +374,7 @@ static void test_newer_versions_decode_by_block_length(void **state)
     static const uint8_t get_v2[] = {
         HDR(4, 22, 7, 2), 0xaa, 0xbb, 0xcc, 0xdd, /* a field we do not know */
         1, 0, 0, 0, 's',
-        9, 9, 9,                                  /* a data field we do not know */
+        9, 9, 9,                           /* a data field we do not know */
     };
     static const uint8_t zadd_v2[] = {
         HDR(2, 17, 7, 2), 0x02, 0xee,
@@ -433,7 +433,7 @@ static void test_corrupted_messages_never_read_outside(void **state)
 
 /* ---- the writer's limits ---- */
 
-static void test_writer_too_small_fails_and_keeps_earlier_messages(void **s)
+static void test_writer_too_small_fails_keeps_earlier_messages(void **s)
 {
     uint8_t buf[64];
     struct goblin_sbe_writer w;
@@ -539,7 +539,7 @@ int main(void)
         cmocka_unit_test(test_every_truncation_of_a_message_is_refused),
         cmocka_unit_test(test_newer_versions_decode_by_block_length),
         cmocka_unit_test(test_corrupted_messages_never_read_outside),
-        cmocka_unit_test(test_writer_too_small_fails_and_keeps_earlier_messages),
+        cmocka_unit_test(test_writer_too_small_fails_keeps_earlier_messages),
         cmocka_unit_test(test_writer_group_limit_is_65535),
         cmocka_unit_test(test_writer_data_limit),
         cmocka_unit_test(test_writer_fills_groups_not_begun),
