@@ -595,6 +595,10 @@ static void test_range_by_score_bounds_and_infinities(void **state)
     assert_int_equal(goblin_zset_count(st, S("z"), &r), 3);
     r = by_score(NAN, 0, 4, 0);
     assert_int_equal(goblin_zset_count(st, S("z"), &r), GOBLIN_EINVAL);
+    r = by_rank(0, 1, 0);
+    assert_int_equal(goblin_zset_count(st, S("z"), &r), GOBLIN_EINVAL);
+    r.by = (enum goblin_zrange_by)7;
+    assert_int_equal(range(st, "z", &r), GOBLIN_EINVAL);
 }
 
 static void test_range_limit_offsets(void **state)
