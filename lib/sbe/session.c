@@ -270,6 +270,9 @@ int goblin__sbe_session_input(goblin_session *s, const unsigned char *p,
             break;
         one_frame(s, ss, p + pos + 4, n);
         pos += 4 + (size_t)n;
+        /* The output limit is checked after each request, as on RESP. */
+        if (s->out.len - s->out_pos > s->eng->obuf_trip)
+            goblin__output_check(s);
     }
     *used = pos;
     return rc;

@@ -255,6 +255,17 @@ static void test_malformed_frames_get_errors_and_the_session_goes_on(
             fail_msg("%s: got\n%s\nwant\n%s", b->name, text, want);
         assert_int_equal(f->rc, 0);
     }
+    /* Another session of the engine sees nothing of it. */
+    {
+        struct goblin_session_info si = {GOBLIN_TRANSPORT_TCP, "x", "y", -1,
+                                         NULL};
+        goblin_session *other;
+
+        assert_int_equal(goblin_session_open(f->eng, &si, &other), 0);
+        magic(f, other);
+        assert_string_equal(argv_of(f, other, "dbsize"), "(integer) 0\n");
+        goblin_session_close(other);
+    }
 }
 
 static void test_an_oversized_frame_closes_only_its_session(void **state)
@@ -305,6 +316,40 @@ static void test_query_buffer_limit_lowers_the_frame_limit(void **state)
                         "(error) ERR SBE frame of 1048577 bytes exceeds the "
                         "limit of 1048576 bytes\n");
     assert_int_equal(f->rc, GOBLIN_EPROTO);
+}
+
+/* A pipeline whose replies pass client-output-buffer-limit stops there
+ * and closes the session, as on RESP. */
+static void test_output_limit_stops_a_pipeline(void **state)
+{
+    struct cfix *f = *state;
+    static uint8_t buf[1 << 16];
+    static char value[4000];
+    struct goblin_sbe_writer w;
+    size_t len, i;
+
+    magic(f, f->s);
+    W_INIT(w, buf);
+    goblin_sbe_argv_begin(&w);
+    goblin_sbe_argv_args_begin(&w);
+    goblin_sbe_argv_args_add(&w, S("config"));
+    goblin_sbe_argv_args_add(&w, S("set"));
+    goblin_sbe_argv_args_add(&w, S("client-output-buffer-limit"));
+    goblin_sbe_argv_args_add(&w, S("normal 20000 0 0"));
+    goblin_sbe_argv_end(&w);
+    assert_string_equal(send_w(f, f->s, &w), "OK\n");
+    goblin_sbe_set_encode(&w, 0, 0, 0, S("big"),
+                          (struct goblin_slice){value, sizeof(value)});
+    for (i = 0; i < 10; i++)
+        goblin_sbe_get_encode(&w, S("big"));
+    goblin_sbe_set_encode(&w, 0, 0, 0, S("after"), S("1"));
+    f->rc = goblin_session_feed(f->s, buf, w.pos);
+    assert_int_equal(f->rc, GOBLIN_ELIMIT);
+    assert_true(goblin_session_should_close(f->s));
+    goblin_session_output(f->s, &len);
+    assert_int_equal(len, 0);
+    /* Nothing after the request that passed the limit ran. */
+    assert_int_equal(goblin_key_exists(f->base->st, S("after")), 0);
 }
 
 static void test_small_frame_limit(void **state)
@@ -460,6 +505,7 @@ int main(void)
         CMD_TEST(test_malformed_frames_get_errors_and_the_session_goes_on),
         CMD_TEST(test_an_oversized_frame_closes_only_its_session),
         CMD_TEST(test_small_frame_limit),
+        CMD_TEST(test_output_limit_stops_a_pipeline),
         CMD_TEST(test_query_buffer_limit_lowers_the_frame_limit),
         CMD_TEST_PASS(test_auth_comes_first_when_a_password_is_set),
         CMD_TEST_PASS(test_hello_with_auth),
