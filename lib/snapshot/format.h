@@ -17,9 +17,10 @@
  *   string:  varint length, bytes
  *   hash:    varint pairs, varint body bytes, body: pairs of
  *            (varint length, field, varint length, value)
- *   zset:    varint pairs, varint body bytes, body: pairs of
- *            (f64 score, varint length, member), strictly increasing
- *            by (score, member)
+ *   zset:    varint pairs, then chunks until that many pairs came:
+ *            varint chunk pairs (1 or more), varint chunk bytes, pairs
+ *            of (f64 score, varint length, member); strictly increasing
+ *            by (score, member) across the whole set
  */
 #ifndef GOBLIN_SNAPSHOT_FORMAT_H
 #define GOBLIN_SNAPSHOT_FORMAT_H
@@ -34,6 +35,10 @@
 #define SNAP_BLOCK_HDR 8
 #define SNAP_BLOCK_SIZE (256u * 1024)    /* what the writer uses */
 #define SNAP_BLOCK_MAX (16u * 1024 * 1024) /* the most a reader accepts */
+
+/* The most bytes the writer gathers in one sorted-set chunk (a pair
+ * bigger than that gets a chunk of its own). */
+#define SNAP_ZCHUNK (64u * 1024)
 
 /* Header fields. */
 #define SH_MAGIC 0

@@ -203,9 +203,10 @@ static int member_cmp(struct goblin_slice a, struct goblin_slice b)
     return a.len < b.len ? -1 : a.len > b.len;
 }
 
-/* Parses a sorted-set body of n pairs into p, checking the order. */
-static int zset_body(const uint8_t *b, size_t len, size_t n,
-                     struct goblin_zpair *p)
+/* Parses a sorted-set chunk of n pairs into p[0, n), checking the order
+ * from the pair before it (prev, or NULL for the first chunk). */
+static int zset_chunk(const uint8_t *b, size_t len, size_t n,
+                      struct goblin_zpair *p, const struct goblin_zpair *prev)
 {
     size_t i = 0;
 
@@ -219,45 +220,98 @@ static int zset_body(const uint8_t *b, size_t len, size_t n,
         memcpy(&p[k].score, &bits, 8);
         if (!body_str(b, len, &i, &p[k].member) || isnan(p[k].score))
             return GOBLIN_ESNAPFORMAT;
-        if (k > 0 && (p[k - 1].score > p[k].score ||
-                      (p[k - 1].score == p[k].score &&
-                       member_cmp(p[k - 1].member, p[k].member) >= 0)))
+        if (prev != NULL && (prev->score > p[k].score ||
+                             (prev->score == p[k].score &&
+                              member_cmp(prev->member, p[k].member) >= 0)))
             return GOBLIN_ESNAPFORMAT;
+        prev = &p[k];
     }
     return i == len ? 0 : GOBLIN_ESNAPFORMAT;
+}
+
+/* Chunks of a sorted set, copied out of the blocks: the pairs point into
+ * them until the set is built. */
+struct zchunk {
+    struct zchunk *next;
+    size_t size;
+};
+
+static void zchunks_free(struct ld *l, struct zchunk *c)
+{
+    while (c != NULL) {
+        struct zchunk *next = c->next;
+
+        goblin__mem_free(&l->rd.mem, c, sizeof(*c) + c->size);
+        c = next;
+    }
+}
+
+/* Reads the chunks of a set of n pairs into p, keeping their bytes in
+ * *chunks. */
+static int zset_chunks(struct ld *l, uint64_t off, struct goblin_slice k,
+                       struct goblin_zpair *p, size_t n,
+                       struct zchunk **chunks)
+{
+    size_t got = 0;
+    uint64_t cn, len;
+    int rc;
+
+    while (got < n) {
+        struct zchunk *c;
+
+        if ((rc = rd_len(l, n - got, &cn)) != 0 ||
+            (rc = rd_len(l, goblin__rd_left(&l->rd), &len)) != 0)
+            return rc;
+        if (cn == 0 || cn > len / 9)
+            return rec_fail(l, GOBLIN_ESNAPFORMAT, off, k,
+                            "bad sorted set chunk");
+        c = goblin__mem_alloc(&l->rd.mem, sizeof(*c) + (size_t)len);
+        if (c == NULL)
+            return rec_fail(l, GOBLIN_ENOMEM, off, k, "out of memory");
+        c->size = (size_t)len;
+        c->next = *chunks;
+        *chunks = c;
+        if ((rc = goblin__rd_copy(&l->rd, c + 1, (size_t)len)) != 0)
+            return rc;
+        if (zset_chunk((const uint8_t *)(c + 1), (size_t)len, (size_t)cn,
+                       p + got, got > 0 ? &p[got - 1] : NULL) != 0)
+            return rec_fail(l, GOBLIN_ESNAPFORMAT, off, k,
+                            "malformed sorted set body");
+        got += (size_t)cn;
+    }
+    return 0;
 }
 
 static int load_zset(struct ld *l, uint64_t off, struct goblin_slice k,
                      int64_t deadline)
 {
-    uint64_t n, len;
-    const uint8_t *b;
+    struct zchunk *chunks = NULL;
     struct goblin_zpair *p;
+    uint64_t n;
     size_t bytes;
     void *obj = NULL;
     int rc;
 
-    if ((rc = rd_len(l, UINT32_MAX - 1, &n)) != 0 ||
-        (rc = rd_len(l, goblin__rd_left(&l->rd), &len)) != 0)
+    if ((rc = rd_len(l, goblin__rd_left(&l->rd) / 9, &n)) != 0)
         return rc;
-    if (n == 0 || n > len / 9)
+    if (n == 0 || n >= UINT32_MAX)
         return rec_fail(l, GOBLIN_ESNAPFORMAT, off, k, "bad sorted set size");
-    if ((rc = goblin__rd_view(&l->rd, (size_t)len, &b)) != 0)
-        return rc;
-    if (l->st != NULL && deadline >= 0 && l->now > deadline)
-        return 1;
     bytes = goblin__mul((size_t)n, sizeof(*p));
     if ((p = goblin__mem_alloc(&l->rd.mem, bytes)) == NULL)
         return rec_fail(l, GOBLIN_ENOMEM, off, k, "out of memory");
-    rc = zset_body(b, (size_t)len, (size_t)n, p);
-    if (rc == 0 && l->st != NULL)
+    rc = zset_chunks(l, off, k, p, (size_t)n, &chunks);
+    if (rc == 0 && l->st != NULL && !(deadline >= 0 && l->now > deadline))
         rc = goblin__snap_zset_build(l->st, p, (size_t)n, &obj);
+    else if (rc == 0 && l->st != NULL)
+        rc = 1; /* expired: skipped */
+    zchunks_free(l, chunks);
     goblin__mem_free(&l->rd.mem, p, bytes);
-    if (rc != 0)
-        return rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
-                        "malformed sorted set body" : goblin_strerror(rc));
-    if (l->st == NULL)
-        return 0;
+    if (rc == GOBLIN_ESNAPFORMAT && l->rd.res->message[0] == '\0')
+        return rec_fail(l, rc, off, k, "repeated member");
+    if (rc < 0 && l->rd.res->message[0] == '\0')
+        return rec_fail(l, rc, off, k, goblin_strerror(rc));
+    if (rc != 0 || l->st == NULL)
+        return rc;
     rc = goblin__snap_put_obj(l->st, k, GOBLIN_TYPE_ZSET, obj, deadline);
     return rc == 0 ? 0 : rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
                                   "key appears twice" : goblin_strerror(rc));

@@ -26,6 +26,9 @@ struct wr {
     goblin_store *st;
     int fd;
     uint8_t *buf;         /* SNAP_BLOCK_HDR + SNAP_BLOCK_SIZE bytes */
+    uint8_t *zbuf;        /* SNAP_ZCHUNK bytes: a sorted-set chunk */
+    size_t zlen;          /* bytes in zbuf */
+    uint64_t zpairs;      /* pairs in zbuf */
     size_t len;           /* payload bytes in buf */
     uint32_t index;       /* blocks written */
     uint32_t chain;       /* the trailer's CRC so far */
@@ -151,25 +154,47 @@ static int hash_pair(void *ctx, struct goblin_slice f, struct goblin_slice v)
     return 0;
 }
 
-static int zset_size(void *ctx, struct goblin_slice m, double score)
+/* A sorted set goes out in chunks (format.h), gathered in w->zbuf during
+ * one walk: its pairs are read once, not once to size it and once to
+ * write it, which matters when their records are scattered. */
+static void zchunk_flush(struct wr *w)
 {
-    struct sizer *s = ctx;
-
-    (void)score;
-    s->bytes += 8 + varint_size(m.len) + m.len;
-    return 0;
+    if (w->zpairs == 0)
+        return;
+    put_varint(w, w->zpairs);
+    put_varint(w, w->zlen);
+    put_bytes(w, w->zbuf, w->zlen);
+    w->zpairs = 0;
+    w->zlen = 0;
 }
 
 static int zset_pair(void *ctx, struct goblin_slice m, double score)
 {
     struct wr *w = ctx;
-    uint8_t *p = reserve(w, 8 + VARINT_MAX);
+    size_t size = 8 + varint_size(m.len) + m.len;
+    uint8_t *p = w->zbuf + w->zlen;
     uint64_t bits;
 
     memcpy(&bits, &score, 8);
+    if (SNAP_ZCHUNK - w->zlen < size)
+        zchunk_flush(w);
+    if (size > SNAP_ZCHUNK) { /* a huge member: a chunk of its own */
+        uint8_t h[8 + VARINT_MAX];
+
+        put_varint(w, 1);
+        put_varint(w, size);
+        le64_put(h, bits);
+        put_bytes(w, h, 8 + varint_put(h + 8, m.len));
+        put_bytes(w, m.ptr, m.len);
+        return 0;
+    }
+    p = w->zbuf + w->zlen;
     le64_put(p, bits);
-    w->len += 8 + varint_put(p + 8, m.len);
-    put_bytes(w, m.ptr, m.len);
+    p += 8 + varint_put(p + 8, m.len);
+    if (m.len != 0)
+        memcpy(p, m.ptr, m.len);
+    w->zlen += size;
+    w->zpairs++;
     return 0;
 }
 
@@ -185,12 +210,9 @@ static void put_hash(struct wr *w, const void *obj)
 
 static void put_zset(struct wr *w, const void *obj)
 {
-    struct sizer s = {0};
-
     put_varint(w, goblin__zset_obj_card(obj));
-    goblin__zset_obj_foreach(obj, zset_size, &s);
-    put_varint(w, s.bytes);
     goblin__zset_obj_foreach(obj, zset_pair, w);
+    zchunk_flush(w);
 }
 
 /* ---- records ---- */
@@ -281,14 +303,16 @@ static void put_trailer(struct wr *w, uint64_t keys)
 static int save_fd(goblin_store *st, int fd,
                    struct goblin_snapshot_result *res)
 {
-    struct wr w = {st, fd, NULL, 0, 0, 0, 0, 0, 0};
+    struct wr w = {st, fd, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
     int64_t now = goblin__now_ms(st);
     uint64_t expired = count_expired(st, now);
     uint64_t keys = st->ks.count - expired;
 
-    if ((w.buf = goblin__alloc(st, WR_BUF_SIZE)) == NULL)
+    w.buf = goblin__alloc(st, WR_BUF_SIZE + SNAP_ZCHUNK);
+    if (w.buf == NULL)
         return goblin__snap_fail(res, GOBLIN_ENOMEM, 0,
                                  "out of memory for the write buffer");
+    w.zbuf = w.buf + WR_BUF_SIZE;
     res->created_ms = now;
     res->expired = expired;
     put_header(&w, now, keys, st->ks.exp_count - expired);
@@ -300,7 +324,7 @@ static int save_fd(goblin_store *st, int fd,
         put_record(&w, goblin__key_rec(st, (uint32_t)id), deadline, res);
     }
     put_trailer(&w, keys);
-    goblin__free(st, w.buf, WR_BUF_SIZE);
+    goblin__free(st, w.buf, WR_BUF_SIZE + SNAP_ZCHUNK);
     res->bytes = w.bytes;
     if (w.err != 0)
         return goblin__snap_fail(res, w.err, w.bytes,

@@ -172,6 +172,7 @@ static void zset_record(struct raw *r, const char *key, size_t n,
     raw_varint(r, strlen(key));
     raw_put(r, key, strlen(key));
     raw_varint(r, n);
+    raw_varint(r, n);      /* one chunk of all the pairs */
     raw_varint(r, body);
     for (size_t i = 0; i < n; i++) {
         uint64_t bits;
@@ -233,6 +234,27 @@ static void test_valid_checksums_bad_content(void **state)
     r.n = 0;
     zset_record(&r, "z", 1, (const char *[]){"a"}, (double[]){NAN});
     expect_format(f, &r, 1, GOBLIN_ESNAPFORMAT);
+    /* Two chunks: in order they load; out of order across the edge
+     * between them they are refused. */
+    for (int bad = 0; bad < 2; bad++) {
+        r.n = 0;
+        r.p[r.n++] = GOBLIN_TYPE_ZSET;
+        raw_varint(&r, 1);
+        raw_put(&r, "z", 1);
+        raw_varint(&r, 2);
+        for (int i = 0; i < 2; i++) {
+            double d = bad ? 2 - i : 1 + i;
+            uint64_t bits;
+
+            raw_varint(&r, 1);
+            raw_varint(&r, 10);
+            memcpy(&bits, &d, 8);
+            le64_put(r.p + r.n, bits);
+            r.n += 8;
+            raw_put(&r, i ? "\1b" : "\1a", 2);
+        }
+        expect_format(f, &r, 1, bad ? GOBLIN_ESNAPFORMAT : 0);
+    }
     /* A huge count in a small body, and a body past the end. */
     r.n = 0;
     r.p[r.n++] = GOBLIN_TYPE_HASH;

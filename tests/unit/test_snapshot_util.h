@@ -171,6 +171,9 @@ UTIL void fill_big(goblin_store *st, int n)
         v[i] = (char)(i * 31);
     add_pairs(st, "big-hash", n, 8, 0);
     add_pairs(st, "big-zset", n, 0, 1);
+    /* A member bigger than a sorted-set chunk, among small ones. */
+    assert_int_equal(goblin_zset_add(st, S("big-zset"),
+                                     slice_of(v, 100000), 0.5), 1);
     set_str(st, S("big-string"), slice_of(v, 600000));
     free(v);
 }
