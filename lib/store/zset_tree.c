@@ -18,6 +18,10 @@
 #include <math.h>
 #include <stddef.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "zset_tree.h"
 
 #define LEAF_MIN_W (ZT_CAP_W / 3)
@@ -271,13 +275,20 @@ static unsigned inner_route(const struct ztree *t, const struct zt_inner *in,
 static inline void prefetch_node(const struct ztree *t, unsigned lv,
                                  const void *n)
 {
+    /* An inner node's kid array is read on score ties only. */
+    enum {
+        LEAF_LINES = (sizeof(struct zt_leaf) + 63) / 64,
+        INNER_LINES = (offsetof(struct zt_inner, kid) + 63) / 64,
+    };
     const char *p = n;
-    size_t bytes = lv + 1 == t->height
-                       ? sizeof(struct zt_leaf)
-                       : offsetof(struct zt_inner, kid); /* kid: ties only */
 
-    for (size_t off = 0; off < bytes; off += 64)
-        __builtin_prefetch(p + off);
+    if (lv + 1 == t->height) {
+        for (unsigned k = 0; k < LEAF_LINES; k++)
+            __builtin_prefetch(p + 64 * k);
+    } else {
+        for (unsigned k = 0; k < INNER_LINES; k++)
+            __builtin_prefetch(p + 64 * k);
+    }
 }
 
 /* Walks from the root to the leaf position of k (its lower bound). */
@@ -1050,11 +1061,23 @@ void zt_retarget(struct ztree *t, double s, uint32_t old_id, uint32_t new_id)
 
 /* ---- ranks and walks ---- */
 
+/* Records under the children left of child i. A tree holds fewer than
+ * 2^32 records, so 32-bit lanes cannot overflow. */
 static size_t count_left(const struct zt_inner *in, unsigned i)
 {
-    size_t sum = 0;
+    unsigned j = 0;
+    uint32_t sum = 0;
+#ifdef __SSE2__
+    __m128i acc = _mm_setzero_si128();
 
-    for (unsigned j = 0; j < i; j++)
+    for (; j + 4 <= i; j += 4)
+        acc = _mm_add_epi32(acc, _mm_loadu_si128((const __m128i *)(const void *)
+                                                 (in->cnt + j)));
+    acc = _mm_add_epi32(acc, _mm_srli_si128(acc, 8));
+    acc = _mm_add_epi32(acc, _mm_srli_si128(acc, 4));
+    sum = (uint32_t)_mm_cvtsi128_si32(acc);
+#endif
+    for (; j < i; j++)
         sum += in->cnt[j];
     return sum;
 }

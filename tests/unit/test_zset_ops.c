@@ -21,6 +21,9 @@ struct got {
 
 static struct got g;
 
+/* No MATCH pattern. */
+#define ALL ((struct goblin_slice){NULL, 0})
+
 static int collect(void *ctx, struct goblin_slice m, double s)
 {
     struct got *c = ctx;
@@ -418,7 +421,7 @@ static void test_zscan_sees_every_stable_member_under_churn(void **state)
     }
     fresh = 6000;
     do {
-        assert_true(goblin_zset_scan(st, S("s"), cursor, 25, (struct goblin_slice){NULL, 0},
+        assert_true(goblin_zset_scan(st, S("s"), cursor, 25, ALL,
                                      mark_seen, &sn, &next) >= 0);
         cursor = next;
         calls++;
@@ -449,7 +452,7 @@ static void test_zscan_compact_set_comes_whole(void **state)
 
     fill(st, "c", 100, 1);
     g.n = 0;
-    assert_int_equal(goblin_zset_scan(st, S("c"), 12345, 3, (struct goblin_slice){NULL, 0}, collect,
+    assert_int_equal(goblin_zset_scan(st, S("c"), 12345, 3, ALL, collect,
                                       &g, &next), 100);
     assert_int_equal(next, 0);
     g.n = 0;
@@ -465,7 +468,7 @@ static void test_zscan_stale_cursor_restarts(void **state)
     fill(st, "s", 500, 1);
     do {
         g.n = 0;
-        assert_true(goblin_zset_scan(st, S("s"), cursor, 50, (struct goblin_slice){NULL, 0}, collect,
+        assert_true(goblin_zset_scan(st, S("s"), cursor, 50, ALL, collect,
                                      &g, &next) >= 0);
         total += g.n;
         cursor = next;
