@@ -1,11 +1,12 @@
 /* snap_load.c - loading and verifying snapshots (format.h has the
  * layout).
  *
- * Records are parsed from the block reader; a hash or sorted set is taken
- * as one view of its whole body (its byte length comes first, checked
- * against what is left of the file before anything is allocated) and built
- * in bulk: hashes in batches of BATCH pairs, sorted sets from their pairs
- * in order in one call. Counts are checked against the body size too (a
+ * Records are parsed from the block reader. A hash is taken as one view
+ * of its whole body (its byte length comes first, checked against what
+ * is left of the file before anything is allocated) and built in batches
+ * of BATCH pairs; a sorted set's chunks are copied out of the blocks
+ * (each length checked the same way) and the set is built from all its
+ * pairs, in order, in one call. Counts are checked against sizes too (a
  * hash pair takes at least 2 bytes, a sorted-set pair 9), so a hostile
  * file cannot make the loader allocate more than a small multiple of its
  * own size.
