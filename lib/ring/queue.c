@@ -19,7 +19,8 @@
  *
  * A record never crosses the end of its region: when it would, a filler
  * (length 0, flag FILLER) takes the rest of the region and the record
- * starts at offset 0.
+ * starts at offset 0. The producer also wraps early, at a RING_WINDOW
+ * edge, when the consumer has caught up (see filler_before).
  */
 #include <string.h>
 
@@ -63,15 +64,12 @@ int goblin__ring_fail(goblin_ring *r)
     return GOBLIN_EPROTO;
 }
 
-/* Producer: makes room for need bytes at q->pos, re-reading the
- * consumer's head only when the cached one says the record won't fit. */
-static int make_room(goblin_ring *r, struct goblin__ring_queue *q,
-                     uint64_t need)
+/* Producer: re-reads the consumer's head and checks it lies between the
+ * cached one and our tail. */
+static int refresh_head(goblin_ring *r, struct goblin__ring_queue *q)
 {
     uint64_t h;
 
-    if (q->cap - (q->pos - q->peer) >= need)
-        return 0;
     goblin_ring_flush(r);   /* a waiting caller must not hold commits back */
     /* Pairs with the consumer's release of head: the bytes it gave back
      * are no longer being read. */
@@ -79,10 +77,51 @@ static int make_room(goblin_ring *r, struct goblin__ring_queue *q,
     if ((h & (RING_LINE - 1)) != 0 || h - q->peer > q->pos - q->peer)
         return goblin__ring_fail(r);        /* behind us, or past our tail */
     q->peer = h;
-    if (q->cap - (q->pos - h) >= need)
+    return 0;
+}
+
+/* Producer: makes room for need bytes at q->pos, re-reading the
+ * consumer's head only when the cached one says they won't fit. */
+static int make_room(goblin_ring *r, struct goblin__ring_queue *q,
+                     uint64_t need)
+{
+    int rc;
+
+    if (q->cap - (q->pos - q->peer) >= need)
+        return 0;
+    if ((rc = refresh_head(r, q)) != 0)
+        return rc;
+    if (q->cap - (q->pos - q->peer) >= need)
         return 0;
     r->stats.full++;
     return GOBLIN_EAGAIN;
+}
+
+/* Whether a record of size bytes at off starts at or crosses a multiple
+ * of RING_WINDOW (other than offset 0). */
+static inline bool at_window_edge(uint64_t off, uint64_t size)
+{
+    return off != 0 && ((off - 1) ^ (off + size - 1)) >= RING_WINDOW;
+}
+
+/* Producer: the filler to put before a record of size bytes at off. One
+ * that would cross the end always wraps. At each RING_WINDOW edge the
+ * producer also wraps early if the consumer has released everything (it
+ * re-reads the head once per edge if its copy says otherwise): a
+ * ping-pong then keeps reusing a few hot lines instead of walking the
+ * whole ring through cold ones, while a backlog still gets all of it. */
+static uint64_t filler_before(goblin_ring *r, struct goblin__ring_queue *q,
+                              uint64_t off, uint64_t size)
+{
+    uint64_t skip = q->cap - off;
+
+    if (skip < size)
+        return skip;
+    if (!at_window_edge(off, size) || skip + size > q->cap)
+        return 0;                   /* no edge, or a wrap would not fit */
+    if (q->peer != q->pos && (refresh_head(r, q) != 0 || q->peer != q->pos))
+        return 0;
+    return skip;
 }
 
 /* Writes the header of the record at pos. Its stamp waits for flush if it
@@ -111,7 +150,9 @@ int goblin_ring_reserve(goblin_ring *r, uint32_t len, void **buf)
         return GOBLIN_EINVAL;
     size = rec_size(len);
     off = q->pos & (q->cap - 1);
-    skip = q->cap - off < size ? q->cap - off : 0;
+    skip = filler_before(r, q, off, size);
+    if (r->err != 0)
+        return r->err;
     rc = make_room(r, q, skip + size);
     if (rc != 0)
         return rc;
@@ -186,8 +227,9 @@ int goblin_ring_publish(goblin_ring *r, const void *msg, uint32_t len)
     uint64_t word = len;                /* flags RING_FLAG_DATA = 0 */
 
     if (r->err != 0 || len > q->max_len || off + size > q->cap ||
+        at_window_edge(off, size) ||
         q->cap - (q->pos - q->peer) < size || q->pos != q->published)
-        return publish_slow(r, msg, len);
+        return publish_slow(r, msg, len);   /* a filler, full, or more */
     q->reserved = false;
     memcpy(p + 8, &word, 8);
     if (len > 0)
@@ -220,14 +262,15 @@ int goblin_ring_publish_batch(goblin_ring *r, const struct goblin_slice *msgs,
     return i > 0 ? (int)i : rc;
 }
 
-/* Consumer: skips a filler at off. Legal only where a producer would
- * write one: the next record (at most cap/2) did not fit, so off > cap/2. */
+/* Consumer: skips a filler at off. It has no length, is never at offset
+ * 0 (that would skip a whole lap), and leaves room for the record after
+ * it without overrunning what we have not released. */
 static int skip_filler(goblin_ring *r, struct goblin__ring_queue *q,
                        uint64_t off, uint32_t len)
 {
     uint64_t skip = q->cap - off;
 
-    if (len != 0 || off <= q->cap / 2 || q->pos + skip - q->released >= q->cap)
+    if (len != 0 || off == 0 || q->pos + skip - q->released >= q->cap)
         return goblin__ring_fail(r);
     q->pos += skip;
     return 0;

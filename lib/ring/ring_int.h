@@ -38,6 +38,7 @@
 #define RING_REC_HDR 16u       /* u64 stamp, u32 length, u32 flags */
 #define RING_FLAG_DATA 0u
 #define RING_FLAG_FILLER 1u    /* skip to the end of the region */
+#define RING_WINDOW 4096u      /* producer: may wrap early at its edges */
 
 #define RING_SERVER_SLEEPS 1u  /* server_flags: server may sleep on SQ */
 #define RING_CLIENT_SLEEPS 1u  /* client_flags: client may sleep on CQ */

@@ -373,6 +373,33 @@ static void test_random_traffic_from_near_uint64_max(void **state)
     pair_close(&p);
 }
 
+static void test_a_ping_pong_stays_in_the_first_page(void **state)
+{
+    struct goblin_slice recs[200];
+    uint64_t i, far = 0;
+    struct pair p;
+
+    (void)state;
+    pair_open(&p, "window", 64 * 1024);
+    for (i = 0; i < 1000; i++) {            /* caught up: wraps at 4 KiB */
+        pass(p.cli, p.srv, 48, i);
+        pass(p.srv, p.cli, (uint32_t)(i % 300), i);
+        assert_true((p.cli->tx.pos & 0xffff) <= PAGE);
+        assert_true((p.srv->tx.pos & 0xffff) <= PAGE);
+    }
+    for (i = 0; i < 200; i++)               /* a backlog uses it all */
+        assert_int_equal(goblin_ring_publish(p.cli, &i, 8), 0);
+    assert_int_equal(goblin_ring_poll(p.srv, recs, 200), 200);
+    for (i = 0; i < 200; i++) {
+        assert_memory_equal(recs[i].ptr, &i, 8);
+        far |= (uint64_t)((const unsigned char *)recs[i].ptr -
+                          (const unsigned char *)p.srv->rx.data);
+    }
+    assert_true(far >= PAGE);
+    goblin_ring_release(p.srv);
+    pair_close(&p);
+}
+
 static void test_batches_become_visible_at_flush(void **state)
 {
     struct goblin_slice recs[8], msgs[5];
@@ -692,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_wrap_fillers_at_every_offset),
         cmocka_unit_test(test_indices_run_across_the_top_of_uint64),
         cmocka_unit_test(test_random_traffic_from_near_uint64_max),
+        cmocka_unit_test(test_a_ping_pong_stays_in_the_first_page),
         cmocka_unit_test(test_batches_become_visible_at_flush),
         cmocka_unit_test(test_batch_stops_where_the_ring_is_full),
         cmocka_unit_test(test_commit_checks_its_reservation),

@@ -111,7 +111,7 @@ static void test_a_record_crossing_the_end_is_rejected(void **state)
     goblin_ring_close(x.srv);
 }
 
-static void test_fillers_in_the_wrong_place_are_rejected(void **state)
+static void test_fillers_are_checked(void **state)
 {
     struct goblin_slice rec;
     struct hostile x;
@@ -120,9 +120,11 @@ static void test_fillers_in_the_wrong_place_are_rejected(void **state)
     hostile_open(&x, "filler");
     forge(&x, 0, 0, RING_FLAG_FILLER);          /* at offset 0 */
     assert_failed_until_new_session(&x);
-    atomic_store(&x.h->sq_tail, PAGE / 2);
-    hostile_session(&x);
-    forge(&x, PAGE / 2, 0, RING_FLAG_FILLER);   /* a record would fit */
+    forge(&x, 0, 10, 0);
+    forge(&x, 64, 10, 0);
+    forge(&x, 128, 0, RING_FLAG_FILLER);    /* over records still held */
+    assert_int_equal(goblin_ring_poll(x.srv, &rec, 1), 1);
+    assert_int_equal(goblin_ring_poll(x.srv, &rec, 1), 1);
     assert_failed_until_new_session(&x);
     atomic_store(&x.h->sq_tail, 3 * PAGE / 4);
     hostile_session(&x);
@@ -134,6 +136,11 @@ static void test_fillers_in_the_wrong_place_are_rejected(void **state)
     forge(&x, 3 * PAGE / 4, 0, RING_FLAG_FILLER);
     assert_int_equal(goblin_ring_peek(x.srv, &rec), GOBLIN_RING_RECORD);
     assert_true((const unsigned char *)rec.ptr == x.sq + 16);
+    goblin_ring_release(x.srv);
+    forge(&x, PAGE + 64, 0, RING_FLAG_FILLER);      /* early: fine too */
+    forge(&x, 2 * PAGE, 5, 0);
+    assert_int_equal(goblin_ring_peek(x.srv, &rec), GOBLIN_RING_RECORD);
+    assert_int_equal(rec.len, 5);
     goblin_ring_close(x.srv);
 }
 
@@ -417,7 +424,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_oversize_length_is_a_protocol_error),
         cmocka_unit_test(test_a_record_crossing_the_end_is_rejected),
-        cmocka_unit_test(test_fillers_in_the_wrong_place_are_rejected),
+        cmocka_unit_test(test_fillers_are_checked),
         cmocka_unit_test(test_records_past_the_released_head_are_rejected),
         cmocka_unit_test(test_a_tail_out_of_range_fails_on_the_wait_path),
         cmocka_unit_test(test_a_head_out_of_range_fails_the_producer),
