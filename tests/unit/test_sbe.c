@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "goblin.h"
+#include "goblin/sbe.h"
 
 /* A slice from a string literal (binary-safe: sizeof, not strlen). */
 #define S(lit) ((struct goblin_slice){(lit), sizeof(lit) - 1})
@@ -528,6 +529,34 @@ static void test_enum_and_set_helpers(void **state)
     assert_int_equal(GOBLIN_SBE_VALUE_TYPE_NULL_ARRAY, 13);
 }
 
+/* The public frame finder of goblin/sbe.h. */
+static void test_frame_next_finds_whole_frames(void **state)
+{
+    uint8_t two[sizeof(golden_ping) + sizeof(golden_get_s)];
+    const uint8_t huge[] = {0x01, 0x00, 0x00, 0x04};
+    const uint8_t tiny[] = {0x07, 0x00, 0x00, 0x00};
+    const void *msg = NULL;
+    size_t len = 0, cut;
+
+    (void)state;
+    memcpy(two, golden_ping, sizeof(golden_ping));
+    memcpy(two + sizeof(golden_ping), golden_get_s, sizeof(golden_get_s));
+    for (cut = 0; cut < sizeof(golden_ping); cut++)
+        assert_int_equal(goblin_sbe_frame_next(two, cut, 0, &msg, &len), 0);
+    assert_int_equal(goblin_sbe_frame_next(two, sizeof(two), 0, &msg, &len),
+                     (int64_t)sizeof(golden_ping));
+    assert_ptr_equal(msg, two + 4);
+    assert_int_equal(len, 8);
+    assert_int_equal(goblin_sbe_frame_next(huge, 4, 0, &msg, &len),
+                     GOBLIN_ELIMIT);
+    assert_int_equal(goblin_sbe_frame_next(golden_get_s, 4, 12, &msg, &len),
+                     GOBLIN_ELIMIT);
+    assert_int_equal(goblin_sbe_frame_next(tiny, 4, 0, &msg, &len),
+                     GOBLIN_EPROTO);
+    assert_int_equal(goblin_sbe_schema_id(), 7);
+    assert_int_equal(goblin_sbe_schema_version(), GOBLIN_SBE_SCHEMA_VERSION);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -544,6 +573,7 @@ int main(void)
         cmocka_unit_test(test_writer_data_limit),
         cmocka_unit_test(test_writer_fills_groups_not_begun),
         cmocka_unit_test(test_enum_and_set_helpers),
+        cmocka_unit_test(test_frame_next_finds_whole_frames),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
