@@ -47,6 +47,8 @@ build() {
     if [ ! -d "$BUILD_DIR" ]; then
         meson setup "$BUILD_DIR" --buildtype=release -Dwerror=false \
             >/dev/null
+    else
+        meson setup --reconfigure "$BUILD_DIR" >/dev/null
     fi
     meson compile -C "$BUILD_DIR" mem_bytes >/dev/null
 }

@@ -39,6 +39,8 @@ if [ -z "${MICROBENCH:-}" ]; then
     if [ ! -d "$BUILD_DIR" ]; then
         meson setup "$BUILD_DIR" --buildtype=release -Dwerror=false \
             -Dbench=enabled >/dev/null
+    else
+        meson setup --reconfigure "$BUILD_DIR" >/dev/null
     fi
     meson compile -C "$BUILD_DIR" microbench >/dev/null
     MICROBENCH=$BUILD_DIR/bench/microbench
