@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# shootout.sh - unpipelined round-trip latency of goblind and redis-server
+# on every transport and protocol they share, with one client and one
+# timer (bench/shootout), next to the raw cache-line round trip between
+# the same two CPUs and the in-process call. Writes DIR/shootout.csv and
+# DIR/shootout.md (tables with ratios).
+#
+#   bench/shootout.sh [--window-ms N] [--warmup-ms N] [--ops LIST]
+#                     [--out DIR]
+#
+# Servers run on SERVER_CPU (default 0), the client on CLIENT_CPU
+# (default 1); the cache-line echo thread runs on SERVER_CPU. redis-server
+# (Debian's) gets the parity configuration: no RDB, no AOF, io-threads 1,
+# activedefrag no, maxmemory 0 noeviction, listpack limits 128 entries /
+# 64 bytes. goblind runs with its defaults. Each server is started here on
+# temporary sockets and stopped afterwards. Programs come from $GOBLIND and
+# $SHOOTOUT, else $BUILD_DIR (default build-benchmarks, a release build
+# made on first use). This is a benchmark: it reports and never judges.
+#
+# Rows over goblind's ring need goblind to serve rings and the client to
+# open them; until both exist the report lists them as not measured.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+WINDOW_MS=2000
+WARMUP_MS=300
+OPS=PING,SET,GET,HSET,HGET,ZADD,ZSCORE,HSET10,ZADD10
+OUT=""
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+BUILD_DIR=${BUILD_DIR:-build-benchmarks}
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --window-ms) WINDOW_MS=$2; shift 2 ;;
+    --warmup-ms) WARMUP_MS=$2; shift 2 ;;
+    --ops) OPS=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    *) echo "usage: $0 [--window-ms N] [--warmup-ms N] [--ops LIST]" \
+            "[--out DIR]" >&2
+       exit 2 ;;
+    esac
+done
+OUT=${OUT:-$BUILD_DIR/results}
+
+if [ -z "${GOBLIND:-}" ] || [ -z "${SHOOTOUT:-}" ]; then
+    if [ ! -d "$BUILD_DIR" ]; then
+        meson setup "$BUILD_DIR" --buildtype=release -Dwerror=false \
+            >/dev/null
+    else
+        meson setup --reconfigure "$BUILD_DIR" >/dev/null
+    fi
+    meson compile -C "$BUILD_DIR" goblind shootout >/dev/null
+    GOBLIND=${GOBLIND:-$BUILD_DIR/server/goblind}
+    SHOOTOUT=${SHOOTOUT:-$BUILD_DIR/bench/shootout}
+fi
+
+TMP=$(mktemp -d /tmp/goblin-shootout.XXXXXX)
+SERVER_PID=""
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then
+        kill "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+wait_for() {
+    for _ in $(seq 200); do
+        redis-cli -s "$1" PING >/dev/null 2>&1 && return 0
+        sleep 0.05
+    done
+    echo "server on $1 did not start" >&2
+    exit 1
+}
+
+stop_server() {
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=""
+}
+
+CSV=$TMP/shootout.csv
+run() {
+    taskset -c "$CLIENT_CPU" "$SHOOTOUT" --cpu "$CLIENT_CPU" \
+        --peer-cpu "$SERVER_CPU" --window-ms "$WINDOW_MS" \
+        --warmup-ms "$WARMUP_MS" --ops "$OPS" "$@" >>"$CSV" \
+        2>>"$TMP/stderr.log" || echo "shootout $* failed" >&2
+}
+
+echo "system,transport,protocol,op,p50_ns,p90_ns,p99_ns,p999_ns,min_ns,mean_ns,samples" >"$CSV"
+
+# Floors: the timer, the cache line between the two CPUs, in-process.
+run --target cacheline --system floor
+run --target capi --system goblin
+run --target session --system goblin --protocol resp
+run --target session --system goblin --protocol sbe
+
+# goblind over a Unix socket and TCP.
+PORT=$(free_port)
+taskset -c "$SERVER_CPU" "$GOBLIND" --port "$PORT" --bind 127.0.0.1 \
+    --unixsocket "$TMP/goblind.sock" --loglevel warning \
+    >"$TMP/goblind.log" 2>&1 &
+SERVER_PID=$!
+wait_for "$TMP/goblind.sock"
+run --target client --system goblind --transport uds --protocol resp \
+    --path "$TMP/goblind.sock"
+run --target client --system goblind --transport uds --protocol sbe \
+    --path "$TMP/goblind.sock"
+run --target client --system goblind --transport tcp --protocol resp \
+    --host 127.0.0.1 --port "$PORT"
+run --target client --system goblind --transport tcp --protocol sbe \
+    --host 127.0.0.1 --port "$PORT"
+stop_server
+
+# redis-server with the parity configuration.
+PORT=$(free_port)
+taskset -c "$SERVER_CPU" redis-server --port "$PORT" --bind 127.0.0.1 \
+    --unixsocket "$TMP/redis.sock" --save '' --appendonly no \
+    --io-threads 1 --activedefrag no --maxmemory 0 \
+    --maxmemory-policy noeviction --zset-max-listpack-entries 128 \
+    --zset-max-listpack-value 64 --hash-max-listpack-entries 128 \
+    --hash-max-listpack-value 64 --dir "$TMP" --daemonize no \
+    --logfile "$TMP/redis.log" &
+SERVER_PID=$!
+wait_for "$TMP/redis.sock"
+REDIS_VERSION=$(redis-cli -s "$TMP/redis.sock" INFO server |
+    awk -F: '/^redis_version:/ { sub(/\r/, "", $2); print $2 }')
+run --target client --system redis --transport uds --protocol resp \
+    --path "$TMP/redis.sock"
+run --target client --system redis --transport tcp --protocol resp \
+    --host 127.0.0.1 --port "$PORT"
+stop_server
+
+mkdir -p "$OUT"
+cp "$CSV" "$OUT/shootout.csv"
+python3 bench/shootout_report.py "$OUT/shootout.csv" \
+    --redis-version "$REDIS_VERSION" --window-ms "$WINDOW_MS" \
+    --timer "$(head -1 "$TMP/stderr.log")" \
+    --cpus "server $SERVER_CPU, client $CLIENT_CPU" >"$OUT/shootout.md"
+if grep -v '^shootout: timer' "$TMP/stderr.log" >&2; then :; fi
+cat "$OUT/shootout.md"

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""shootout_report.py - Markdown tables from shootout.sh's CSV: p50 / p99
+per system, transport, protocol and op in ns; the p50 as a multiple of
+redis-server over a Unix socket (same op) and of the raw cache-line round
+trip between the same two CPUs; and every percentile.
+
+usage: shootout_report.py shootout.csv [--redis-version V] [--window-ms N]
+                          [--timer TEXT] [--cpus TEXT] > shootout.md
+"""
+import csv
+import datetime
+import sys
+
+OPS = ["PING", "SET", "GET", "HSET", "HGET", "ZADD", "ZSCORE", "HSET10",
+       "ZADD10"]
+
+# Rows in report order: (system, transport, protocol, label).
+ROWS = [
+    ("goblin", "inproc", "capi", "Goblin C API, in-process"),
+    ("goblin", "inproc", "sbe", "Goblin SBE, in-process session"),
+    ("goblin", "inproc", "resp", "Goblin RESP, in-process session"),
+    ("goblind", "ring", "sbe", "goblind SBE / ring"),
+    ("goblind", "ring", "resp", "goblind RESP / ring"),
+    ("goblind", "uds", "sbe", "goblind SBE / UDS"),
+    ("goblind", "uds", "resp", "goblind RESP / UDS"),
+    ("goblind", "tcp", "sbe", "goblind SBE / TCP"),
+    ("goblind", "tcp", "resp", "goblind RESP / TCP"),
+    ("redis", "uds", "resp", "redis-server RESP / UDS"),
+    ("redis", "tcp", "resp", "redis-server RESP / TCP"),
+]
+
+
+def num(x):
+    return "{:,.0f}".format(x)
+
+
+def main():
+    args = sys.argv[1:]
+    if not args:
+        sys.exit(__doc__)
+    opt = {"--redis-version": "?", "--window-ms": "?", "--timer": "?",
+           "--cpus": "?"}
+    path = None
+    i = 0
+    while i < len(args):
+        if args[i] in opt:
+            opt[args[i]] = args[i + 1]
+            i += 2
+        else:
+            path = args[i]
+            i += 1
+    rows = {}
+    with open(path) as f:
+        for r in csv.DictReader(f):
+            key = (r["system"], r["transport"], r["protocol"], r["op"])
+            rows[key] = {k: float(r[k]) for k in r
+                         if k.endswith("_ns") or k == "samples"}
+    cl = rows.get(("floor", "shm", "raw", "ROUNDTRIP"))
+    timer = rows.get(("floor", "none", "timer", "EMPTY"))
+    out = []
+    w = out.append
+    w("# Goblin latency shootout")
+    w("")
+    w("Generated {} UTC. One synchronous request at a time, one C client "
+      "(bench/shootout.c) and one timer ({}) for every row; CPUs: {}; "
+      "{} ms window per op after a warm-up; redis-server {} with the "
+      "parity configuration.".format(
+          datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M"),
+          opt["--timer"].replace("shootout: timer ", ""), opt["--cpus"],
+          opt["--window-ms"], opt["--redis-version"]))
+    w("")
+    if cl:
+        w("Floors: the raw cache-line round trip between the two CPUs is "
+          "{} ns at p50 ({} p99, {} min); an empty timed sample costs {} "
+          "ns (the timer's own share of every figure below).".format(
+              num(cl["p50_ns"]), num(cl["p99_ns"]), num(cl["min_ns"]),
+              num(timer["p50_ns"]) if timer else "?"))
+        w("")
+    w("## p50 / p99 (ns)")
+    w("")
+    w("| system / transport | " + " | ".join(OPS) + " |")
+    w("|---|" + "---:|" * len(OPS))
+    missing = []
+    for sysname, tr, proto, label in ROWS:
+        cells = []
+        for op in OPS:
+            v = rows.get((sysname, tr, proto, op))
+            cells.append("{} / {}".format(num(v["p50_ns"]), num(v["p99_ns"]))
+                         if v else "n/a")
+        if all(c == "n/a" for c in cells):
+            missing.append(label)
+            continue
+        w("| {} | {} |".format(label, " | ".join(cells)))
+    if missing:
+        w("")
+        w("Not measured: {} (goblind does not serve rings yet).".format(
+            ", ".join(missing)))
+    w("")
+    w("## p50 as a multiple of redis-server RESP / UDS (same op)")
+    w("")
+    w("| system / transport | " + " | ".join(OPS) + " |")
+    w("|---|" + "---:|" * len(OPS))
+    for sysname, tr, proto, label in ROWS:
+        if label in missing:
+            continue
+        cells = []
+        for op in OPS:
+            v = rows.get((sysname, tr, proto, op))
+            ref = rows.get(("redis", "uds", "resp", op))
+            cells.append("{:.3g}x".format(v["p50_ns"] / ref["p50_ns"])
+                         if v and ref else "n/a")
+        w("| {} | {} |".format(label, " | ".join(cells)))
+    if cl:
+        w("")
+        w("## p50 in raw cache-line round trips ({} ns)".format(
+            num(cl["p50_ns"])))
+        w("")
+        w("| system / transport | " + " | ".join(OPS) + " |")
+        w("|---|" + "---:|" * len(OPS))
+        for sysname, tr, proto, label in ROWS:
+            if label in missing:
+                continue
+            cells = []
+            for op in OPS:
+                v = rows.get((sysname, tr, proto, op))
+                cells.append("{:.1f}".format(v["p50_ns"] / cl["p50_ns"])
+                             if v else "n/a")
+            w("| {} | {} |".format(label, " | ".join(cells)))
+    w("")
+    w("## Every percentile (ns)")
+    w("")
+    w("| system | transport | protocol | op | p50 | p90 | p99 | p99.9 | min "
+      "| mean | samples |")
+    w("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for (s, tr, proto, op), v in rows.items():
+        w("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+            s, tr, proto, op, num(v["p50_ns"]), num(v["p90_ns"]),
+            num(v["p99_ns"]), num(v["p999_ns"]), num(v["min_ns"]),
+            num(v["mean_ns"]), num(v["samples"])))
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
