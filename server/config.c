@@ -212,10 +212,13 @@ static int apply(struct goblind *g, int argc, const char *const *argv,
 {
     const struct option *o = find_option(argv[0]);
     const char *why = "can't keep the directive";
+    int ring = o == NULL ? goblind_ring_option(g, argc, argv, &why) : 1;
 
-    if (o == NULL && keep_for_engine(g, argc, argv, origin) == 0)
+    if (ring == 0)
         return 0;
-    if (o != NULL && option_parse(g, o, argc, argv, &why) == 0)
+    if (ring > 0 && o == NULL && keep_for_engine(g, argc, argv, origin) == 0)
+        return 0;
+    if (ring > 0 && o != NULL && option_parse(g, o, argc, argv, &why) == 0)
         return 0;
     fprintf(stderr, "goblind: %s: bad directive '%s': %s\n", origin,
             argv[0], why);
@@ -292,6 +295,11 @@ static void usage(void)
             "  --timeout SECONDS    close idle clients (default 0 = never)\n"
             "  --loglevel LEVEL     debug, verbose, notice or warning\n"
             "  --logfile PATH       default: standard output\n"
+            "  --ring PATH SIZE     a shared-memory ring (repeatable)\n"
+            "  --ring-cpus LIST     pin ring threads, e.g. 2,3 or 2-3\n"
+            "  --ring-idle MODE     spin or backoff (default backoff)\n"
+            "  --ring-spin-us N     backoff spins this long (default 50)\n"
+            "  --ring-perm OCT      ring file mode (default 600)\n"
             "Other directives (hz, client-output-buffer-limit, ...) go to\n"
             "CONFIG SET. See goblind(1).\n");
 }

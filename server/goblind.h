@@ -2,10 +2,9 @@
  * passes by pointer (options, the store, the engine, the event loop), and
  * the functions each file offers the others.
  *
- * Threading: goblind runs one thread. It owns the store, the engine and
- * every session; the epoll loop is the only caller into libgoblin. A ring
- * polling thread, when added, must take the engine lock around its calls
- * into the engine (see net_epoll.c, session_run) and never across I/O.
+ * Threading: the epoll thread serves sockets and one thread per --ring
+ * serves that ring; both call into the one engine under the engine lock
+ * (goblind_lock), never held while waiting (docs/threading.md).
  */
 #ifndef GOBLIND_H
 #define GOBLIND_H
@@ -23,6 +22,7 @@
 
 struct goblind;
 struct goblind_conn;
+struct goblind_rings;
 
 /* What a registered setting's callbacks get: the server and which of
  * config.c's options it is. */
@@ -69,6 +69,7 @@ struct goblind {
     long nconns;
     struct goblind_conn *woken;    /* sessions to look at after an event */
     bool stopping;
+    struct goblind_rings *rings;   /* ring_poll.c: --ring endpoints */
     char run_id[41];
     char executable[4096];
 };
@@ -95,5 +96,18 @@ int goblind_listen(struct goblind *g);
 int goblind_run(struct goblind *g);
 void goblind_shutdown_net(struct goblind *g);
 void goblind_session_wake(void *ctx, void *user);
+
+/* ring_poll.c: --ring endpoints and their polling threads. The engine
+ * lock is held around every call into the engine or a session once ring
+ * threads may run (docs/threading.md). goblind_ring_option returns 1 for
+ * a directive that is not a ring option, 0 once applied, -1 with *why. */
+void goblind_lock(void);
+void goblind_unlock(void);
+int goblind_ring_option(struct goblind *g, int argc, const char *const *argv,
+                        const char **why);
+int goblind_ring_register_settings(struct goblind *g);
+int goblind_ring_start(struct goblind *g);
+void goblind_ring_stop(struct goblind *g);
+void goblind_ring_free(struct goblind *g);
 
 #endif

@@ -64,7 +64,8 @@ static int open_engine(struct goblind *g)
     ecfg.requirepass = g->requirepass;
     if ((rc = goblin_engine_open(&ecfg, &g->engine)) < 0)
         return rc;
-    if ((rc = goblind_register_settings(g)) < 0)
+    if ((rc = goblind_register_settings(g)) < 0 ||
+        (rc = goblind_ring_register_settings(g)) < 0)
         return rc;
     return goblind_apply_engine_directives(g) < 0 ? GOBLIN_EINVAL : 0;
 }
@@ -78,6 +79,7 @@ int main(int argc, char **argv)
     rc = goblind_parse_args(&g, argc, argv);
     if (rc != 0 || goblind_log_open(&g) < 0) {
         goblind_free_options(&g);
+        goblind_ring_free(&g);
         return rc > 0 ? 0 : 1;
     }
     goblind_log(&g, GOBLIN_LOG_NOTICE, "Goblin version=%s, bits=%d, pid=%d, "
@@ -87,11 +89,13 @@ int main(int argc, char **argv)
     if (rc < 0 && rc != GOBLIN_EINVAL)
         goblind_log(&g, GOBLIN_LOG_WARNING, "Can't open the store: %s",
                     goblin_strerror(rc));
-    if (rc == 0 && (rc = goblind_listen(&g)) == 0) {
+    if (rc == 0 && (rc = goblind_listen(&g)) == 0 &&
+        (rc = goblind_ring_start(&g)) == 0) {
         goblind_log(&g, GOBLIN_LOG_NOTICE, "Ready to accept connections");
         rc = goblind_run(&g);
         goblind_log(&g, GOBLIN_LOG_WARNING, "User requested shutdown...");
     }
+    goblind_ring_stop(&g);
     goblind_shutdown_net(&g);
     goblin_engine_close(g.engine);
     goblin_store_close(g.store);
@@ -100,5 +104,6 @@ int main(int argc, char **argv)
                     "bye bye...");
     goblind_log_close(&g);
     goblind_free_options(&g);
+    goblind_ring_free(&g);
     return rc == 0 ? 0 : 1;
 }

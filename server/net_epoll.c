@@ -352,11 +352,18 @@ int goblind_run(struct goblind *g)
             return -1;
         }
         g->loop_ms = mono_ms();
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {   /* the engine lock: ring_poll.c */
+            goblind_lock();
             dispatch(g, &evs[i]);
+            goblind_unlock();
+        }
+        goblind_lock();
         run_woken(g);
+        goblind_unlock();
         if (g->loop_ms >= next_cron) {
+            goblind_lock();
             cron(g);
+            goblind_unlock();
             next_cron += CRON_MS;
             if (next_cron <= g->loop_ms)
                 next_cron = g->loop_ms + CRON_MS;
