@@ -1,0 +1,265 @@
+/* test_ring.c - goblind's --ring endpoints, end to end, through the C
+ * client (goblin/client.h) and the raw ring API (goblin/ring.h).
+ *
+ *     test_ring RING_A RING_B UNIX_SOCKET
+ *
+ * run_ring.py starts goblind with two 4 KiB rings and a Unix socket and
+ * passes their paths. Checks: PING, SET/GET and a 1,024-request pipeline
+ * over a ring while a socket client works; SBE over a ring; a client that
+ * detaches mid-request leaves the next one a clean session; a hostile
+ * process scribbling over ring B's header resets ring B only (ring A and
+ * the socket keep working, and ring B accepts a new client); the same
+ * command sequence gives the same replies over a ring and the socket.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <goblin.h>
+#include <goblin/client.h>
+#include <goblin/ring.h>
+
+static int failures;
+
+#define CHECK(cond)                                                       \
+    do {                                                                  \
+        if (!(cond)) {                                                    \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,        \
+                    __LINE__, #cond);                                     \
+            failures++;                                                   \
+        }                                                                 \
+    } while (0)
+
+#define SL(s) ((struct goblin_slice){(s), sizeof(s) - 1})
+
+static const char *ring_a, *ring_b, *sock;
+
+static goblin_client *connect_ring(const char *path, int proto)
+{
+    struct goblin_client_config cfg = {0};
+    goblin_client *c = NULL;
+    int rc;
+
+    cfg.protocol = (enum goblin_client_protocol)proto;
+    cfg.timeout_ms = 10000;
+    rc = goblin_client_connect_ring(path, &cfg, &c);
+    if (rc != 0)
+        fprintf(stderr, "connect to ring %s: %d\n", path, rc);
+    return rc == 0 ? c : NULL;
+}
+
+static goblin_client *connect_sock(void)
+{
+    struct goblin_client_config cfg = {0};
+    goblin_client *c = NULL;
+
+    cfg.timeout_ms = 10000;
+    if (goblin_client_connect_unix(sock, &cfg, &c) != 0)
+        return NULL;
+    return c;
+}
+
+/* PING, SET k v, GET k on c; true when all answered right. */
+static bool basic(goblin_client *c, const char *key)
+{
+    struct goblin_slice k = {key, strlen(key)}, v;
+    bool ok;
+
+    ok = goblin_client_ping(c) == 0 &&
+         goblin_client_set(c, k, SL("value"), NULL) == 1 &&
+         goblin_client_get(c, k, &v) == 1 && v.len == 5 &&
+         memcmp(v.ptr, "value", 5) == 0;
+    if (!ok)
+        fprintf(stderr, "basic on %s: %s\n", key, goblin_client_error(c));
+    return ok;
+}
+
+static void test_basic_and_pipeline(void)
+{
+    goblin_client *c = connect_ring(ring_a, GOBLIN_CLIENT_RESP2);
+    goblin_client *s = connect_sock();
+    const struct goblin_resp_value *r;
+    char key[32];
+    int good = 0;
+
+    CHECK(c != NULL && s != NULL);
+    if (c == NULL || s == NULL)
+        goto out;
+    CHECK(basic(c, "ring:k"));
+    CHECK(basic(s, "sock:k"));
+    goblin_client_pipeline_begin(c);
+    for (int i = 0; i < 1024; i++) {
+        snprintf(key, sizeof(key), "p:%d", i);
+        struct goblin_slice argv[3] = {SL("INCRBY"), {key, strlen(key)},
+                                       SL("7")};
+        goblin_client_call(c, 3, argv, &r);
+    }
+    CHECK(basic(s, "sock:k2"));   /* the socket works meanwhile */
+    for (int i = 0; i < 1024; i++)
+        if (goblin_client_next_reply(c, &r) == 0 &&
+            r->type == GOBLIN_RESP_INTEGER && r->integer == 7)
+            good++;
+    goblin_client_pipeline_end(c);
+    CHECK(good == 1024);
+    CHECK(basic(c, "ring:k3"));
+out:
+    goblin_client_close(c);
+    goblin_client_close(s);
+}
+
+static void test_sbe(void)
+{
+    goblin_client *c = connect_ring(ring_a, GOBLIN_CLIENT_SBE);
+
+    CHECK(c != NULL);
+    if (c != NULL)
+        CHECK(basic(c, "sbe:k"));
+    goblin_client_close(c);
+}
+
+/* Half a request, then detach: the next client must not see it. */
+static void test_reconnect(void)
+{
+    static const char half[] = "*3\r\n$3\r\nSET\r\n$4\r\nha";
+    struct goblin_ring_config cfg = {0};
+    goblin_ring *r = NULL;
+    goblin_client *c;
+
+    cfg.open_timeout_ns = 2000000000;
+    CHECK(goblin_ring_open(ring_a, &cfg, &r) == 0);
+    if (r != NULL)
+        CHECK(goblin_ring_publish(r, half, sizeof(half) - 1) == 0);
+    goblin_ring_close(r);
+    c = connect_ring(ring_a, GOBLIN_CLIENT_RESP2);
+    CHECK(c != NULL);
+    if (c != NULL)
+        CHECK(basic(c, "after-reconnect"));
+    goblin_client_close(c);
+}
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+
+    nanosleep(&ts, NULL);
+}
+
+/* Attaches to ring B, then writes garbage indices and bytes over the
+ * mapped file. */
+static void scribble(void)
+{
+    goblin_ring *r = NULL;
+    int fd;
+    unsigned char *p;
+
+    CHECK(goblin_ring_open(ring_b, NULL, &r) == 0);
+    fd = open(ring_b, O_RDWR);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    CHECK(p != MAP_FAILED);
+    if (p != MAP_FAILED) {
+        uint64_t bad_tail = 12345;          /* misaligned, past the head */
+        memset(p + 4096, 0xa5, 4096);       /* garbage over SQ data */
+        memcpy(p + 384, &bad_tail, 8);      /* sq_tail */
+        munmap(p, 8192);
+    }
+    close(fd);
+    nap_ms(400);            /* the server notices within its wait slice */
+    goblin_ring_close(r);
+}
+
+static void test_hostile(void)
+{
+    goblin_client *a = connect_ring(ring_a, GOBLIN_CLIENT_RESP2);
+    goblin_client *s = connect_sock(), *b;
+
+    CHECK(a != NULL && s != NULL);
+    scribble();
+    if (a != NULL)
+        CHECK(basic(a, "hostile:a"));
+    if (s != NULL)
+        CHECK(basic(s, "hostile:s"));
+    b = connect_ring(ring_b, GOBLIN_CLIENT_RESP2);   /* a fresh ring */
+    CHECK(b != NULL);
+    if (b != NULL)
+        CHECK(basic(b, "hostile:b"));
+    goblin_client_close(a);
+    goblin_client_close(b);
+    goblin_client_close(s);
+}
+
+static const char *const script[][4] = {
+    {"FLUSHALL"}, {"SET", "a", "1"}, {"INCR", "a"}, {"GET", "a"},
+    {"GET", "missing"}, {"LPUSH", "l", "x", "y"}, {"LRANGE", "l", "0", "-1"},
+    {"HSET", "h", "f", "v"}, {"HGETALL", "h"}, {"INCR", "l"},
+    {"ZADD", "z", "1.5", "m"}, {"ZRANGE", "z", "0", "-1"}, {"NOSUCH"},
+    {"SET", "a"}, {"EXISTS", "a", "l", "q"}, {"TYPE", "h"}, {"DEL", "a"},
+    {"ECHO", "ring"}, {"MGET", "a", "l", "h"}, {"DBSIZE"},
+};
+
+/* The script's replies as redis-cli prints them, into out. */
+static void run_script(goblin_client *c, struct goblin_buf *out)
+{
+    for (size_t i = 0; i < sizeof(script) / sizeof(script[0]); i++) {
+        struct goblin_slice argv[4];
+        const struct goblin_resp_value *r;
+        size_t n = 0;
+
+        while (n < 4 && script[i][n] != NULL) {
+            argv[n] = (struct goblin_slice){script[i][n],
+                                            strlen(script[i][n])};
+            n++;
+        }
+        if (goblin_client_call(c, n, argv, &r) != 0) {
+            goblin_buf_append(out, "FAILED\n", 7);
+            return;
+        }
+        goblin_client_format_reply(r, 0, out);
+    }
+}
+
+static void test_differential(void)
+{
+    goblin_client *c = connect_ring(ring_a, GOBLIN_CLIENT_RESP2);
+    goblin_client *s = connect_sock();
+    struct goblin_buf x = {0}, y = {0};
+
+    CHECK(c != NULL && s != NULL);
+    if (c != NULL && s != NULL) {
+        run_script(c, &x);
+        run_script(s, &y);
+        CHECK(x.len > 0 && x.len == y.len &&
+              memcmp(x.data, y.data, x.len) == 0);
+        if (x.len != y.len || memcmp(x.data, y.data, x.len) != 0)
+            fprintf(stderr, "ring:\n%.*s\nsocket:\n%.*s\n", (int)x.len,
+                    (const char *)x.data, (int)y.len, (const char *)y.data);
+    }
+    goblin_buf_free(&x);
+    goblin_buf_free(&y);
+    goblin_client_close(c);
+    goblin_client_close(s);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: test_ring RING_A RING_B SOCKET\n");
+        return 2;
+    }
+    ring_a = argv[1];
+    ring_b = argv[2];
+    sock = argv[3];
+    test_basic_and_pipeline();
+    test_sbe();
+    test_reconnect();
+    test_hostile();
+    test_differential();
+    printf("%s\n", failures == 0 ? "ok" : "FAILED");
+    return failures == 0 ? 0 : 1;
+}
