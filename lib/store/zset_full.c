@@ -6,10 +6,11 @@
  * tree's records are the same members; a record's score equals its tree
  * record's score.
  *
- * Compaction: removals leave dead records in the arena. Once dead bytes
- * pass a fifth of the records, writes move the live records of the oldest
- * chunk to the tail, a few per write (retargeting the index and the tree),
- * and drop the chunk, until dead bytes are under a ninth. Records only
+ * Compaction: removals leave dead records in the arena; new members of
+ * the same size reuse them (zset_arena.c). Once dead bytes pass a fifth
+ * of the records anyway, writes move the live records of the oldest chunk
+ * to the tail, at most CLEAN_MOVES per write (retargeting the index and
+ * the tree), and drop the chunk, until dead bytes are under a ninth. Records only
  * move to younger chunks, so a ZSCAN walking positions upward (zset_ops.c)
  * meets a moved member again rather than missing it. The oldest chunk is
  * taken whatever its dead share: with dead bytes over a fifth, a full
