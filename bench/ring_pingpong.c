@@ -330,7 +330,7 @@ static void print_results(const struct opts *o, double ns, struct hist *raw,
     qsort(raw->over, raw->nover, sizeof(uint64_t), cmp_u64);
     qsort(ring->over, ring->nover, sizeof(uint64_t), cmp_u64);
     printf("cpus %d/%d, %.2f ns/tick, %u-byte records, %llu-byte queues, "
-           "%s, %d windows over %.1f s each\n", o->client_cpu,
+           "%s, %d windows of each, %.1f s of each in all\n", o->client_cpu,
            o->server_cpu, ns, (unsigned)o->len,
            (unsigned long long)goblin_ring_capacity(o->size),
            o->idle == GOBLIN_RING_IDLE_SPIN ? "spin" : "backoff", o->windows,
