@@ -109,8 +109,13 @@ static size_t make_member(char *buf, size_t universe)
     }
 }
 
+/* All scores 0: the set is ordered by member, as lex ranges assume. */
+static bool lex_mode;
+
 static double make_score(void)
 {
+    if (lex_mode)
+        return 0;
     switch (rnd() % 10) {
     case 0: return (double)(rndn(7)) - 3; /* many ties */
     case 1: return (double)rndn(1000) / 8.0;
@@ -212,6 +217,36 @@ static void check_some(goblin_store *st, const struct model *md)
     }
 }
 
+/* In lex mode: a lex range between two members' bounds. */
+static void check_lex(goblin_store *st, const struct model *md)
+{
+    struct goblin_zset_iter it;
+    struct goblin_zrange r;
+    struct goblin_slice m;
+    size_t a, b;
+    double s;
+
+    if (!lex_mode || md->n == 0)
+        return;
+    a = rndn(md->n);
+    b = a + rndn(md->n - a);
+    memset(&r, 0, sizeof(r));
+    r.by = GOBLIN_ZRANGE_BY_LEX;
+    r.rev = (int)(rnd() % 2);
+    r.lmin.kind = GOBLIN_LEX_INCLUSIVE;
+    r.lmin.value = slice_of(md->e[a].m, md->e[a].len);
+    r.lmax.kind = b + 1 < md->n ? GOBLIN_LEX_EXCLUSIVE : GOBLIN_LEX_PLUS_INF;
+    if (b + 1 < md->n)
+        r.lmax.value = slice_of(md->e[b + 1].m, md->e[b + 1].len);
+    assert_int_equal(goblin_zset_count(st, S("z"), &r), (int64_t)(b - a + 1));
+    assert_int_equal(goblin_zset_range(st, S("z"), &r, &it),
+                     (int64_t)(b - a + 1));
+    for (size_t j = 0; j <= b - a; j++) {
+        assert_int_equal(goblin_zset_next(&it, &m, &s), 1);
+        same_entry(&md->e[r.rev ? b - j : a + j], m, s);
+    }
+}
+
 /* ---- random operations ---- */
 
 static void op_add(goblin_store *st, struct model *md, size_t universe)
@@ -247,7 +282,7 @@ static void op_incr(goblin_store *st, struct model *md, size_t universe)
 {
     char name[80];
     size_t len = make_member(name, universe);
-    double incr = (double)rndn(20) - 10, s = 0, got;
+    double incr = lex_mode ? 0 : (double)rndn(20) - 10, s = 0, got;
     long at = mfind(md, name, len);
 
     if (at >= 0) {
@@ -303,7 +338,20 @@ static void op_remrange(goblin_store *st, struct model *md)
                                                               : 6));
     if (b >= md->n)
         b = md->n - 1;
-    if (rnd() % 2) {
+    if (lex_mode && rnd() % 2) {
+        bool ax = rnd() % 2 && a < b, bx = rnd() % 2 && a + ax < b;
+
+        r.by = GOBLIN_ZRANGE_BY_LEX;
+        r.lmin.kind = ax ? GOBLIN_LEX_EXCLUSIVE : GOBLIN_LEX_INCLUSIVE;
+        r.lmin.value = slice_of(md->e[a].m, md->e[a].len);
+        r.lmax.kind = bx ? GOBLIN_LEX_EXCLUSIVE : GOBLIN_LEX_INCLUSIVE;
+        r.lmax.value = slice_of(md->e[b].m, md->e[b].len);
+        if (a == 0 && rnd() % 4 == 0)
+            r.lmin.kind = GOBLIN_LEX_MIN_INF;
+        else
+            a += ax;
+        b -= bx;
+    } else if (rnd() % 2) {
         r.by = GOBLIN_ZRANGE_BY_RANK;
         r.start = (int64_t)a;
         r.stop = rnd() % 2 ? (int64_t)b : (int64_t)b - (int64_t)md->n;
@@ -382,6 +430,7 @@ static void run_model(goblin_store *st, uint64_t seed, size_t steps,
         if (step % 16 == 0 || md.n < 300)
             check_all(st, &md);
         check_some(st, &md);
+        check_lex(st, &md);
     }
     check_all(st, &md);
     if (getenv("ZSET_MODEL_VERBOSE") != NULL)
@@ -422,6 +471,17 @@ static void test_model_shrinks_after_growth(void **state)
     run_model(f->st, 5, 3000, 100000, 1);
 }
 
+static void test_model_lex_ranges(void **state)
+{
+    struct fixture *f = *state;
+
+    md.n = 0;
+    lex_mode = true;
+    run_model(f->st, 6, 3000, 5000, 40);
+    run_model(f->st, 7, 2000, 5000, 1);
+    lex_mode = false;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +489,7 @@ int main(void)
         FIXTURE_TEST(test_model_crosses_compact_threshold),
         FIXTURE_TEST(test_model_grows_to_thousands),
         FIXTURE_TEST(test_model_shrinks_after_growth),
+        FIXTURE_TEST(test_model_lex_ranges),
     };
 
     return cmocka_run_group_tests_name("zset_model", tests, NULL, NULL);
