@@ -46,11 +46,8 @@
 extern "C" {
 #endif
 
-/* The server answered with an error reply (see goblin_client_error()). */
-#define GOBLIN_EREPLY (-1100)
-#ifndef GOBLIN_ECONNRESET
-#define GOBLIN_ECONNRESET (-104) /* the server closed the connection */
-#endif
+/* GOBLIN_EREPLY (goblin/common.h): the server answered with an error
+ * reply (see goblin_client_error()). */
 
 typedef struct goblin_client goblin_client;
 

@@ -44,7 +44,11 @@ GOBLIN_API int goblin_version(void);
 #define GOBLIN_EINVAL (-22)       /* an argument is out of its domain */
 #define GOBLIN_ERANGE (-34)       /* an index or length is out of range */
 #define GOBLIN_EPROTO (-71)       /* the peer broke the protocol */
+#define GOBLIN_EBUSY (-16)        /* a live server or client holds it */
+#define GOBLIN_ECONNABORTED (-103) /* the session ended (QUIT, CLIENT KILL) */
+#define GOBLIN_ECONNRESET (-104)  /* the peer closed, died or restarted */
 #define GOBLIN_ETIMEDOUT (-110)   /* a bounded wait ran out */
+#define GOBLIN_ECONNREFUSED (-111) /* nobody serves it (stale ring file) */
 
 #define GOBLIN_EWRONGTYPE (-1000) /* key holds another type */
 #define GOBLIN_ENOTINT (-1001)    /* value is not an integer or out of range */
@@ -60,6 +64,16 @@ GOBLIN_API int goblin_version(void);
 #define GOBLIN_EHASHNOTFLOAT (-1011) /* hash value is not a float */
 #define GOBLIN_ESTRBIG (-1012)    /* string exceeds maximum allowed size */
 #define GOBLIN_EOFFSET (-1013)    /* offset is out of range */
+#define GOBLIN_EREPLY (-1014)     /* the server answered an error reply */
+
+/* Persistence (goblin/snapshot.h). */
+#define GOBLIN_ESNAPTRUNC (-1100)   /* the file ends before its end */
+#define GOBLIN_ESNAPCRC (-1101)     /* a checksum does not match */
+#define GOBLIN_ESNAPMAGIC (-1102)   /* not a file of the expected kind */
+#define GOBLIN_ESNAPVERSION (-1103) /* a format version we cannot read */
+#define GOBLIN_ESNAPFORMAT (-1104)  /* malformed content */
+#define GOBLIN_ESNAPTYPE (-1105)    /* RDB: a value type Goblin lacks */
+#define GOBLIN_ESNAPDB (-1106)      /* RDB: a key outside database 0 */
 
 /* A short English text for a code, without Redis's "ERR " prefix; never
  * NULL. */

@@ -38,9 +38,8 @@
 extern "C" {
 #endif
 
-/* The code goblin_session_input_commit returns when the session ended
- * normally (QUIT, CLIENT KILL): -ECONNABORTED. */
-#define GOBLIN_ECONNABORTED (-103)
+/* goblin_session_input_commit returns GOBLIN_ECONNABORTED (goblin/
+ * common.h) when the session ended normally (QUIT, CLIENT KILL). */
 
 typedef struct goblin_engine goblin_engine;
 typedef struct goblin_session goblin_session;

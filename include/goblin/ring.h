@@ -30,17 +30,10 @@
 extern "C" {
 #endif
 
-/* System conditions the ring reports, as -errno like the codes in
+/* The ring reports GOBLIN_EBUSY (a live server or client holds it),
+ * GOBLIN_ECONNRESET (the server closed, died or restarted) and
+ * GOBLIN_ECONNREFUSED (stale file: its server is dead); see
  * goblin/common.h. */
-#ifndef GOBLIN_EBUSY
-#define GOBLIN_EBUSY (-16)         /* a live server or client holds it */
-#endif
-#ifndef GOBLIN_ECONNRESET
-#define GOBLIN_ECONNRESET (-104)   /* the server closed, died or restarted */
-#endif
-#ifndef GOBLIN_ECONNREFUSED
-#define GOBLIN_ECONNREFUSED (-111) /* stale file: its server is dead */
-#endif
 
 /* What peek returns besides 0 (empty) and errors. SESSION is large so
  * that poll's record counts never collide with it. */

@@ -34,15 +34,9 @@
 extern "C" {
 #endif
 
-/* Error codes of persistence, besides GOBLIN_ENOMEM, GOBLIN_EINVAL and the
- * system's -errno values (-ENOENT, -EACCES, -ENOSPC, -EIO, ...). */
-#define GOBLIN_ESNAPTRUNC (-1100)   /* the file ends before its end */
-#define GOBLIN_ESNAPCRC (-1101)     /* a checksum does not match */
-#define GOBLIN_ESNAPMAGIC (-1102)   /* not a file of the expected kind */
-#define GOBLIN_ESNAPVERSION (-1103) /* a format version we cannot read */
-#define GOBLIN_ESNAPFORMAT (-1104)  /* malformed content */
-#define GOBLIN_ESNAPTYPE (-1105)    /* RDB: a value type Goblin lacks */
-#define GOBLIN_ESNAPDB (-1106)      /* RDB: a key outside database 0 */
+/* Error codes of persistence are GOBLIN_ESNAP* in goblin/common.h,
+ * besides GOBLIN_ENOMEM, GOBLIN_EINVAL and the system's -errno values
+ * (-ENOENT, -EACCES, -ENOSPC, -EIO, ...). */
 
 /* The version of the snapshot format this library writes and reads. */
 #define GOBLIN_SNAPSHOT_VERSION 1

@@ -240,7 +240,11 @@ const char *goblin_strerror(int code)
     case GOBLIN_EINVAL: return "invalid argument";
     case GOBLIN_ERANGE: return "index out of range";
     case GOBLIN_EPROTO: return "protocol error";
+    case GOBLIN_EBUSY: return "in use by a live peer";
+    case GOBLIN_ECONNABORTED: return "session ended";
+    case GOBLIN_ECONNRESET: return "peer closed, died or restarted";
     case GOBLIN_ETIMEDOUT: return "timed out";
+    case GOBLIN_ECONNREFUSED: return "no server behind it";
     case GOBLIN_EWRONGTYPE:
         return "Operation against a key holding the wrong kind of value";
     case GOBLIN_ENOTINT: return "value is not an integer or out of range";
@@ -257,6 +261,14 @@ const char *goblin_strerror(int code)
     case GOBLIN_ESTRBIG:
         return "string exceeds maximum allowed size (proto-max-bulk-len)";
     case GOBLIN_EOFFSET: return "offset is out of range";
+    case GOBLIN_EREPLY: return "the server answered an error";
+    case GOBLIN_ESNAPTRUNC: return "snapshot file is truncated";
+    case GOBLIN_ESNAPCRC: return "snapshot checksum mismatch";
+    case GOBLIN_ESNAPMAGIC: return "not a snapshot file of this kind";
+    case GOBLIN_ESNAPVERSION: return "snapshot format version not supported";
+    case GOBLIN_ESNAPFORMAT: return "malformed snapshot content";
+    case GOBLIN_ESNAPTYPE: return "value type not supported";
+    case GOBLIN_ESNAPDB: return "key outside database 0";
     default: return "unknown error";
     }
 }
