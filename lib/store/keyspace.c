@@ -763,8 +763,6 @@ uint8_t *goblin__key_put_str(goblin_store *st, const struct goblin__str_put *p)
                 (unsigned)p->enc << KF_ENC_SHIFT, cap, &voff);
     if (n == NULL)
         return NULL;
-    if (exp && !had && (grew = exp_reserve(st)) < 0)
-        goto fail;
     if (p->enc == GOBLIN__STR_RAW) {
         put32(n + voff, (uint32_t)p->len);
         put32(n + voff + 4, (uint32_t)cap);
@@ -772,6 +770,10 @@ uint8_t *goblin__key_put_str(goblin_store *st, const struct goblin__str_put *p)
     } else {
         n[voff++] = (uint8_t)p->len;
     }
+    /* After the length is written: the failure path sizes the record
+     * from it. */
+    if (exp && !had && (grew = exp_reserve(st)) < 0)
+        goto fail;
     if (old == NULL) {
         if (id_insert(st, key_hash(st, p->key), n) != 0)
             goto fail;

@@ -119,6 +119,9 @@ static inline int64_t run_failing(struct fixture *f, store_op op, void *arg)
         }
         after = snap_take(f->st);
         snap_assert_equal(&before, &after);
+        /* The store's own count agrees with the allocator's. */
+        assert_int_equal(goblin_store_used_memory(f->st),
+                         f->counts.live_bytes);
         assert_int_equal(goblin_key_count(f->st), count);
         assert_int_equal(goblin_key_expires_count(f->st), expires);
         assert_int_equal(goblin_store_dirty(f->st), dirty);

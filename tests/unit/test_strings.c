@@ -792,6 +792,16 @@ static int64_t op_mset(goblin_store *st, void *arg)
     return goblin_str_mset(st, keys, vals, 5);
 }
 
+/* The first deadline in a store needs a new expiry page: failing that
+ * allocation must free the new record at its real size. */
+static void test_failed_first_deadline_frees_its_record(void **state)
+{
+    struct fixture *f = *state;
+
+    assert_int_equal(run_failing(f, op_set_new_ex, NULL), GOBLIN_SET_DONE);
+    assert_int_equal(goblin_key_expires_count(f->st), 1);
+}
+
 static void test_failed_allocations_change_nothing(void **state)
 {
     struct fixture *f = *state;
@@ -855,6 +865,7 @@ int main(void)
         FIXTURE_TEST(test_incrbyfloat_errors),
         FIXTURE_TEST(test_mget),
         FIXTURE_TEST(test_mset_and_msetnx),
+        FIXTURE_TEST(test_failed_first_deadline_frees_its_record),
         FIXTURE_TEST(test_failed_allocations_change_nothing),
     };
 
