@@ -34,7 +34,7 @@ run:
 	$(call ensure_pkgs,$(BUILD_PKGS))
 	@[ -d $(RELEASE_DIR) ] || meson setup $(RELEASE_DIR) --buildtype=release -Dtests=false
 	meson compile -C $(RELEASE_DIR)
-	exec $(RELEASE_DIR)/server/goblind
+	exec $(RELEASE_DIR)/server/goblind --ring /dev/shm/goblin.ring 1m
 
 test:
 	$(call ensure_pkgs,$(TEST_PKGS))
