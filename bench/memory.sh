@@ -105,8 +105,10 @@ redis_case() {
     "$MEM_BYTES" --resp --case "$c" --n "$N" --seed "$SEED" |
         taskset -c "$CLIENT_CPU" redis-cli -s "$TMP/redis.sock" --pipe \
         >"$TMP/pipe.log"
-    grep -q 'errors: 0' "$TMP/pipe.log" ||
-        { echo "redis-cli --pipe reported errors" >&2; cat "$TMP/pipe.log" >&2; }
+    if ! grep -q 'errors: 0' "$TMP/pipe.log"; then
+        echo "redis-cli --pipe reported errors" >&2
+        cat "$TMP/pipe.log" >&2
+    fi
     sleep 1
     used1=$(used_of); rss1=$(rss_of "$REDIS_PID")
     echo "$c $((used1 - used0)) $((rss1 - rss0))"
@@ -139,9 +141,9 @@ table() {
                 gu[$1] = $6; gr[$1] = $7 }; next }
     { ru[$1] = $2 / el[$1]; rr[$1] = $3 / el[$1] }
     END {
-        print "| case | elements | keys | goblin used B/elem | goblin RSS B/elem" \
-              " | redis used B/elem | redis RSS B/elem | ratio used | ratio RSS" \
-              " | target | |"
+        print "| case | elements | keys | goblin used B/elem" \
+              " | goblin RSS B/elem | redis used B/elem | redis RSS B/elem" \
+              " | ratio used | ratio RSS | target | |"
         print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
         for (i = 1; i <= n; i++) {
             c = order[i]
@@ -153,7 +155,8 @@ table() {
                 t = "< redis"
                 ok = gu[c] < ru[c] && gr[c] < rr[c]
             }
-            printf "| %s | %d | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s |\n",
+            printf "| %s | %d | %d | %.2f | %.2f | %.2f | %.2f" \
+                   " | %.2f | %.2f | %s | %s |\n",
                 desc[c], el[c], keys[c], gu[c], gr[c], ru[c], rr[c],
                 gu[c] / ru[c], gr[c] / rr[c], t, ok ? "met" : "missed"
         }

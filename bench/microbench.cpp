@@ -257,10 +257,10 @@ void make_rank_inputs(Fixture &f)
     f.entries.resize(f.n);
     for (size_t r = 0; r < f.n; r++) {
         double s = mb_split_score_at(f.split, r);
+        uint32_t id = mb_split_id_at(f.split, r);
 
         f.rank_text[r].len = (uint8_t)goblin_double_format(f.rank_text[r].s, s);
-        f.entries[r] = Entry{mb_split_member(f.split, mb_split_id_at(f.split, r)),
-                             s};
+        f.entries[r] = Entry{mb_split_member(f.split, id), s};
     }
     // How often an update of SHIFT really moves the member.
     size_t sample = std::min<size_t>(f.wops, 1000), moved = 0;
@@ -331,7 +331,8 @@ struct Chase {
             perror("mmap");
             exit(1);
         }
-        mem = (uint8_t *)(((uintptr_t)map + align - 1) & ~(uintptr_t)(align - 1));
+        mem = (uint8_t *)(((uintptr_t)map + align - 1) &
+                          ~(uintptr_t)(align - 1));
         madvise(mem, bytes, hugepages ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
         for (size_t i = 0; i < lines; i++)
             p[i] = (uint32_t)i;
@@ -592,7 +593,8 @@ bool check_reply(benchmark::State &state, const char *p, size_t len, char want)
 {
     if (len > 0 && p[0] == want)
         return true;
-    std::string why = "unexpected reply: " + std::string(p, std::min<size_t>(len, 80));
+    std::string why = "unexpected reply: " +
+                      std::string(p, std::min<size_t>(len, 80));
     state.SkipWithError(why.c_str());
     return false;
 }
@@ -603,7 +605,8 @@ void command_into(benchmark::State &state, Cmd c)
     goblin_slice argv[5];
     size_t k = 0;
 
-    mb_command_execute(f.srv.sess, make_argv(f, c, 0, argv), argv, f.reply.sink());
+    mb_command_execute(f.srv.sess, make_argv(f, c, 0, argv), argv,
+                       f.reply.sink());
     if (!check_reply(state, f.reply.buf.data, f.reply.buf.len, reply_kind(c)))
         return;
     for (auto _ : state) {
@@ -704,7 +707,8 @@ void BM_bd_traverse(benchmark::State &state)
     size_t k = 0;
 
     for (auto _ : state) {
-        benchmark::DoNotOptimize(mb_split_traverse(f.split, f.starts[k], f.range));
+        benchmark::DoNotOptimize(
+            mb_split_traverse(f.split, f.starts[k], f.range));
         step(k, f.ops);
     }
 }
@@ -913,7 +917,8 @@ void BM_raw_new(benchmark::State &state)
         return;
     }
     for (auto _ : state) {
-        benchmark::DoNotOptimize(mb_zset_add(z, f.look_member(k), f.look_score[k]));
+        benchmark::DoNotOptimize(
+            mb_zset_add(z, f.look_member(k), f.look_score[k]));
         step(k, f.wops);
     }
     state.counters["bytes_per_member"] =
@@ -1078,7 +1083,8 @@ void register_all()
     reg("zrange_breakdown/member_lookup", BM_bd_members, ops);
     reg("zrange_breakdown/score_format_only", BM_bd_format, ops);
     reg("zrange_breakdown/member_resp_append_only", BM_bd_member_resp, ops);
-    reg("zrange_breakdown/score_resp_append_preformatted", BM_bd_score_pre, ops);
+    reg("zrange_breakdown/score_resp_append_preformatted", BM_bd_score_pre,
+        ops);
     reg("zrange_breakdown/score_resp_append_formatting", BM_bd_score_fmt, ops);
     reg("zrange_breakdown/direct_resp_append_withscores", BM_bd_direct_ws, ops);
     reg("write_path/raw_zset_add_update", BM_raw_update, wops);

@@ -4,9 +4,10 @@
  *
  * Targets (--target):
  *   client     goblin's C client (goblin/client.h) to a server over a Unix
- *              socket (--path) or TCP (--host, --port), speaking RESP2 or
- *              SBE (--protocol). It speaks plain RESP to redis-server too,
- *              so every socket row shares one client.
+ *              socket or a shared-memory ring (--path) or TCP (--host,
+ *              --port), speaking RESP2 or SBE (--protocol). On a ring the
+ *              client busy-polls for its reply. It speaks plain RESP to
+ *              redis-server too, so every socket row shares one client.
  *   session    the same client on an in-process session: no socket, no
  *              other thread; what the protocol and command layers cost.
  *   capi       the store's C API called directly (no PING).
@@ -33,9 +34,10 @@
  * A failed op is reported on stderr and skipped; nothing is judged.
  *
  * usage: shootout --target client|session|capi|cacheline [--system NAME]
- *                 [--transport uds|tcp] [--protocol resp|sbe] [--path P]
- *                 [--host H] [--port N] [--cpu N] [--peer-cpu N]
- *                 [--ops LIST] [--window-ms N] [--warmup-ms N] [--header]
+ *                 [--transport uds|tcp|ring] [--protocol resp|sbe]
+ *                 [--path P] [--host H] [--port N] [--cpu N]
+ *                 [--peer-cpu N] [--ops LIST] [--window-ms N]
+ *                 [--warmup-ms N] [--header]
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -465,8 +467,11 @@ static int connect_client(const struct opts *o, goblin_client **c)
     cfg.protocol = strcmp(o->protocol, "sbe") == 0 ? GOBLIN_CLIENT_SBE
                                                    : GOBLIN_CLIENT_RESP2;
     cfg.timeout_ms = 5000;
+    cfg.ring_idle = GOBLIN_RING_IDLE_SPIN;
     if (strcmp(o->transport, "tcp") == 0)
         return goblin_client_connect_tcp(o->host, o->port, &cfg, c);
+    if (strcmp(o->transport, "ring") == 0)
+        return goblin_client_connect_ring(o->path, &cfg, c);
     return goblin_client_connect_unix(o->path, &cfg, c);
 }
 
@@ -620,7 +625,7 @@ static void usage(void)
 {
     fputs("usage: shootout --target client|session|capi|cacheline "
           "[--system NAME]\n"
-          "                [--transport uds|tcp] [--protocol resp|sbe] "
+          "                [--transport uds|tcp|ring] [--protocol resp|sbe] "
           "[--path P]\n"
           "                [--host H] [--port N] [--cpu N] [--peer-cpu N] "
           "[--ops LIST]\n"

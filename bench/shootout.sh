@@ -17,8 +17,8 @@
 # $SHOOTOUT, else $BUILD_DIR (default build-benchmarks, a release build
 # made on first use). This is a benchmark: it reports and never judges.
 #
-# Rows over goblind's ring need goblind to serve rings and the client to
-# open them; until both exist the report lists them as not measured.
+# The ring rows use a goblind of their own per protocol (--ring-idle spin,
+# its ring thread on SERVER_CPU); the client busy-polls too.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -67,7 +67,8 @@ cleanup() {
 trap cleanup EXIT
 
 free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+    python3 -c 'import socket; s = socket.socket()
+s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 wait_for() {
@@ -93,13 +94,30 @@ run() {
         2>>"$TMP/stderr.log" || echo "shootout $* failed" >&2
 }
 
-echo "system,transport,protocol,op,p50_ns,p90_ns,p99_ns,p999_ns,min_ns,mean_ns,samples" >"$CSV"
+echo "system,transport,protocol,op,p50_ns,p90_ns,p99_ns,p999_ns,min_ns,\
+mean_ns,samples" >"$CSV"
 
 # Floors: the timer, the cache line between the two CPUs, in-process.
 run --target cacheline --system floor
 run --target capi --system goblin
 run --target session --system goblin --protocol resp
 run --target session --system goblin --protocol sbe
+
+# goblind over a ring, one server per protocol: its ring thread busy-polls
+# on SERVER_CPU, and so does the client on CLIENT_CPU.
+for proto in sbe resp; do
+    RING=/dev/shm/goblin-shootout-$$-$proto
+    taskset -c "$SERVER_CPU" "$GOBLIND" --port 0 \
+        --unixsocket "$TMP/goblind-ring.sock" --ring "$RING" 1m \
+        --ring-cpus "$SERVER_CPU" --ring-idle spin --loglevel warning \
+        >"$TMP/goblind-ring.log" 2>&1 &
+    SERVER_PID=$!
+    wait_for "$TMP/goblind-ring.sock"
+    run --target client --system goblind --transport ring --protocol "$proto" \
+        --path "$RING"
+    stop_server
+    rm -f "$RING"
+done
 
 # goblind over a Unix socket and TCP.
 PORT=$(free_port)

@@ -93,8 +93,7 @@ def main():
         w("| {} | {} |".format(label, " | ".join(cells)))
     if missing:
         w("")
-        w("Not measured: {} (goblind does not serve rings yet).".format(
-            ", ".join(missing)))
+        w("Not measured: {}.".format(", ".join(missing)))
     w("")
     w("## p50 as a multiple of redis-server RESP / UDS (same op)")
     w("")
