@@ -13,8 +13,11 @@
  * records; an SBE client sends the magic, then one frame per record, and
  * the session's parser takes the same stream). Replies are copied into
  * CQ records of at most goblin_ring_max_record() bytes. When CQ is full
- * the rest stays in the session output and the thread reads no more SQ
- * until CQ has room: it never blocks. A new client epoch replaces the
+ * the rest stays in the session output and the thread executes no more
+ * requests until CQ has room: it never blocks. Meanwhile it still peeks
+ * SQ, without releasing (the client's SQ fills up: backpressure), only
+ * to notice a new client epoch; those held records are fed once CQ has
+ * room, or dropped with the old session. A new client epoch replaces the
  * session; a protocol violation (GOBLIN_EPROTO), QUIT or CLIENT KILL
  * closes the session and re-creates the ring file, so only that ring's
  * client sees the connection reset.
@@ -37,8 +40,11 @@
 
 #define WAIT_NS 100000000   /* a waiting thread looks at stop this often */
 #define BATCH 64            /* SQ records fed per lock hold */
-#define FULL_NAP_NS 50000   /* backoff, CQ full: nap between tries */
+#define FULL_NAP_NS 50000   /* backoff, CQ full: first nap, doubling */
+#define FULL_NAP_MAX 1000000 /* ... up to 1 ms */
 #define MAX_CPUS 64
+#define HELD_MAX 65537      /* records peeked while CQ is full, at most:
+                             * all SQ can hold up to 4 MiB rings */
 
 struct ring_ep {
     struct goblind *g;
@@ -46,6 +52,8 @@ struct ring_ep {
     uint64_t size;
     goblin_ring *r;
     goblin_session *s;
+    struct goblin_slice *held; /* peeked, not yet fed: CQ was full */
+    size_t nheld, held_cap;
     bool pending;          /* output left that CQ had no room for */
     bool closing;          /* close the session once its output is out */
     bool started;
@@ -259,6 +267,14 @@ static int ring_create(struct ring_ep *e)
     cfg.mode = (unsigned)rs->perm;
     cfg.idle = (int)rs->idle;
     cfg.spin_ns = rs->spin_us > 0 ? (uint64_t)rs->spin_us * 1000 : 1;
+    e->nheld = 0;
+    if (e->held == NULL) {          /* every record takes >= 64 bytes */
+        e->held_cap = (size_t)(goblin_ring_capacity(e->size) / 64) + 1;
+        e->held_cap = e->held_cap < HELD_MAX ? e->held_cap : HELD_MAX;
+        e->held = calloc(e->held_cap, sizeof(*e->held));
+        if (e->held == NULL)
+            return GOBLIN_ENOMEM;
+    }
     rc = goblin_ring_create(e->path, &cfg, &e->r);
     if (rc < 0)
         goblind_log(e->g, GOBLIN_LOG_WARNING, "Can't create ring %s: %s",
@@ -283,6 +299,7 @@ static void session_begin(struct ring_ep *e)
 
     goblind_lock();
     session_end(e);
+    e->nheld = 0;
     rc = goblin_session_open(e->g->engine, &info, &e->s);
     goblind_unlock();
     if (rc < 0)
@@ -303,6 +320,14 @@ static void ring_reset(struct ring_ep *e)
     goblin_ring_close(e->r);
     e->r = NULL;
     ring_create(e);
+}
+
+static void broken(struct ring_ep *e)
+{
+    goblind_log(e->g, GOBLIN_LOG_WARNING, "Ring %s: the client broke the "
+                "ring protocol (bad index, length or record); resetting the "
+                "ring", e->path);
+    ring_reset(e);
 }
 
 /* Under the lock: copies the session's output into CQ records, as much
@@ -355,10 +380,7 @@ static void serve(struct ring_ep *e)
     if (n == GOBLIN_RING_SESSION) {
         session_begin(e);
     } else if (n == GOBLIN_EPROTO) {
-        goblind_log(e->g, GOBLIN_LOG_WARNING, "Ring %s: the client broke "
-                    "the ring protocol (bad index, length or record); "
-                    "resetting the ring", e->path);
-        ring_reset(e);
+        broken(e);
     } else if (n > 0) {
         feed(e, recs, n);
     }
@@ -378,22 +400,44 @@ static bool retry_output(struct ring_ep *e)
 
 /* Waits for CQ room without blocking anything: spin mode relaxes, backoff
  * spins for ring-spin-us, then naps. */
-static void full_wait(struct ring_ep *e, int64_t *since)
+static void full_wait(struct ring_ep *e, int64_t *since, long *nap)
 {
     struct timespec ts;
     int64_t now;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-    if (*since == 0)
+    if (*since == 0) {
         *since = now;
+        *nap = FULL_NAP_NS;
+    }
     if (e->g->rings->idle == GOBLIN_RING_IDLE_SPIN ||
         now - *since < e->g->rings->spin_us * 1000) {
         sched_yield();
         return;
     }
-    ts = (struct timespec){0, FULL_NAP_NS};
+    ts = (struct timespec){0, *nap};
     nanosleep(&ts, NULL);
+    *nap = *nap * 2 < FULL_NAP_MAX ? *nap * 2 : FULL_NAP_MAX;
+}
+
+/* CQ full: peeks one more SQ record without executing it, to notice a
+ * new epoch or a broken ring. True when something happened. */
+static bool hold_next(struct ring_ep *e)
+{
+    struct goblin_slice rec;
+    int rc;
+
+    if (e->nheld >= e->held_cap)
+        return false;
+    rc = goblin_ring_peek(e->r, &rec);
+    if (rc == GOBLIN_RING_RECORD)
+        e->held[e->nheld++] = rec;
+    else if (rc == GOBLIN_RING_SESSION)
+        session_begin(e);
+    else if (rc == GOBLIN_EPROTO)
+        broken(e);
+    return rc != 0;
 }
 
 /* Session killed from elsewhere (CLIENT KILL), checked when idle. */
@@ -427,6 +471,7 @@ static void *ring_main(void *arg)
     struct ring_ep *e = arg;
     struct goblind_rings *rs = e->g->rings;
     int64_t full_since = 0;
+    long nap = 0;
 
     pin(e, (int)(e - rs->v));
     while (!atomic_load_explicit(&rs->stop, memory_order_relaxed)) {
@@ -435,7 +480,12 @@ static void *ring_main(void *arg)
             nanosleep(&ts, NULL);
             ring_create(e);
         } else if (e->pending && !retry_output(e)) {
-            full_wait(e, &full_since);       /* CQ full: SQ is not read */
+            if (!hold_next(e))               /* CQ full: nothing runs */
+                full_wait(e, &full_since, &nap);
+        } else if (e->nheld > 0) {
+            full_since = 0;
+            feed(e, e->held, (int)e->nheld);
+            e->nheld = 0;
         } else if (e->closing) {
             ring_reset(e);
         } else if (goblin_ring_wait(e->r, WAIT_NS) > 0) {
@@ -498,8 +548,10 @@ void goblind_ring_free(struct goblind *g)
 
     if (rs == NULL)
         return;
-    for (int i = 0; i < rs->n; i++)
+    for (int i = 0; i < rs->n; i++) {
         free(rs->v[i].path);
+        free(rs->v[i].held);
+    }
     free(rs->v);
     free(rs->cpus_text);
     free(rs);

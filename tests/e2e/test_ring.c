@@ -6,7 +6,8 @@
  * run_ring.py starts goblind with two 4 KiB rings and a Unix socket and
  * passes their paths. Checks: PING, SET/GET and a 1,024-request pipeline
  * over a ring while a socket client works; SBE over a ring; a client that
- * detaches mid-request leaves the next one a clean session; a hostile
+ * detaches mid-request, or one that never reads its replies, leaves the
+ * next one a clean session; a hostile
  * process scribbling over ring B's header resets ring B only (ring A and
  * the socket keep working, and ring B accepts a new client); the same
  * command sequence gives the same replies over a ring and the socket.
@@ -121,6 +122,37 @@ static void test_sbe(void)
     goblin_client_close(c);
 }
 
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
+
+    nanosleep(&ts, NULL);
+}
+
+/* A client that fills SQ and never reads CQ, then detaches: the server,
+ * stuck on a full CQ, still sees the next client's handshake. */
+static void test_stuck_client(void)
+{
+    static const char ping[] = "*1\r\n$4\r\nPING\r\n";
+    goblin_ring *r = NULL;
+    goblin_client *c;
+    int sent = 0;
+
+    CHECK(goblin_ring_open(ring_a, NULL, &r) == 0);
+    for (int round = 0; r != NULL && round < 20; round++) {
+        while (goblin_ring_publish(r, ping, sizeof(ping) - 1) == 0)
+            sent++;
+        nap_ms(5);
+    }
+    CHECK(sent > 128);            /* more than both queues hold */
+    goblin_ring_close(r);
+    c = connect_ring(ring_a, GOBLIN_CLIENT_RESP2);
+    CHECK(c != NULL);
+    if (c != NULL)
+        CHECK(basic(c, "after-stuck"));
+    goblin_client_close(c);
+}
+
 /* Half a request, then detach: the next client must not see it. */
 static void test_reconnect(void)
 {
@@ -141,12 +173,6 @@ static void test_reconnect(void)
     goblin_client_close(c);
 }
 
-static void nap_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
-
-    nanosleep(&ts, NULL);
-}
 
 /* Attaches to ring B, then writes garbage indices and bytes over the
  * mapped file. */
@@ -258,6 +284,7 @@ int main(int argc, char **argv)
     test_basic_and_pipeline();
     test_sbe();
     test_reconnect();
+    test_stuck_client();
     test_hostile();
     test_differential();
     printf("%s\n", failures == 0 ? "ok" : "FAILED");
