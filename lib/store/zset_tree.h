@@ -32,8 +32,8 @@
 #include "zset_arena.h"
 
 #define ZT_LEAF_BYTES 512
-#define ZT_CAP_W 42 /* double scores */
-#define ZT_CAP_N 63 /* int32 scores */
+#define ZT_CAP_W ((ZT_LEAF_BYTES - 8) / 12) /* double scores */
+#define ZT_CAP_N ((ZT_LEAF_BYTES - 8) / 8)  /* int32 scores */
 #define ZT_FAN 32
 #define ZT_MAXH 12
 
