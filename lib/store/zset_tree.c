@@ -311,6 +311,35 @@ static void descend(const struct ztree *t, const struct key *k,
     p->idx[lv] = leaf_lower(t, n, k);
 }
 
+/* Two walks at once, level by level, so the misses of one overlap those
+ * of the other (a score update needs the old and the new position). */
+static void descend2(const struct ztree *t, const struct key *ka,
+                     struct zt_path *pa, const struct key *kb,
+                     struct zt_path *pb)
+{
+    void *a = t->root, *b = t->root;
+    unsigned lv;
+
+    for (lv = 0; lv + 1 < t->height; lv++) {
+        const struct zt_inner *ia = a, *ib = b;
+        unsigned i = inner_route(t, ia, ka), j = inner_route(t, ib, kb);
+
+        pa->node[lv] = a;
+        pa->idx[lv] = i;
+        pb->node[lv] = b;
+        pb->idx[lv] = j;
+        a = ia->ch[i];
+        b = ib->ch[j];
+        prefetch_node(t, lv + 1, a);
+        if (b != a)
+            prefetch_node(t, lv + 1, b);
+    }
+    pa->node[lv] = a;
+    pa->idx[lv] = leaf_lower(t, a, ka);
+    pb->node[lv] = b;
+    pb->idx[lv] = leaf_lower(t, b, kb);
+}
+
 /* Adds d to the counts of the entries on the path at levels [0, upto). */
 static void path_add(struct zt_path *p, unsigned upto, int d)
 {
@@ -1006,18 +1035,19 @@ int zt_update(goblin_store *st, struct ztree *t, double old_s, double new_s,
               uint32_t id)
 {
     struct zt_path po, pn;
-    struct key k;
+    struct key k, kn;
     unsigned lv = t->height - 1;
     struct zt_leaf *lo, *ln;
     int rc;
 
     key_of(t, &k, old_s, id);
-    descend_exact(t, &k, &po);
+    kn = k;
+    kn.s = new_s;
+    descend2(t, &k, &po, &kn, &pn);
     lo = po.node[lv];
-    k.s = new_s;
-    if (leaf_move(t, &po, lo, po.idx[lv], &k))
+    assert(zt_leaf_ids(lo)[po.idx[lv]] == id);
+    if (leaf_move(t, &po, lo, po.idx[lv], &kn))
         return 0;
-    descend(t, &k, &pn);
     ln = pn.node[lv];
     if (!leaf_has_room(ln, new_s)) {
         if ((rc = zt_insert(st, t, new_s, id)) != 0)
