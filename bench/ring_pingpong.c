@@ -9,7 +9,8 @@
  *         it and stores i in another, the client sees that;
  *   ring: the client publishes a record (12 bytes by default) to SQ, the
  *         server peeks it, publishes a copy to CQ and releases it, the
- *         client peeks and releases the reply. Both sides busy-poll.
+ *         client peeks and releases the reply. Both sides busy-poll
+ *         (spin), or wait with goblin_ring_wait (-i backoff).
  * Each round trip is timed with rdtscp (calibrated against
  * CLOCK_MONOTONIC after pinning); results are exact percentiles from a
  * one-cycle histogram.
@@ -85,6 +86,7 @@ struct shared {
     struct line ping, pong;
     goblin_ring *srv;
     int cpu;
+    int wait;           /* backoff: wait with goblin_ring_wait */
 };
 
 static int pin(int cpu)
@@ -165,7 +167,10 @@ static void *server_main(void *arg)
     for (;;) {
         rc = goblin_ring_peek(sh->srv, &rec);
         if (rc == 0 || rc == GOBLIN_RING_SESSION) {
-            relax();
+            if (sh->wait)
+                (void)goblin_ring_wait(sh->srv, -1);
+            else
+                relax();
             continue;
         }
         if (rc < 0) {
@@ -225,7 +230,7 @@ static void run_raw(struct shared *sh, goblin_ring *cli, double secs,
 
 /* Client: ring round trips of len-byte records for secs. */
 static int run_ring(goblin_ring *cli, const unsigned char *msg, uint32_t len,
-                    double secs, struct hist *h)
+                    int wait, double secs, struct hist *h)
 {
     double end = now_s() + secs;
     struct goblin_slice rec;
@@ -237,8 +242,12 @@ static int run_ring(goblin_ring *cli, const unsigned char *msg, uint32_t len,
             t0 = ticks();
             if ((rc = goblin_ring_publish(cli, msg, len)) != 0)
                 return rc;
-            while ((rc = goblin_ring_peek(cli, &rec)) == 0)
-                relax();
+            while ((rc = goblin_ring_peek(cli, &rec)) == 0) {
+                if (wait)
+                    (void)goblin_ring_wait(cli, -1);
+                else
+                    relax();
+            }
             if (rc < 0)
                 return rc;
             goblin_ring_release(cli);
@@ -319,9 +328,24 @@ static int setup(const struct opts *o, struct shared *sh, pthread_t *th,
     if ((rc = goblin_ring_create(o->path, &cfg, &sh->srv)) != 0)
         return rc;
     sh->cpu = o->server_cpu;
+    sh->wait = o->idle == GOBLIN_RING_IDLE_BACKOFF;
     if (pthread_create(th, NULL, server_main, sh) != 0)
         return GOBLIN_ENOMEM;
     return goblin_ring_open(o->path, &cfg, cli);
+}
+
+/* Futex calls made while measuring: none expected while the ring is busy,
+ * even with the backoff strategy. */
+static void print_syscalls(const goblin_ring *cli, const goblin_ring *srv)
+{
+    struct goblin_ring_stats c, s;
+
+    goblin_ring_get_stats(cli, &c);
+    goblin_ring_get_stats(srv, &s);
+    printf("futex sleeps client %llu server %llu, wakes client %llu "
+           "server %llu\n", (unsigned long long)c.sleeps,
+           (unsigned long long)s.sleeps, (unsigned long long)c.wakes,
+           (unsigned long long)s.wakes);
 }
 
 static void print_results(const struct opts *o, double ns, struct hist *raw,
@@ -355,10 +379,10 @@ static int measure(const struct opts *o, struct shared *sh, goblin_ring *cli,
 
     memset(msg, 'x', sizeof(msg));
     run_raw(sh, cli, 0.3, &i, NULL);
-    rc = run_ring(cli, msg, o->len, 0.3, NULL);
+    rc = run_ring(cli, msg, o->len, sh->wait, 0.3, NULL);
     for (w = 0; w < o->windows && rc == 0; w++) {
         run_raw(sh, cli, win, &i, raw);
-        rc = run_ring(cli, msg, o->len, win, ring);
+        rc = run_ring(cli, msg, o->len, sh->wait, win, ring);
     }
     return rc;
 }
@@ -385,14 +409,15 @@ int main(int argc, char **argv)
     }
     ns = calibrate();
     rc = measure(&o, &sh, cli, &raw, &ring);
-    goblin_ring_publish(cli, &quit, 1);
-    pthread_join(th, NULL);
-    goblin_ring_close(cli);
-    goblin_ring_close(sh.srv);
     if (rc != 0) {
         fprintf(stderr, "ring: %s (%d)\n", goblin_strerror(rc), rc);
         return 1;
     }
+    goblin_ring_publish(cli, &quit, 1);
+    pthread_join(th, NULL);
+    print_syscalls(cli, sh.srv);
+    goblin_ring_close(cli);
+    goblin_ring_close(sh.srv);
     print_results(&o, ns, &raw, &ring);
     return 0;
 }

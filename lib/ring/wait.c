@@ -63,18 +63,29 @@ void goblin__ring_wake(goblin_ring *r, _Atomic uint32_t *w)
 }
 
 /* Consumer, wait path: reads the producer's tail (seq_cst, for the
- * sleeper's re-check). A tail that moved means a record is at pos: its
- * stamp was stored before the tail. Anything else fails the ring. */
+ * sleeper's re-check). A tail ahead of pos means a record is there (its
+ * stamp was stored before the tail); one at or behind pos is a producer
+ * that published a batch and has not stored its tail yet. A tail past
+ * what may be in use, more than a lap behind, misaligned, or ahead with
+ * no record at pos fails the ring. */
 static bool tail_says_ready(goblin_ring *r, struct goblin__ring_queue *q)
 {
     uint64_t t = atomic_load_explicit(q->tail_w, memory_order_seq_cst);
 
+    q->peer = t;
+    if ((t & (RING_LINE - 1)) != 0) {
+        goblin__ring_fail(r);
+        return true;
+    }
+    if (t - q->pos > q->released + q->cap - q->pos) {   /* not ahead */
+        if (q->pos - t <= q->cap)
+            return false;
+        goblin__ring_fail(r);
+        return true;
+    }
     if (t == q->pos)
         return false;
-    q->peer = t;
-    if ((t & (RING_LINE - 1)) != 0 ||
-        t - q->pos > q->released + q->cap - q->pos ||
-        atomic_load_explicit(goblin__ring_stamp(q, q->pos),
+    if (atomic_load_explicit(goblin__ring_stamp(q, q->pos),
                              memory_order_acquire) != (q->pos ^ q->key))
         goblin__ring_fail(r);
     return true;

@@ -162,13 +162,16 @@ static void test_records_past_the_released_head_are_rejected(void **state)
 
 static void test_a_tail_out_of_range_fails_on_the_wait_path(void **state)
 {
-    static const int64_t delta[] = {PAGE + 64, 5, -64, 64};
+    static const int64_t delta[] = {PAGE + 64, 5, -(int64_t)PAGE - 64, 64};
     struct hostile x;
     size_t i;
 
     (void)state;
     hostile_open(&x, "tail");
     atomic_store(&x.h->sq_tail, x.srv->rx.pos);
+    assert_int_equal(goblin_ring_wait(x.srv, 0), GOBLIN_ETIMEDOUT);
+    /* Behind: a producer between its stamp and its tail store. */
+    atomic_store(&x.h->sq_tail, x.srv->rx.pos - 128);
     assert_int_equal(goblin_ring_wait(x.srv, 0), GOBLIN_ETIMEDOUT);
     for (i = 0; i < sizeof(delta) / sizeof(delta[0]); i++) {
         /* 64 ahead is in range, but no record is stamped there. */
