@@ -206,7 +206,7 @@ GOBLIN_API int goblin_session_feed(goblin_session *s, const void *data,
                                    size_t len);
 
 /* The reply bytes not yet consumed, contiguous, into *len (0 when none).
- * Valid until the next call on the session. */
+ * Never NULL. Valid until the next call on the session. */
 GOBLIN_API const void *goblin_session_output(goblin_session *s, size_t *len);
 
 /* Marks the first n bytes of the output as sent. */

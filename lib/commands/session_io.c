@@ -205,6 +205,10 @@ int goblin_session_feed(goblin_session *s, const void *data, size_t len)
 const void *goblin_session_output(goblin_session *s, size_t *len)
 {
     *len = s->out.len - s->out_pos;
+    /* Never NULL, so a caller may memcpy from it even when it is empty
+     * (the buffer is unallocated until the first reply). */
+    if (*len == 0)
+        return "";
     return s->out.data + s->out_pos;
 }
 

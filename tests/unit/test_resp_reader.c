@@ -132,7 +132,8 @@ static char *transcript(const char *in, size_t n, enum mode mode,
         int64_t got;
         char *moved = malloc(have + piece + 1);
 
-        memcpy(moved, buf, have);
+        if (have > 0) /* buf is NULL before the first piece */
+            memcpy(moved, buf, have);
         memcpy(moved + have, in + at, piece);
         free(buf);
         buf = moved;

@@ -52,7 +52,8 @@ static const char *feed_sbe(struct cfix *f, goblin_session *s, const void *p,
 
     f->rc = goblin_session_feed(s, p, n);
     out = goblin_session_output(s, &len);
-    memcpy(f->out, out, len);
+    if (len > 0) /* out may be NULL when there is nothing */
+        memcpy(f->out, out, len);
     goblin_session_output_consume(s, len);
     return print_frames((const uint8_t *)f->out, len);
 }
