@@ -400,6 +400,29 @@ static void test_a_ping_pong_stays_in_the_first_page(void **state)
     pair_close(&p);
 }
 
+/* Records show through their stamps before the producer stores its
+ * tail: a consumer that took them and then waits sees a tail behind it. */
+static void test_a_consumer_ahead_of_the_tail_waits_quietly(void **state)
+{
+    struct goblin_slice rec;
+    uint64_t before;
+    struct pair p;
+
+    (void)state;
+    pair_open(&p, "ahead", PAGE);
+    before = atomic_load(&p.srv->hdr->cq_tail);
+    assert_int_equal(goblin_ring_publish(p.srv, "abc", 3), 0);
+    atomic_store(&p.srv->hdr->cq_tail, before);     /* not stored yet */
+    assert_int_equal(goblin_ring_peek(p.cli, &rec), 1);
+    goblin_ring_release(p.cli);
+    assert_int_equal(goblin_ring_wait(p.cli, 0), GOBLIN_ETIMEDOUT);
+    assert_int_equal(goblin_ring_wait(p.cli, 1000000), GOBLIN_ETIMEDOUT);
+    assert_int_equal(goblin_ring_peek(p.cli, &rec), 0);
+    atomic_store(&p.srv->hdr->cq_tail, p.srv->tx.pos);
+    pass(p.srv, p.cli, 4, 1);
+    pair_close(&p);
+}
+
 static void test_batches_become_visible_at_flush(void **state)
 {
     struct goblin_slice recs[8], msgs[5];
@@ -720,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_indices_run_across_the_top_of_uint64),
         cmocka_unit_test(test_random_traffic_from_near_uint64_max),
         cmocka_unit_test(test_a_ping_pong_stays_in_the_first_page),
+        cmocka_unit_test(test_a_consumer_ahead_of_the_tail_waits_quietly),
         cmocka_unit_test(test_batches_become_visible_at_flush),
         cmocka_unit_test(test_batch_stops_where_the_ring_is_full),
         cmocka_unit_test(test_commit_checks_its_reservation),
