@@ -30,7 +30,7 @@
 #define MAX_ARGS 64
 #define VALUE_MAX 4096
 
-enum kind { NUM, OCTAL, LEVEL, TEXT, LIST };
+enum kind { NUM, OCTAL, LEVEL, TEXT, LIST, YESNO };
 
 struct option {
     const char *name;
@@ -53,6 +53,9 @@ static const struct option options[GOBLIND_NOPTIONS] = {
     {"timeout", NUM, AT(timeout), 0, INT_MAX, true, true},
     {"loglevel", LEVEL, AT(loglevel), 0, 3, true, true},
     {"logfile", TEXT, AT(logfile), 0, 0, false, true},
+    {"sbe-tcp", YESNO, AT(sbe_tcp), 0, 0, false, true},
+    {"sbe-unixsocket", YESNO, AT(sbe_unixsocket), 0, 0, false, true},
+    {"sbe-ring", YESNO, AT(sbe_ring), 0, 0, false, true},
 };
 
 /* Redis leaves normal clients' output unlimited ("normal 0 0 0"), so one
@@ -77,6 +80,7 @@ void goblind_defaults(struct goblind *g)
     g->unixsocketperm = 0700;
     g->maxclients = 10000;
     g->loglevel = GOBLIN_LOG_NOTICE;
+    g->sbe_tcp = g->sbe_unixsocket = g->sbe_ring = true;
     g->epfd = g->sigfd = -1;
     keep_for_engine(g, 5, default_output_limit, "default");
 }
@@ -176,6 +180,17 @@ static int set_list(struct goblind *g, int argc, const char *const *argv)
     return 0;
 }
 
+/* Redis's boolean directives: yes or no, in any case. */
+static int parse_yesno(const char *text, bool *out, const char **why)
+{
+    if (strcasecmp(text, "yes") != 0 && strcasecmp(text, "no") != 0) {
+        *why = "argument must be 'yes' or 'no'";
+        return -1;
+    }
+    *out = strcasecmp(text, "yes") == 0;
+    return 0;
+}
+
 /* Applies option o from argv (argv[0] its name); 0, or -1 with *why. */
 static int option_parse(struct goblind *g, const struct option *o, int argc,
                         const char *const *argv, const char **why)
@@ -188,6 +203,8 @@ static int option_parse(struct goblind *g, const struct option *o, int argc,
         return set_list(g, argc, argv);
     if (argc != 2)
         return -1;
+    if (o->kind == YESNO)
+        return parse_yesno(argv[1], (bool *)field, why);
     if (o->kind == TEXT) {
         free(*(char **)field);
         *(char **)field = argv[1][0] != '\0' ? strdup(argv[1]) : NULL;
@@ -295,6 +312,9 @@ static void usage(void)
             "  --timeout SECONDS    close idle clients (default 0 = never)\n"
             "  --loglevel LEVEL     debug, verbose, notice or warning\n"
             "  --logfile PATH       default: standard output\n"
+            "  --sbe-tcp yes|no     the SBE magic works on TCP (default yes)\n"
+            "  --sbe-unixsocket yes|no  on the Unix socket (default yes)\n"
+            "  --sbe-ring yes|no    on rings (default yes)\n"
             "  --ring PATH SIZE     a shared-memory ring (repeatable)\n"
             "  --ring-cpus LIST     pin ring threads, e.g. 2,3 or 2-3\n"
             "  --ring-idle MODE     spin or backoff (default backoff)\n"
@@ -397,6 +417,9 @@ static int setting_get(void *ctx, char *buf, size_t cap)
     else if (o->kind == LEVEL)
         snprintf(text, sizeof(text), "%s",
                  goblind_loglevel_name((int)*(const long *)field));
+    else if (o->kind == YESNO)
+        snprintf(text, sizeof(text), "%s",
+                 *(const bool *)field ? "yes" : "no");
     else if (o->kind == TEXT && *(char *const *)field != NULL)
         snprintf(text, sizeof(text), "%s", *(char *const *)field);
     for (int i = 0; o->kind == LIST && i < ref->g->nbind; i++)

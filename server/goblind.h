@@ -18,7 +18,7 @@
 #include <goblin/resp.h>
 
 #define GOBLIND_MAX_BIND 16
-#define GOBLIND_NOPTIONS 9
+#define GOBLIND_NOPTIONS 12
 
 struct goblind;
 struct goblind_conn;
@@ -44,6 +44,9 @@ struct goblind {
     long timeout;                  /* idle seconds; 0 = never */
     long loglevel;                 /* enum goblin_log_level */
     char *logfile;                 /* NULL = stdout */
+    bool sbe_tcp;                  /* the SBE magic switches a TCP, */
+    bool sbe_unixsocket;           /* a Unix socket or a ring client */
+    bool sbe_ring;                 /* to SBE; no: RESP only */
     FILE *logf;
     char *config_file;             /* absolute path, or NULL */
     /* Directives goblind does not know itself, as CONFIG SET commands

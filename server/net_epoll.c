@@ -231,6 +231,8 @@ static void conn_open(struct goblind *g, int fd, bool is_unix,
         is_unix ? GOBLIN_TRANSPORT_UNIX : GOBLIN_TRANSPORT_TCP, text[0],
         text[1], fd, c};
     if (c == NULL || goblin_session_open(g->engine, &info, &c->s) < 0 ||
+        (!(is_unix ? g->sbe_unixsocket : g->sbe_tcp) &&
+         goblin_session_no_sbe(c->s) < 0) ||
         watch(g, EPOLL_CTL_ADD, fd, EPOLLIN, (uintptr_t)c) < 0) {
         goblind_log(g, GOBLIN_LOG_WARNING, "Error registering fd event for "
                     "the new client: out of memory or descriptors");

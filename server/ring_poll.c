@@ -301,6 +301,8 @@ static void session_begin(struct ring_ep *e)
     session_end(e);
     e->nheld = 0;
     rc = goblin_session_open(e->g->engine, &info, &e->s);
+    if (rc == 0 && !e->g->sbe_ring)
+        rc = goblin_session_no_sbe(e->s);
     goblind_unlock();
     if (rc < 0)
         goblind_log(e->g, GOBLIN_LOG_WARNING, "Ring %s: can't open a "

@@ -180,6 +180,12 @@ GOBLIN_API int goblin_session_open(goblin_engine *eng,
 /* Frees the session, its buffers and its WATCHes. NULL is a no-op. */
 GOBLIN_API void goblin_session_close(goblin_session *s);
 
+/* For a listener that does not speak SBE: the magic is just bytes of a
+ * RESP command, and the session is RESP from the first byte. Call it
+ * right after goblin_session_open(). Returns 0, or GOBLIN_EINVAL when
+ * the session has already begun SBE (nothing changes then). */
+GOBLIN_API int goblin_session_no_sbe(goblin_session *s);
+
 /* Zero-copy input: returns where the server may write up to *room bytes
  * of newly received data, then calls goblin_session_input_commit() with
  * how many it wrote. The space grows as needed, capped by the query

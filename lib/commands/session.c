@@ -10,7 +10,8 @@
  * Protocol selection: while undecided, the bytes so far are compared with
  * the SBE magic; on the first byte that differs the session is RESP (and
  * the bytes already held are parsed at once), after eight equal bytes it
- * is SBE (handed to lib/sbe for good).
+ * is SBE (handed to lib/sbe for good). A session given
+ * goblin_session_no_sbe() before any input is RESP from the first byte.
  */
 #include <string.h>
 
@@ -191,6 +192,15 @@ void goblin_session_close(goblin_session *s)
 uint64_t goblin_session_id(const goblin_session *s)
 {
     return s->id;
+}
+
+int goblin_session_no_sbe(goblin_session *s)
+{
+    if (s->proto == GOBLIN__PROTO_SBE ||
+        (s->proto == GOBLIN__PROTO_UNDECIDED && s->magic_seen > 0))
+        return GOBLIN_EINVAL;
+    s->proto = GOBLIN__PROTO_RESP;
+    return 0;
 }
 
 bool goblin_session_should_close(const goblin_session *s)

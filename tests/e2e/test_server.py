@@ -1,6 +1,7 @@
 """test_server.py - goblind itself: options and config file, settings seen
-by CONFIG GET/SET, listeners (TCP v4/v6, Unix socket mode), maxclients,
-idle timeout, requirepass, client limits (query and output buffers),
+by CONFIG GET/SET, listeners (TCP v4/v6, Unix socket mode, SBE switched
+off per listener), maxclients, idle timeout, requirepass, client limits
+(query and output buffers),
 CLIENT KILL and QUIT, big replies written in parts, many clients at once,
 shutdown on SIGTERM/SIGINT, the log format, one read and one write per
 request, and no CPU use while idle.
@@ -51,7 +52,7 @@ def test_config_file_and_overrides(path):
     d = e2e.tmpdir()
     conf = write_conf("# a comment\n\nport 1\nmaxclients 77\n"
                       "loglevel verbose\ntimeout 30\n"
-                      "unixsocketperm 750\nhz 20\n")
+                      "unixsocketperm 750\nhz 20\nsbe-ring no\n")
     gob = e2e.goblind(path, "--loglevel", "warning", conf=conf)
     c = gob.client()
     assert config_get(c, "port") == b"%d" % gob.port   # argv wins
@@ -60,6 +61,7 @@ def test_config_file_and_overrides(path):
     assert config_get(c, "timeout") == b"30"
     assert config_get(c, "unixsocketperm") == b"750"
     assert config_get(c, "hz") == b"20"                # via the engine
+    assert config_get(c, "sbe-ring") == b"no"
     assert config_get(c, "bind") == b"127.0.0.1"
     assert config_get(c, "unixsocket") == gob.sock.encode()
     assert config_get(c, "logfile") == gob.logfile.encode()
@@ -130,6 +132,46 @@ def test_ipv4_ipv6_and_unix(path):
     assert gob.client().call("PING") == ("+", b"PONG")
     assert config_get(gob.client(), "bind") == b"127.0.0.1 ::1"
     e2e.check_stopped_cleanly(gob)
+
+
+SBE_MAGIC = b"GOBLINS!"
+SBE_PING = bytes.fromhex("08000000 0000 1000 0700 0100".replace(" ", ""))
+
+
+def read_exact(s, n):
+    data = b""
+    while len(data) < n:
+        part = s.recv(n - len(data))
+        assert part, "connection closed after %r" % data
+        data += part
+    return data
+
+
+def test_sbe_per_listener(path):
+    gob = e2e.goblind(path, "--sbe-unixsocket", "no")
+    c = gob.client()
+    assert config_get(c, "sbe-tcp") == b"yes"
+    assert config_get(c, "sbe-unixsocket") == b"no"
+    assert config_get(c, "sbe-ring") == b"yes"
+    t, v = c.call("CONFIG", "SET", "sbe-tcp", "no")
+    assert t == "-" and b"sbe-tcp" in v, v
+    # The Unix socket speaks RESP only: the magic is a command name. (Not
+    # followed by a frame, whose NUL bytes would hide the inline line's
+    # end: see lib/resp/parser.c.)
+    c.send_raw(SBE_MAGIC + b" PING\r\n")
+    reply = c.read()
+    assert reply == ("-", b"ERR unknown command 'GOBLINS!', with args "
+                          b"beginning with: 'PING' "), reply
+    assert c.call("PING") == ("+", b"PONG")
+    # TCP still turns SBE: a StatusReply (template 2) PONG.
+    with socket.create_connection(("127.0.0.1", gob.port), timeout=10) as s:
+        s.sendall(SBE_MAGIC + SBE_PING)
+        n = int.from_bytes(read_exact(s, 4), "little")
+        frame = read_exact(s, n)
+        assert frame[2:4] == b"\x02\x00" and frame.endswith(b"PONG"), frame
+    e2e.check_stopped_cleanly(gob)
+    err = run_fail([path, "--port", "0", "--sbe-tcp", "maybe"])
+    assert "sbe-tcp" in err and "'yes' or 'no'" in err, err
 
 
 def test_maxclients(path):
@@ -364,7 +406,8 @@ def test_idle_uses_no_cpu(path):
 
 
 ALL = [test_config_file_and_overrides, test_config_errors, test_settings,
-       test_ipv4_ipv6_and_unix, test_maxclients, test_idle_timeout,
+       test_ipv4_ipv6_and_unix, test_sbe_per_listener, test_maxclients,
+       test_idle_timeout,
        test_requirepass, test_query_buffer_limit, test_output_buffer_limit,
        test_quit_and_client_kill, test_big_values_and_slow_reader,
        test_many_clients, test_shutdown_signals_and_log,

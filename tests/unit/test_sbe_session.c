@@ -3,8 +3,9 @@
  * table, framing split at every byte, every malformed-frame case (each
  * answered with an ErrorReply, or the session closed when the frame's
  * end is unknown, and another session of the engine unaffected), AUTH
- * before anything when a password is set, MULTI, CLIENT REPLY, and
- * statistics. Replies are printed the redis-cli -3 way to be compared. */
+ * before anything when a password is set, MULTI, CLIENT REPLY,
+ * statistics, and sessions that do not speak SBE. Replies are printed
+ * the redis-cli -3 way to be compared. */
 #include "test_commands_util.h"
 
 #include "client/client.h"
@@ -498,6 +499,35 @@ static void test_bytes_that_leave_the_magic_are_resp(void **state)
     assert_string_equal(feed_on(f, f->s, "PING\r\n"), "+PONG\r\n");
 }
 
+/* A session given goblin_session_no_sbe() is RESP from the first byte:
+ * the magic is an unknown command there, while another session of the
+ * engine still turns SBE on it. Once SBE has begun it can't be undone. */
+static void test_no_sbe_makes_the_magic_a_resp_command(void **state)
+{
+    struct cfix *f = *state;
+    struct goblin_session_info si = {GOBLIN_TRANSPORT_UNIX, "x", "y", -1,
+                                     NULL};
+    uint8_t buf[64];
+    struct goblin_sbe_writer w;
+    goblin_session *plain;
+
+    assert_int_equal(goblin_session_open(f->eng, &si, &plain), 0);
+    assert_int_equal(goblin_session_no_sbe(plain), 0);
+    assert_string_equal(feed_on(f, plain, GOBLIN_SBE_MAGIC "\r\n"),
+                        "-ERR unknown command 'GOBLINS!', with args "
+                        "beginning with: \r\n");
+    assert_int_equal(f->rc, 0);
+    assert_string_equal(feed_on(f, plain, "PING\r\n"), "+PONG\r\n");
+    magic(f, f->s);
+    W_INIT(w, buf);
+    goblin_sbe_ping_encode(&w);
+    assert_string_equal(send_w(f, f->s, &w), "PONG\n");
+    assert_int_equal(goblin_session_no_sbe(f->s), GOBLIN_EINVAL);
+    goblin_sbe_ping_encode(&w);
+    assert_string_equal(send_w(f, f->s, &w), "PONG\n");
+    goblin_session_close(plain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -514,6 +544,7 @@ int main(void)
         CMD_TEST(test_client_reply_off_silences_typed_replies),
         CMD_TEST(test_typed_requests_count_in_commandstats),
         CMD_TEST(test_bytes_that_leave_the_magic_are_resp),
+        CMD_TEST(test_no_sbe_makes_the_magic_a_resp_command),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
