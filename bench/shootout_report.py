@@ -34,6 +34,13 @@ def num(x):
     return "{:,.0f}".format(x)
 
 
+def ratio(x):
+    """1.07x, or 1/236 when far below one."""
+    if x < 0.1:
+        return "1/{:,.0f}".format(1 / x)
+    return "{:.2f}x".format(x)
+
+
 def main():
     args = sys.argv[1:]
     if not args:
@@ -106,7 +113,7 @@ def main():
         for op in OPS:
             v = rows.get((sysname, tr, proto, op))
             ref = rows.get(("redis", "uds", "resp", op))
-            cells.append("{:.3g}x".format(v["p50_ns"] / ref["p50_ns"])
+            cells.append(ratio(v["p50_ns"] / ref["p50_ns"])
                          if v and ref else "n/a")
         w("| {} | {} |".format(label, " | ".join(cells)))
     if cl:
