@@ -272,22 +272,8 @@ void cmd_hrandfield(goblin__exec *x, int argc,
         randfield_one(x, argv[1]);
         return;
     }
-    if (!goblin__arg_int64(x, argv[2], &count, NULL))
+    if (!goblin__arg_rand_count(x, argc, argv, "withvalues", &count))
         return;
-    if (count == INT64_MIN) {
-        goblin__reply_error(x, "ERR value is out of range, value must "
-                               "between -9223372036854775807 and "
-                               "9223372036854775807");
-        return;
-    }
-    if (argc > 4 || (argc == 4 && !goblin__arg_is(argv[3], "withvalues"))) {
-        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
-        return;
-    }
-    if (withvalues && (count < -INT64_MAX / 2 || count > INT64_MAX / 2)) {
-        goblin__reply_error(x, "ERR value is out of range");
-        return;
-    }
     rc = goblin_hash_randfield_count(x->st, argv[1], count, withvalues,
                                      gather_pair, &g);
     if (rc < 0)

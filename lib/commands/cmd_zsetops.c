@@ -120,22 +120,8 @@ void cmd_zrandmember(goblin__exec *x, int argc,
                                         x->sess->scratch)[0].member);
         return;
     }
-    if (!goblin__arg_int64(x, argv[2], &count, NULL))
+    if (!goblin__arg_rand_count(x, argc, argv, "withscores", &count))
         return;
-    if (count == INT64_MIN) {
-        goblin__reply_error(x, "ERR value is out of range, value must "
-                               "between -9223372036854775807 and "
-                               "9223372036854775807");
-        return;
-    }
-    if (argc > 4 || (argc == 4 && !goblin__arg_is(argv[3], "withscores"))) {
-        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
-        return;
-    }
-    if (withscores && (count < -INT64_MAX / 2 || count > INT64_MAX / 2)) {
-        goblin__reply_error(x, "ERR value is out of range");
-        return;
-    }
     rc = goblin_zset_randmember(x->st, argv[1], count, gather_zpair, &g);
     if (rc < 0)
         goblin__reply_code(x, (int)rc);

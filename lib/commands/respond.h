@@ -65,6 +65,14 @@ bool goblin__arg_int64(goblin__exec *x, struct goblin_slice arg,
 bool goblin__arg_range(goblin__exec *x, struct goblin_slice arg, int64_t lo,
                        int64_t hi, int64_t *out, const char *msg);
 
+/* The count and option of HRANDFIELD / ZRANDMEMBER key count [opt]
+ * (argc 3 or 4), checked in Redis's order with its texts; opt is
+ * "withvalues" or "withscores". Replies the error and returns false on
+ * failure. */
+bool goblin__arg_rand_count(goblin__exec *x, int argc,
+                            const struct goblin_slice *argv, const char *opt,
+                            int64_t *count);
+
 /* The length of arg as Redis's "%s" of it shows it: up to the first NUL
  * byte (Redis formats arguments as C strings), as an int for "%.*s". */
 int goblin__cstr_len(struct goblin_slice arg);
