@@ -15,40 +15,7 @@
 #include <cmocka.h>
 
 #include "goblin.h"
-
-struct counting {
-    size_t live_bytes;
-    size_t live_blocks;
-    long fail_after; /* -1: never */
-};
-
-static void *c_malloc(void *ctx, size_t n)
-{
-    struct counting *c = ctx;
-    void *p;
-
-    if (c->fail_after == 0)
-        return NULL;
-    if (c->fail_after > 0)
-        c->fail_after--;
-    p = malloc(n);
-    if (p != NULL) {
-        c->live_bytes += n;
-        c->live_blocks++;
-    }
-    return p;
-}
-
-static void c_free(void *ctx, void *ptr, size_t n)
-{
-    struct counting *c = ctx;
-
-    if (ptr == NULL)
-        return;
-    c->live_bytes -= n;
-    c->live_blocks--;
-    free(ptr);
-}
+#include "testutil.h"
 
 /* ---- the transcript harness ---------------------------------------------- */
 
@@ -448,8 +415,8 @@ static void test_failed_parser_stays_failed_until_reset(void **state)
 /* Claimed counts and lengths commit no memory before their bytes come. */
 static void test_peer_claims_allocate_nothing(void **state)
 {
-    struct counting c = {0, 0, -1};
-    struct goblin_allocator a = {c_malloc, NULL, c_free, &c};
+    struct counting_alloc c = {0, 0, -1};
+    struct goblin_allocator a = {counting_malloc, NULL, counting_free, &c};
     struct goblin_resp_parser_config cfg = {&a, 0};
     goblin_resp_parser *p;
     struct goblin_resp_command cmd;
@@ -503,8 +470,8 @@ static void test_allocation_failures_can_be_retried(void **state)
     ll += (size_t)snprintf(line + ll, sizeof(line) - ll, "'q'\r\n");
     assert_int_equal(goblin_buf_append(&in, line, ll), 0);
     for (long n = 0; n < 20; n++) {
-        struct counting c = {0, 0, -1};
-        struct goblin_allocator a = {c_malloc, NULL, c_free, &c};
+        struct counting_alloc c = {0, 0, -1};
+        struct goblin_allocator a = {counting_malloc, NULL, counting_free, &c};
         struct goblin_resp_parser_config cfg = {&a, 0};
         goblin_resp_parser *p;
         struct goblin_resp_command cmd;

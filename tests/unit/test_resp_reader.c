@@ -14,40 +14,7 @@
 #include <cmocka.h>
 
 #include "goblin.h"
-
-struct counting {
-    size_t live_bytes;
-    size_t live_blocks;
-    long fail_after;
-};
-
-static void *c_malloc(void *ctx, size_t n)
-{
-    struct counting *c = ctx;
-    void *p;
-
-    if (c->fail_after == 0)
-        return NULL;
-    if (c->fail_after > 0)
-        c->fail_after--;
-    p = malloc(n);
-    if (p != NULL) {
-        c->live_bytes += n;
-        c->live_blocks++;
-    }
-    return p;
-}
-
-static void c_free(void *ctx, void *ptr, size_t n)
-{
-    struct counting *c = ctx;
-
-    if (ptr == NULL)
-        return;
-    c->live_bytes -= n;
-    c->live_blocks--;
-    free(ptr);
-}
+#include "testutil.h"
 
 /* ---- printing a tree ------------------------------------------------------ */
 
@@ -278,8 +245,8 @@ static void test_nesting_is_capped(void **state)
 
 static void test_claims_allocate_nothing_until_whole(void **state)
 {
-    struct counting c = {0, 0, -1};
-    struct goblin_allocator a = {c_malloc, NULL, c_free, &c};
+    struct counting_alloc c = {0, 0, -1};
+    struct goblin_allocator a = {counting_malloc, NULL, counting_free, &c};
     goblin_resp_reader *r;
     const struct goblin_resp_value *v;
     size_t base;
@@ -296,8 +263,8 @@ static void test_claims_allocate_nothing_until_whole(void **state)
 
 static void test_allocation_failure_can_be_retried(void **state)
 {
-    struct counting c = {0, 0, -1};
-    struct goblin_allocator a = {c_malloc, NULL, c_free, &c};
+    struct counting_alloc c = {0, 0, -1};
+    struct goblin_allocator a = {counting_malloc, NULL, counting_free, &c};
     goblin_resp_reader *r;
     const struct goblin_resp_value *v;
     char in[4000];

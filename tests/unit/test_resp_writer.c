@@ -14,61 +14,10 @@
 #include <cmocka.h>
 
 #include "goblin.h"
-
-struct counting {
-    size_t live_bytes;
-    size_t live_blocks;
-    long fail_after; /* -1: never */
-};
-
-static void *c_malloc(void *ctx, size_t n)
-{
-    struct counting *c = ctx;
-    void *p;
-
-    if (c->fail_after == 0)
-        return NULL;
-    if (c->fail_after > 0)
-        c->fail_after--;
-    p = malloc(n);
-    if (p != NULL) {
-        c->live_bytes += n;
-        c->live_blocks++;
-    }
-    return p;
-}
-
-static void *c_realloc(void *ctx, void *ptr, size_t old, size_t n)
-{
-    struct counting *c = ctx;
-    void *p;
-
-    if (c->fail_after == 0)
-        return NULL;
-    if (c->fail_after > 0)
-        c->fail_after--;
-    p = realloc(ptr, n);
-    if (p != NULL) {
-        c->live_bytes += n - old;
-        if (ptr == NULL)
-            c->live_blocks++;
-    }
-    return p;
-}
-
-static void c_free(void *ctx, void *ptr, size_t n)
-{
-    struct counting *c = ctx;
-
-    if (ptr == NULL)
-        return;
-    c->live_bytes -= n;
-    c->live_blocks--;
-    free(ptr);
-}
+#include "testutil.h"
 
 struct fx {
-    struct counting counts;
+    struct counting_alloc counts;
     struct goblin_allocator alloc;
     struct goblin_buf buf;
     struct goblin_resp_writer w2, w3;
@@ -79,7 +28,7 @@ static int setup(void **state)
     struct fx *f = calloc(1, sizeof(*f));
 
     f->counts.fail_after = -1;
-    f->alloc = (struct goblin_allocator){c_malloc, c_realloc, c_free,
+    f->alloc = (struct goblin_allocator){counting_malloc, counting_realloc, counting_free,
                                          &f->counts};
     f->buf.alloc = &f->alloc;
     goblin_resp_writer_init(&f->w2, &f->buf, 2);

@@ -1,6 +1,7 @@
 /* testutil.h - what the unit tests share: S() slices, a counting
  * allocator that can fail the Nth allocation, a settable clock, and a
- * store fixture built on both. */
+ * store fixture built on both. Everything is static inline, so a test may
+ * use any part of it. */
 #ifndef GOBLIN_TESTUTIL_H
 #define GOBLIN_TESTUTIL_H
 
@@ -31,7 +32,7 @@ struct counting_alloc {
     long fail_after; /* allocations left before one fails; -1 = never */
 };
 
-static void *counting_malloc(void *ctx, size_t size)
+static inline void *counting_malloc(void *ctx, size_t size)
 {
     struct counting_alloc *c = ctx;
     void *p;
@@ -48,7 +49,7 @@ static void *counting_malloc(void *ctx, size_t size)
     return p;
 }
 
-static void *counting_realloc(void *ctx, void *ptr, size_t old_size,
+static inline void *counting_realloc(void *ctx, void *ptr, size_t old_size,
                               size_t new_size)
 {
     struct counting_alloc *c = ctx;
@@ -59,12 +60,15 @@ static void *counting_realloc(void *ctx, void *ptr, size_t old_size,
     if (c->fail_after > 0)
         c->fail_after--;
     p = realloc(ptr, new_size);
-    if (p != NULL)
+    if (p != NULL) {
         c->live_bytes += new_size - old_size;
+        if (ptr == NULL) /* realloc of NULL allocates a new block */
+            c->live_blocks++;
+    }
     return p;
 }
 
-static void counting_free(void *ctx, void *ptr, size_t size)
+static inline void counting_free(void *ctx, void *ptr, size_t size)
 {
     struct counting_alloc *c = ctx;
 
@@ -79,7 +83,7 @@ struct test_clock {
     int64_t now_ms;
 };
 
-static int64_t test_clock_now(void *ctx)
+static inline int64_t test_clock_now(void *ctx)
 {
     return ((struct test_clock *)ctx)->now_ms;
 }
@@ -93,7 +97,7 @@ struct fixture {
     struct test_clock clock;
 };
 
-static int fixture_setup(void **state)
+static inline int fixture_setup(void **state)
 {
     struct fixture *f = calloc(1, sizeof(*f));
     struct goblin_config cfg = {0};
@@ -117,7 +121,7 @@ static int fixture_setup(void **state)
 }
 
 /* Closes the store and fails the test if anything is still allocated. */
-static int fixture_teardown(void **state)
+static inline int fixture_teardown(void **state)
 {
     struct fixture *f = *state;
 
