@@ -141,6 +141,13 @@ GOBLIN_API void goblin_ring_close(goblin_ring *r);
  * side: always 0. */
 GOBLIN_API int goblin_ring_check(goblin_ring *r);
 
+/* Server side: 0 while the client of the current session may still be
+ * alive (or no client is attached, or its liveness cannot be judged: it
+ * runs in another pid namespace); GOBLIN_ECONNRESET once the process that
+ * opened the session no longer exists. One system call: a server calls it
+ * when idle, not per request. GOBLIN_EINVAL on a client handle. */
+GOBLIN_API int goblin_ring_client_alive(const goblin_ring *r);
+
 /* Both sides: the largest record this side may publish (capacity of its
  * outgoing queue / 2 - 8). */
 GOBLIN_API uint32_t goblin_ring_max_record(const goblin_ring *r);
@@ -207,6 +214,19 @@ GOBLIN_API void goblin_ring_release(goblin_ring *r);
  * 1 when something is ready, GOBLIN_ETIMEDOUT, or on the client
  * GOBLIN_ECONNRESET when the server went away. */
 GOBLIN_API int goblin_ring_wait(goblin_ring *r, int64_t timeout_ns);
+
+/* Server side: waits on several rings at once, by the idle strategy and
+ * spin time of rings[0], until one has something for peek (as
+ * goblin_ring_wait). Returns the index of the first such ring in array
+ * order, so the array is a priority order; GOBLIN_ETIMEDOUT when
+ * timeout_ns passes (< 0 waits forever, 0 checks once); GOBLIN_EINVAL
+ * for n == 0, n > GOBLIN_RING_WAIT_MAX or a client handle. A backoff
+ * sleep covers every ring with one futex_waitv system call (Linux 5.16
+ * and later; older kernels sleep on rings[0] in slices of at most 1 ms
+ * and look at the others between slices). */
+#define GOBLIN_RING_WAIT_MAX 64
+GOBLIN_API int goblin_ring_wait_any(goblin_ring *const *rings, unsigned n,
+                                    int64_t timeout_ns);
 
 /* Client side. Moves every ready CQ record into the handle's drain
  * buffer, from which peek and poll return them first, in order, and

@@ -60,9 +60,10 @@ struct goblin__ring_hdr {
     _Atomic uint64_t epoch;        /* 56: client */
     _Atomic uint64_t epoch_ack;    /* 64: server */
     _Atomic uint32_t client_flags; /* 72: client, before its epoch */
-    uint32_t pad0a;                /* 76 */
+    _Atomic int32_t client_pid;    /* 76: client, before its epoch */
     _Atomic uint64_t session_key;  /* 80: server, before epoch_ack */
-    unsigned char pad0[128 - 88];
+    _Atomic uint64_t client_pidns; /* 88: client's pid namespace inode */
+    unsigned char pad0[128 - 96];
     _Atomic uint32_t sq_sleep;     /* 128: server asleep on SQ */
     _Atomic uint32_t cq_sleep;     /* 132: client asleep on CQ */
     unsigned char pad1[256 - 136];
@@ -122,6 +123,7 @@ struct goblin_ring {
     int err;                           /* sticky GOBLIN_EPROTO, or 0 */
     uint64_t epoch;                    /* server: acked; client: ours */
     int32_t owner;                     /* client: server pid at open */
+    int32_t peer_pid;                  /* server: client pid, 0 unknown */
     char *path;                        /* server: to unlink at close */
     size_t path_size;
     dev_t dev;                         /* server: identity of its file */

@@ -14,7 +14,9 @@
  * backwards here, so a consumer caches the producer's tail only within a
  * session.
  */
+#include <errno.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ring_int.h"
@@ -88,6 +90,15 @@ static int client_queues(goblin_ring *r)
     return 0;
 }
 
+/* The inode of this process's pid namespace, 0 when unknown: a server
+ * in another namespace cannot judge our pid. */
+static uint64_t pid_namespace(void)
+{
+    struct stat st;
+
+    return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
 int goblin__ring_handshake(goblin_ring *r, int64_t deadline)
 {                                                 /* client side */
     struct goblin__ring_hdr *h = r->hdr;
@@ -99,6 +110,10 @@ int goblin__ring_handshake(goblin_ring *r, int64_t deadline)
     r->owner = h->owner_pid;
     atomic_store_explicit(&h->cq_sleep, 0, memory_order_relaxed);
     atomic_store_explicit(&h->client_flags, flags, memory_order_relaxed);
+    atomic_store_explicit(&h->client_pid, (int32_t)getpid(),
+                          memory_order_relaxed);
+    atomic_store_explicit(&h->client_pidns, pid_namespace(),
+                          memory_order_relaxed);
     e = atomic_load_explicit(&h->epoch, memory_order_relaxed) + 1;
     /* seq_cst: a server asleep on SQ re-checks the epoch (wait.c). */
     atomic_store_explicit(&h->epoch, e, memory_order_seq_cst);
@@ -121,6 +136,9 @@ int goblin__ring_new_session(goblin_ring *r, uint64_t e)
     uint32_t f = atomic_load_explicit(&h->client_flags,
                                       memory_order_relaxed);
     uint64_t key = goblin__ring_new_key(r->rx.key);
+    int32_t pid = atomic_load_explicit(&h->client_pid, memory_order_relaxed);
+    uint64_t ns = atomic_load_explicit(&h->client_pidns,
+                                       memory_order_relaxed);
 
     goblin__ring_queue_reset(&r->rx, t, key);
     goblin__ring_queue_reset(&r->tx, c, key);
@@ -129,6 +147,8 @@ int goblin__ring_new_session(goblin_ring *r, uint64_t e)
     r->err = ((t | c) & (RING_LINE - 1)) != 0 ? GOBLIN_EPROTO : 0;
     atomic_store_explicit(&h->sq_head, t, memory_order_relaxed);
     atomic_store_explicit(&h->cq_tail, c, memory_order_relaxed);
+    /* A pid is only judged when the client shares our pid namespace. */
+    r->peer_pid = pid > 0 && ns != 0 && ns == pid_namespace() ? pid : 0;
     r->epoch = e;
     r->stats.sessions++;
     atomic_store_explicit(&h->epoch_ack, e, memory_order_release);
@@ -145,6 +165,16 @@ int goblin_ring_check(goblin_ring *r)
         h->owner_pid != r->owner || !goblin__ring_pid_alive(r->owner))
         return GOBLIN_ECONNRESET;
     return 0;
+}
+
+int goblin_ring_client_alive(const goblin_ring *r)
+{                                                 /* server side */
+    if (!r->server)
+        return GOBLIN_EINVAL;
+    if (r->epoch == 0 || r->peer_pid == 0 ||
+        goblin__ring_pid_alive(r->peer_pid))
+        return 0;
+    return GOBLIN_ECONNRESET;
 }
 
 int goblin__ring_set_base(goblin_ring *srv, uint64_t base)

@@ -724,6 +724,73 @@ static void test_a_client_notices_its_server_died(void **state)
     close(up[1]);
 }
 
+static void test_wait_any_returns_the_first_ready_ring(void **state)
+{
+    struct pair p[3];
+    goblin_ring *srv[3];
+    struct goblin_slice rec;
+
+    (void)state;
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+
+        snprintf(name, sizeof(name), "any%d", i);
+        pair_open(&p[i], name, PAGE);
+        srv[i] = p[i].srv;
+    }
+    assert_int_equal(goblin_ring_wait_any(srv, 3, 0), GOBLIN_ETIMEDOUT);
+    assert_int_equal(goblin_ring_wait_any(srv, 3, 1000000), GOBLIN_ETIMEDOUT);
+    assert_int_equal(goblin_ring_publish(p[2].cli, "c", 1), 0);
+    assert_int_equal(goblin_ring_wait_any(srv, 3, -1), 2);
+    assert_int_equal(goblin_ring_publish(p[1].cli, "b", 1), 0);
+    assert_int_equal(goblin_ring_wait_any(srv, 3, 0), 1);   /* priority */
+    assert_int_equal(goblin_ring_peek(srv[1], &rec), GOBLIN_RING_RECORD);
+    goblin_ring_release(srv[1]);
+    assert_int_equal(goblin_ring_wait_any(srv, 3, 0), 2);
+    assert_int_equal(goblin_ring_wait_any(srv, 0, 0), GOBLIN_EINVAL);
+    assert_int_equal(goblin_ring_wait_any(&p[0].cli, 1, 0), GOBLIN_EINVAL);
+    for (int i = 0; i < 3; i++)
+        pair_close(&p[i]);
+}
+
+static void test_the_server_notices_its_client_died(void **state)
+{
+    int up[2], down[2], status;
+    struct goblin_slice rec;
+    goblin_ring *srv;
+    char path[128], c;
+    pid_t pid;
+
+    (void)state;
+    ring_path(path, sizeof(path), "clientdied");
+    assert_int_equal(goblin_ring_create(path, NULL, &srv), 0);
+    assert_int_equal(goblin_ring_client_alive(srv), 0);     /* none yet */
+    assert_int_equal(pipe(up), 0);
+    assert_int_equal(pipe(down), 0);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {                 /* a client that dies without a word */
+        goblin_ring *cli;
+
+        if (goblin_ring_open(path, NULL, &cli) != 0 ||
+            write(up[1], "o", 1) != 1 || read(down[0], &c, 1) != 1)
+            _exit(1);
+        _exit(0);
+    }
+    while (goblin_ring_peek(srv, &rec) != GOBLIN_RING_SESSION)
+        usleep(10);
+    assert_int_equal(read(up[0], &c, 1), 1);
+    assert_int_equal(goblin_ring_client_alive(srv), 0);
+    assert_int_equal(write(down[1], "x", 1), 1);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(goblin_ring_client_alive(srv), GOBLIN_ECONNRESET);
+    goblin_ring_close(srv);
+    close(up[0]);
+    close(up[1]);
+    close(down[0]);
+    close(down[1]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -754,6 +821,8 @@ int main(void)
         cmocka_unit_test(test_a_stale_file_is_refused_then_taken_over),
         cmocka_unit_test(test_a_live_server_file_is_not_taken_over),
         cmocka_unit_test(test_a_client_notices_its_server_died),
+        cmocka_unit_test(test_wait_any_returns_the_first_ready_ring),
+        cmocka_unit_test(test_the_server_notices_its_client_died),
     };
 
     if (!shm_available())

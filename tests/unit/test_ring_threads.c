@@ -130,6 +130,67 @@ static void test_a_sleeping_server_is_woken_by_a_publish(void **state)
     pair_close(&p);
 }
 
+/* A server thread sleeping on three rings at once (one futex_waitv)
+ * reports which one a client woke. */
+struct any_waiter {
+    goblin_ring **srv;
+    atomic_int got;
+};
+
+static void *any_main(void *arg)
+{
+    struct any_waiter *w = arg;
+
+    atomic_store(&w->got, goblin_ring_wait_any(w->srv, 3, LONG_NS));
+    return NULL;
+}
+
+static void test_wait_any_sleeps_on_every_ring(void **state)
+{
+    struct goblin_ring_config cfg = {0};
+    struct pair p[3];
+    goblin_ring *srv[3];
+    struct any_waiter w = {srv, 0};
+    pthread_t th;
+    int64_t until;
+
+    (void)state;
+    cfg.sq_size = cfg.cq_size = PAGE;
+    cfg.idle = GOBLIN_RING_IDLE_BACKOFF;
+    cfg.spin_ns = 1;
+    for (int i = 0; i < 3; i++) {
+        char name[16];
+
+        snprintf(name, sizeof(name), "anysleep%d", i);
+        ring_path(p[i].path, sizeof(p[i].path), name);
+        assert_int_equal(goblin_ring_create(p[i].path, &cfg, &p[i].srv), 0);
+        p[i].srv->sleep_slice_ns = INT64_MAX / 2;
+        assert_int_equal(connect_client(p[i].srv, p[i].path, &cfg,
+                                        &p[i].cli), 0);
+        srv[i] = p[i].srv;
+    }
+    for (int round = 0; round < 30; round++) {
+        int which = round % 3;
+        struct goblin_slice rec;
+
+        atomic_store(&w.got, -1000);
+        assert_int_equal(pthread_create(&th, NULL, any_main, &w), 0);
+        until = goblin__ring_now_ns() + LONG_NS;     /* all announced */
+        while (atomic_load(&p[0].srv->hdr->sq_sleep) == 0 ||
+               atomic_load(&p[1].srv->hdr->sq_sleep) == 0 ||
+               atomic_load(&p[2].srv->hdr->sq_sleep) == 0)
+            assert_true(sched_yield() == 0 && goblin__ring_now_ns() < until);
+        assert_int_equal(goblin_ring_publish(p[which].cli, "w", 1), 0);
+        pthread_join(th, NULL);
+        assert_int_equal(atomic_load(&w.got), which);
+        assert_int_equal(goblin_ring_peek(srv[which], &rec),
+                         GOBLIN_RING_RECORD);
+        goblin_ring_release(srv[which]);
+    }
+    for (int i = 0; i < 3; i++)
+        pair_close(&p[i]);
+}
+
 static void test_no_wake_up_is_lost_over_many_cycles(void **state)
 {
     struct goblin_ring_stats ss, cs;
@@ -393,6 +454,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_a_sleeping_server_is_woken_by_a_publish),
+        cmocka_unit_test(test_wait_any_sleeps_on_every_ring),
         cmocka_unit_test(test_no_wake_up_is_lost_over_many_cycles),
         cmocka_unit_test(test_a_pipeline_deeper_than_both_queues_drains),
         cmocka_unit_test(test_two_threads_stream_checked_records),
