@@ -316,7 +316,7 @@ static void usage(void)
             "  --sbe-unixsocket yes|no  on the Unix socket (default yes)\n"
             "  --sbe-ring yes|no    on rings (default yes)\n"
             "  --ring PATH SIZE     a shared-memory ring (repeatable)\n"
-            "  --ring-cpus LIST     pin ring threads, e.g. 2,3 or 2-3\n"
+            "  --ring-cpus LIST     a pinned ring thread per CPU, e.g. 2,3\n"
             "  --ring-idle MODE     spin or backoff (default backoff)\n"
             "  --ring-spin-us N     backoff spins this long (default 50)\n"
             "  --ring-perm OCT      ring file mode (default 600)\n"

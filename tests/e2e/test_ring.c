@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -223,6 +224,48 @@ static void test_hostile(void)
     goblin_client_close(s);
 }
 
+/* How many sessions of ring path CLIENT LIST shows, or -1. */
+static int ring_sessions(goblin_client *s, const char *path)
+{
+    struct goblin_slice argv[2] = {SL("CLIENT"), SL("LIST")};
+    const struct goblin_resp_value *r;
+    char pat[512];
+    size_t len = (size_t)snprintf(pat, sizeof(pat), "laddr=%s ", path);
+    int n = 0;
+
+    if (goblin_client_call(s, 2, argv, &r) != 0 ||
+        r->type != GOBLIN_RESP_BULK)
+        return -1;
+    for (const char *p = r->str.ptr, *end = p + r->str.len;
+         (p = memmem(p, (size_t)(end - p), pat, len)) != NULL; p += len)
+        n++;
+    return n;
+}
+
+/* A client process that exits without a word (no reconnect follows):
+ * the server notices the process is gone and closes its session. */
+static void test_client_process_exits(void)
+{
+    goblin_client *s = connect_sock();
+    int status, n = -1;
+    pid_t pid;
+
+    CHECK(s != NULL);
+    if (s == NULL)
+        return;
+    pid = fork();
+    if (pid == 0) {
+        goblin_client *c = connect_ring(ring_b, GOBLIN_CLIENT_RESP2);
+        _exit(c != NULL && basic(c, "exits") ? 0 : 1);  /* no close */
+    }
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid &&
+          WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    for (int i = 0; i < 100 && (n = ring_sessions(s, ring_b)) != 0; i++)
+        nap_ms(50);
+    CHECK(n == 0);
+    goblin_client_close(s);
+}
+
 static const char *const script[][4] = {
     {"FLUSHALL"}, {"SET", "a", "1"}, {"INCR", "a"}, {"GET", "a"},
     {"GET", "missing"}, {"LPUSH", "l", "x", "y"}, {"LRANGE", "l", "0", "-1"},
@@ -290,6 +333,7 @@ int main(int argc, char **argv)
     test_stuck_client();
     test_hostile();
     test_differential();
+    test_client_process_exits();
     printf("%s\n", failures == 0 ? "ok" : "FAILED");
     return failures == 0 ? 0 : 1;
 }

@@ -1,0 +1,63 @@
+/* ring_poll.h - what goblind's two ring files share: the --ring
+ * endpoints and options (ring_options.c reads them; ring_poll.c serves
+ * them with its polling threads).
+ */
+#ifndef GOBLIND_RING_POLL_H
+#define GOBLIND_RING_POLL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <goblin/ring.h>
+
+#include "goblind.h"
+
+#define RING_MAX_CPUS 64
+
+/* One --ring endpoint: its file, the session of its current client, and
+ * what is left over when CQ was full. */
+struct ring_ep {
+    struct goblind *g;
+    char *path;
+    uint64_t size;
+    goblin_ring *r;            /* NULL while re-creation fails */
+    goblin_session *s;         /* the current client's, or NULL */
+    struct goblin_slice *held; /* peeked, not yet fed: CQ was full */
+    size_t nheld, held_cap;
+    size_t pending;            /* output bytes CQ had no room for */
+    bool closing;              /* close the session once its output is out */
+};
+
+/* A polling thread: serves its rings in priority order. */
+struct ring_poller {
+    struct goblind *g;
+    int cpu;                   /* pinned to this CPU, or -1 */
+    struct ring_ep **eps;      /* in --ring order: the priority order */
+    goblin_ring **wait;        /* scratch for goblin_ring_wait_any */
+    int n;
+    pthread_t th;
+    bool started;
+};
+
+struct goblind_rings {
+    struct ring_ep *v;         /* every --ring, in order */
+    int n;
+    struct ring_poller *pollers;
+    int npollers;
+    char *cpus_text;
+    int cpus[RING_MAX_CPUS];
+    int ncpus;
+    long idle;                 /* GOBLIN_RING_IDLE_SPIN or _BACKOFF */
+    long spin_us;
+    long perm;
+    atomic_bool stop;
+    char setting[5][GOBLIN_SETTING_VALUE_MAX];
+};
+
+/* ring_options.c: the options' state, created on first use (NULL when
+ * out of memory). */
+struct goblind_rings *goblind_rings_of(struct goblind *g);
+
+#endif
