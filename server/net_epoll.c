@@ -1,16 +1,22 @@
 /* net_epoll.c - goblind's sockets: TCP (IPv4 and IPv6) and Unix
  * listeners, one libgoblin session per connection, and the epoll loop.
  *
- * Latency rule: when a connection becomes readable we read once straight
- * into the session's input space, run every complete command, and write
- * the replies at once, in the same wake-up: one read and one write per
- * unpipelined request. Only a partial write registers EPOLLOUT, and it is
+ * Latency rule: when a connection becomes readable we read once, run
+ * every complete command, and write the replies at once, in the same
+ * wake-up: one read and one write per unpipelined request. Only a partial write registers EPOLLOUT, and it is
  * dropped again as soon as the output is drained. Reads are level
  * triggered, so bytes left in the socket after a short read wake us again
  * instead of costing a read that returns EAGAIN.
  *
  * The loop sleeps in epoll_wait with a timeout only for the engine's cron
  * (10 times a second), so an idle server uses no CPU.
+ *
+ * Locking (docs/threading.md): the engine lock is taken around each call
+ * into the engine or a session, never around a system call. A read goes
+ * into this thread's own buffer and is then fed to the session under the
+ * lock; the replies are written from the session's output without the
+ * lock (its bytes change only through calls on that session, and only
+ * this thread makes those), then consumed under the lock.
  *
  * Epoll data: listeners carry their index (< LISTEN_TAGS), the signalfd
  * SIGNAL_TAG, and connections their struct pointer. A connection is freed
@@ -41,6 +47,10 @@
 #define MAX_ACCEPTS_PER_EVENT 1000
 #define CRON_MS 100
 #define TCP_BACKLOG 511
+#define READ_CHUNK 65536
+
+/* The epoll thread's read buffer (goblind has one epoll thread). */
+static unsigned char read_buf[READ_CHUNK];
 
 struct goblind_conn {
     int fd;
@@ -70,12 +80,18 @@ static int watch(struct goblind *g, int op, int fd, uint32_t events,
 
 static void conn_close(struct goblind *g, struct goblind_conn *c)
 {
+    uint64_t id;
+
+    goblind_lock();
     if (c->on_woken) {
         struct goblind_conn **pp = &g->woken;
         while (*pp != c)
             pp = &(*pp)->wnext;
         *pp = c->wnext;
     }
+    id = goblin_session_id(c->s);
+    goblin_session_close(c->s);
+    goblind_unlock();
     if (c->prev != NULL)
         c->prev->next = c->next;
     else
@@ -83,37 +99,39 @@ static void conn_close(struct goblind *g, struct goblind_conn *c)
     if (c->next != NULL)
         c->next->prev = c->prev;
     goblind_log(g, GOBLIN_LOG_VERBOSE, "Client closed connection id=%llu",
-                (unsigned long long)goblin_session_id(c->s));
-    goblin_session_close(c->s);
+                (unsigned long long)id);
     close(c->fd);
     free(c);
     g->nconns--;
 }
 
-/* Writes what the session has for its client, then decides what to wait
- * for next: input (unless closing), EPOLLOUT while output is pending. A
- * closing connection goes once its output is out (or cannot go). */
-static void conn_flush(struct goblind *g, struct goblind_conn *c)
+/* Writes out and len, the session's output taken under the lock by the
+ * caller, without the lock; then, under it, consumes what was written.
+ * Then decides what to wait for next: input (unless closing), EPOLLOUT
+ * while output is pending. A closing connection goes once its output is
+ * out (or cannot go). */
+static void conn_write(struct goblind *g, struct goblind_conn *c,
+                       const void *out, size_t len)
 {
-    size_t len;
-    const void *out = goblin_session_output(c->s, &len);
+    ssize_t n = 0;
     uint32_t events;
 
     while (len > 0) {
-        ssize_t n = write(c->fd, out, len); /* SIGPIPE is ignored */
+        n = write(c->fd, out, len);         /* SIGPIPE is ignored */
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno != EAGAIN) {
             conn_close(g, c);
             return;
         }
-        if (n > 0) {
-            goblin_session_output_consume(c->s, (size_t)n);
-            out = goblin_session_output(c->s, &len);
-        }
         break; /* written all, or the socket is full: EPOLLOUT */
     }
+    goblind_lock();
+    if (n > 0)
+        goblin_session_output_consume(c->s, (size_t)n);
+    goblin_session_output(c->s, &len);
     c->closing = c->closing || goblin_session_should_close(c->s);
+    goblind_unlock();
     if (c->closing && len == 0) {
         conn_close(g, c);
         return;
@@ -124,12 +142,23 @@ static void conn_flush(struct goblind *g, struct goblind_conn *c)
         c->events = events;
 }
 
-/* The one place a session runs bytes that arrived for it: n bytes were
- * written at its input space. A ring polling thread would take the engine
- * lock around this call (never around the read before it). */
+/* Writes whatever the session has for its client. */
+static void conn_flush(struct goblind *g, struct goblind_conn *c)
+{
+    const void *out;
+    size_t len;
+
+    goblind_lock();
+    out = goblin_session_output(c->s, &len);
+    goblind_unlock();
+    conn_write(g, c, out, len);
+}
+
+/* The one place a session runs bytes that arrived for it, under the lock
+ * (the read before it is not). */
 static int session_run(struct goblind *g, struct goblind_conn *c, size_t n)
 {
-    int rc = goblin_session_input_commit(c->s, n);
+    int rc = goblin_session_feed(c->s, read_buf, n);
 
     /* The engine reports both client limits as GOBLIN_ELIMIT. */
     if (rc == GOBLIN_ELIMIT)
@@ -139,22 +168,17 @@ static int session_run(struct goblind *g, struct goblind_conn *c, size_t n)
     return rc;
 }
 
+/* Reads what arrived (until the socket is drained or a read comes back
+ * short), runs it, and writes the replies. */
 static void conn_readable(struct goblind *g, struct goblind_conn *c)
 {
-    for (;;) {
-        size_t room;
-        void *p = goblin_session_input_space(c->s, &room);
-        ssize_t n;
+    const void *out = NULL;
+    size_t len = 0;
 
-        if (p == NULL) {   /* at the query buffer limit, or closing */
-            if (!goblin_session_should_close(c->s))
-                goblind_log(g, GOBLIN_LOG_WARNING, "Closing client that "
-                            "reached max query buffer length: id=%llu",
-                            (unsigned long long)goblin_session_id(c->s));
-            c->closing = true;
-            break;
-        }
-        n = read(c->fd, p, room);
+    for (;;) {
+        ssize_t n = read(c->fd, read_buf, sizeof(read_buf));
+        int rc;
+
         if (n < 0 && errno == EINTR)
             continue;
         if (n == 0 || (n < 0 && errno != EAGAIN)) {
@@ -164,14 +188,21 @@ static void conn_readable(struct goblind *g, struct goblind_conn *c)
         if (n < 0)
             break;
         c->last_ms = g->loop_ms;
-        if (session_run(g, c, (size_t)n) < 0) {
+        goblind_lock();
+        rc = session_run(g, c, (size_t)n);
+        out = goblin_session_output(c->s, &len);
+        goblind_unlock();
+        if (rc < 0) {
             c->closing = true;
             break;
         }
-        if ((size_t)n < room)
+        if ((size_t)n < sizeof(read_buf))
             break;
     }
-    conn_flush(g, c);
+    if (out == NULL)
+        conn_flush(g, c);                   /* nothing read this time */
+    else
+        conn_write(g, c, out, len);
 }
 
 /* "127.0.0.1:6379" or "[::1]:6379" for a socket address. */
@@ -218,7 +249,12 @@ static void conn_open(struct goblind *g, int fd, bool is_unix,
     char text[2][128];
     int one = 1;
 
-    if (g->nconns >= g->maxclients) {
+    bool room;
+
+    goblind_lock();                     /* CONFIG SET may change it */
+    room = g->nconns < g->maxclients;
+    goblind_unlock();
+    if (!room) {
         if (write(fd, full, sizeof(full) - 1) < 0)
             goblind_log(g, GOBLIN_LOG_VERBOSE, "Error sending max clients");
         goto fail;
@@ -230,9 +266,15 @@ static void conn_open(struct goblind *g, int fd, bool is_unix,
     info = (struct goblin_session_info){
         is_unix ? GOBLIN_TRANSPORT_UNIX : GOBLIN_TRANSPORT_TCP, text[0],
         text[1], fd, c};
-    if (c == NULL || goblin_session_open(g->engine, &info, &c->s) < 0 ||
-        (!(is_unix ? g->sbe_unixsocket : g->sbe_tcp) &&
-         goblin_session_no_sbe(c->s) < 0) ||
+    goblind_lock();
+    if (c != NULL && (goblin_session_open(g->engine, &info, &c->s) < 0 ||
+                      (!(is_unix ? g->sbe_unixsocket : g->sbe_tcp) &&
+                       goblin_session_no_sbe(c->s) < 0))) {
+        goblin_session_close(c->s);
+        c->s = NULL;
+    }
+    goblind_unlock();
+    if (c == NULL || c->s == NULL ||
         watch(g, EPOLL_CTL_ADD, fd, EPOLLIN, (uintptr_t)c) < 0) {
         goblind_log(g, GOBLIN_LOG_WARNING, "Error registering fd event for "
                     "the new client: out of memory or descriptors");
@@ -247,8 +289,11 @@ static void conn_open(struct goblind *g, int fd, bool is_unix,
     goblind_log(g, GOBLIN_LOG_VERBOSE, "Accepted %s", text[0]);
     return;
 fail:
-    if (c != NULL)
+    if (c != NULL) {
+        goblind_lock();
         goblin_session_close(c->s);
+        goblind_unlock();
+    }
     free(c);
     close(fd);
 }
@@ -284,12 +329,21 @@ void goblind_session_wake(void *ctx, void *user)
     g->woken = c;
 }
 
+/* The woken list is filled under the lock by any thread (CLIENT KILL). */
 static void run_woken(struct goblind *g)
 {
-    while (g->woken != NULL) {
-        struct goblind_conn *c = g->woken;
-        g->woken = c->wnext;
-        c->on_woken = false;
+    for (;;) {
+        struct goblind_conn *c;
+
+        goblind_lock();
+        c = g->woken;
+        if (c != NULL) {
+            g->woken = c->wnext;
+            c->on_woken = false;
+        }
+        goblind_unlock();
+        if (c == NULL)
+            return;
         conn_flush(g, c);
     }
 }
@@ -298,12 +352,17 @@ static void cron(struct goblind *g)
 {
     struct goblind_conn *c, *next;
 
+    long timeout;
+
+    goblind_lock();
     goblin_engine_cron(g->engine);
-    if (g->timeout <= 0)
+    timeout = g->timeout;               /* CONFIG SET may change it */
+    goblind_unlock();
+    if (timeout <= 0)
         return;
     for (c = g->conns; c != NULL; c = next) {
         next = c->next;
-        if (g->loop_ms - c->last_ms > (int64_t)g->timeout * 1000) {
+        if (g->loop_ms - c->last_ms > (int64_t)timeout * 1000) {
             goblind_log(g, GOBLIN_LOG_VERBOSE, "Closing idle client");
             conn_close(g, c);
         }
@@ -354,18 +413,11 @@ int goblind_run(struct goblind *g)
             return -1;
         }
         g->loop_ms = mono_ms();
-        for (int i = 0; i < n; i++) {   /* the engine lock: ring_poll.c */
-            goblind_lock();
+        for (int i = 0; i < n; i++)
             dispatch(g, &evs[i]);
-            goblind_unlock();
-        }
-        goblind_lock();
         run_woken(g);
-        goblind_unlock();
         if (g->loop_ms >= next_cron) {
-            goblind_lock();
             cron(g);
-            goblind_unlock();
             next_cron += CRON_MS;
             if (next_cron <= g->loop_ms)
                 next_cron = g->loop_ms + CRON_MS;

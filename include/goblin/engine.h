@@ -23,7 +23,12 @@
  * time, together with the store they borrow. A server that calls in from
  * several threads must hold one lock around every call on the engine or
  * any of its sessions (and never across I/O). Callbacks run on the calling
- * thread, inside that call.
+ * thread, inside that call. One guarantee lets a server write replies
+ * without the lock: the bytes goblin_session_output() shows change only
+ * through calls on that same session (feeding it, consuming its output,
+ * closing it), never through calls on other sessions or the engine; so a
+ * server may drop the lock, write them out, and take it again to consume
+ * what was written, provided no other call on that session runs meanwhile.
  */
 #ifndef GOBLIN_ENGINE_H
 #define GOBLIN_ENGINE_H
