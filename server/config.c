@@ -56,6 +56,7 @@ static const struct option options[GOBLIND_NOPTIONS] = {
     {"sbe-tcp", YESNO, AT(sbe_tcp), 0, 0, false, true},
     {"sbe-unixsocket", YESNO, AT(sbe_unixsocket), 0, 0, false, true},
     {"sbe-ring", YESNO, AT(sbe_ring), 0, 0, false, true},
+    {"socket-spin-us", NUM, AT(socket_spin_us), 0, 1000000, true, true},
 };
 
 /* Redis leaves normal clients' output unlimited ("normal 0 0 0"), so one
@@ -79,6 +80,7 @@ void goblind_defaults(struct goblind *g)
     g->bind_default = true;
     g->unixsocketperm = 0700;
     g->maxclients = 10000;
+    g->socket_spin_us = 50;
     g->loglevel = GOBLIN_LOG_NOTICE;
     g->sbe_tcp = g->sbe_unixsocket = g->sbe_ring = true;
     g->epfd = g->sigfd = -1;
@@ -315,6 +317,8 @@ static void usage(void)
             "  --sbe-tcp yes|no     the SBE magic works on TCP (default yes)\n"
             "  --sbe-unixsocket yes|no  on the Unix socket (default yes)\n"
             "  --sbe-ring yes|no    on rings (default yes)\n"
+            "  --socket-spin-us N   poll sockets this long after traffic\n"
+            "                       before sleeping (default 50; 0: off)\n"
             "  --ring PATH SIZE     a shared-memory ring (repeatable)\n"
             "  --ring-cpus LIST     a pinned ring thread per CPU, e.g. 2,3\n"
             "  --ring-idle MODE     spin or backoff (default backoff)\n"

@@ -18,7 +18,7 @@
 #include <goblin/resp.h>
 
 #define GOBLIND_MAX_BIND 16
-#define GOBLIND_NOPTIONS 12
+#define GOBLIND_NOPTIONS 13
 
 struct goblind;
 struct goblind_conn;
@@ -47,6 +47,7 @@ struct goblind {
     bool sbe_tcp;                  /* the SBE magic switches a TCP, */
     bool sbe_unixsocket;           /* a Unix socket or a ring client */
     bool sbe_ring;                 /* to SBE; no: RESP only */
+    long socket_spin_us;           /* poll this long after traffic */
     FILE *logf;
     char *config_file;             /* absolute path, or NULL */
     /* Directives goblind does not know itself, as CONFIG SET commands

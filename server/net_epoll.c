@@ -62,6 +62,14 @@ struct goblind_conn {
     struct goblind_conn *prev, *next, *wnext;
 };
 
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static int64_t mono_ms(void)
 {
     struct timespec ts;
@@ -397,27 +405,59 @@ static void dispatch(struct goblind *g, const struct epoll_event *ev)
     }
 }
 
+/* True when an event in evs[0..n) came from a client connection. */
+static bool client_traffic(const struct epoll_event *evs, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (evs[i].data.u64 >= LISTEN_TAGS && evs[i].data.u64 != SIGNAL_TAG)
+            return true;
+    return false;
+}
+
+/* The loop. After client traffic it polls (epoll_wait with no timeout)
+ * for socket-spin-us before sleeping again: a client that sends its next
+ * request soon after its reply, as an unpipelined client does, then
+ * finds the server awake instead of paying the scheduler's wake-up. An
+ * idle server sleeps in epoll_wait and uses no CPU. */
 int goblind_run(struct goblind *g)
 {
     struct epoll_event evs[256];
     int64_t next_cron = mono_ms() + CRON_MS;
+    int64_t spin_ns, spin_until = 0;
 
+    goblind_lock();                     /* CONFIG SET may change it */
+    spin_ns = g->socket_spin_us * 1000;
+    goblind_unlock();
     while (!g->stopping) {
         /* loop_ms was read after the last wake-up: one clock read each. */
         int64_t wait = next_cron - g->loop_ms;
-        int n = epoll_wait(g->epfd, evs, 256, wait > 0 ? (int)wait : 0);
+        bool spinning = spin_until != 0;
+        int n = epoll_wait(g->epfd, evs, 256,
+                           spinning ? 0 : wait > 0 ? (int)wait : 0);
 
         if (n < 0 && errno != EINTR) {
             goblind_log(g, GOBLIN_LOG_WARNING, "epoll_wait: %s",
                         strerror(errno));
             return -1;
         }
+        if (n <= 0 && spinning) {
+            int64_t now = mono_ns();
+
+            if (now < spin_until && now / 1000000 < next_cron)
+                continue;
+            spin_until = 0;
+        }
         g->loop_ms = mono_ms();
         for (int i = 0; i < n; i++)
             dispatch(g, &evs[i]);
         run_woken(g);
+        if (n > 0 && spin_ns > 0 && client_traffic(evs, n))
+            spin_until = mono_ns() + spin_ns;
         if (g->loop_ms >= next_cron) {
             cron(g);
+            goblind_lock();
+            spin_ns = g->socket_spin_us * 1000;
+            goblind_unlock();
             next_cron += CRON_MS;
             if (next_cron <= g->loop_ms)
                 next_cron = g->loop_ms + CRON_MS;

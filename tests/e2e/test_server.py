@@ -102,8 +102,10 @@ def test_settings(path):
     assert stat.S_IMODE(os.stat(gob.sock).st_mode) == 0o700
     limit = config_get(c, "client-output-buffer-limit").split()
     assert limit[:2] == [b"normal", b"268435456"], limit
+    assert config_get(c, "socket-spin-us") == b"50"
     for name, value in (("timeout", "100"), ("maxclients", "500"),
-                        ("loglevel", "debug")):
+                        ("loglevel", "debug"), ("socket-spin-us", "0"),
+                        ("socket-spin-us", "200")):
         assert c.call("CONFIG", "SET", name, value) == ("+", b"OK")
         assert config_get(c, name) == value.encode()
     t, v = c.call("CONFIG", "SET", "loglevel", "loud")
