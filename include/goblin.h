@@ -16,6 +16,7 @@
 #include "goblin/resp.h"
 #include "goblin/ring.h"
 #include "goblin/sbe.h"
+#include "goblin/serve.h"
 #include "goblin/snapshot.h"
 #include "goblin/str.h"
 #include "goblin/zset.h"

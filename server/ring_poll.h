@@ -11,23 +11,17 @@
 #include <stdint.h>
 
 #include <goblin/ring.h>
+#include <goblin/serve.h>
 
 #include "goblind.h"
 
 #define RING_MAX_CPUS 64
 
-/* One --ring endpoint: its file, the session of its current client, and
- * what is left over when CQ was full. */
+/* One --ring endpoint (goblin/serve.h does the work). */
 struct ring_ep {
-    struct goblind *g;
     char *path;
     uint64_t size;
-    goblin_ring *r;            /* NULL while re-creation fails */
-    goblin_session *s;         /* the current client's, or NULL */
-    struct goblin_slice *held; /* peeked, not yet fed: CQ was full */
-    size_t nheld, held_cap;
-    size_t pending;            /* output bytes CQ had no room for */
-    bool closing;              /* close the session once its output is out */
+    goblin_ring_endpoint *ep;  /* NULL until started */
 };
 
 /* A polling thread: serves its rings in priority order. */

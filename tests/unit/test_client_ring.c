@@ -1,8 +1,8 @@
-/* test_client_ring.c - the client over a shared-memory ring: a small
- * ring server runs in a thread (each record fed to a session of an
- * in-process engine, its output published back in records), and the
- * client makes typed calls over SBE, RESP2 and RESP3 and pipelines far
- * deeper than the 4 KiB queues. Exits 77 (skip) without /dev/shm. */
+/* test_client_ring.c - the client over a shared-memory ring: libgoblin's
+ * ring endpoint (goblin/serve.h) serves an in-process engine from a
+ * thread, and the client makes typed calls over SBE, RESP2 and RESP3 and
+ * pipelines far deeper than the 4 KiB queues (so the endpoint's full-CQ
+ * path runs). Exits 77 (skip) without /dev/shm. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -11,59 +11,31 @@
 
 #include "goblin/client.h"
 #include "goblin/ring.h"
+#include "goblin/serve.h"
 
 struct server {
     struct cfix *f;
-    goblin_ring *ring;
-    goblin_session *s;
+    goblin_ring_endpoint *ep;  /* NULL without shared memory: skip */
     atomic_bool stop;
     pthread_t thread;
     char path[64];
 };
 
-/* Publishes everything the session has written, record by record. */
-static void publish_output(struct server *sv)
-{
-    uint32_t max = goblin_ring_max_record(sv->ring);
-    const char *p;
-    size_t len, k;
-
-    for (;;) {
-        p = goblin_session_output(sv->s, &len);
-        if (len == 0 || atomic_load(&sv->stop))
-            return;
-        k = len < max ? len : max;
-        if (goblin_ring_publish(sv->ring, p, (uint32_t)k) == 0)
-            goblin_session_output_consume(sv->s, k);
-    }
-}
-
-static void new_session(struct server *sv)
-{
-    struct goblin_session_info si = {GOBLIN_TRANSPORT_RING, "ring", "ring",
-                                     -1, NULL};
-
-    goblin_session_close(sv->s);
-    assert_int_equal(goblin_session_open(sv->f->eng, &si, &sv->s), 0);
-}
-
+/* The server thread: libgoblin's ring endpoint, stepped until idle, then
+ * waiting on its ring (goblin/serve.h). */
 static void *serve(void *arg)
 {
     struct server *sv = arg;
-    struct goblin_slice rec;
-    int rc;
 
     while (!atomic_load(&sv->stop)) {
-        rc = goblin_ring_peek(sv->ring, &rec);
-        if (rc == GOBLIN_RING_SESSION) {
-            new_session(sv);
-        } else if (rc == GOBLIN_RING_RECORD) {
-            goblin_session_feed(sv->s, rec.ptr, rec.len);
-            goblin_ring_release(sv->ring);
-            publish_output(sv);
-        } else {
-            goblin_ring_wait(sv->ring, 1000000);
-        }
+        goblin_ring *r;
+
+        if (goblin_ring_endpoint_step(sv->ep) != 0)
+            continue;
+        r = goblin_ring_endpoint_ring(sv->ep);
+        if (r != NULL)
+            goblin_ring_wait_any(&r, 1, goblin_ring_endpoint_full(sv->ep)
+                                            ? 0 : 1000000);
     }
     return NULL;
 }
@@ -71,21 +43,21 @@ static void *serve(void *arg)
 static int server_setup(void **state)
 {
     struct server *sv = calloc(1, sizeof(*sv));
-    struct goblin_ring_config rc = {0};
+    struct goblin_ring_endpoint_config cfg = {0};
     void *f = NULL;
 
     if (sv == NULL || cfix_setup(&f) != 0)
         return -1;
     sv->f = f;
-    rc.sq_size = 4096;
-    rc.cq_size = 4096;
     snprintf(sv->path, sizeof(sv->path), "/dev/shm/goblin-client-test-%d",
              (int)getpid());
-    if (goblin_ring_create(sv->path, &rc, &sv->ring) != 0) {
+    cfg.engine = sv->f->eng;
+    cfg.path = sv->path;
+    cfg.ring.sq_size = cfg.ring.cq_size = 4096;
+    if (goblin_ring_endpoint_open(&cfg, &sv->ep) != 0) {
         *state = sv;
         return 0; /* no shared memory here: the tests skip */
     }
-    new_session(sv);
     pthread_create(&sv->thread, NULL, serve, sv);
     *state = sv;
     return 0;
@@ -96,11 +68,11 @@ static int server_teardown(void **state)
     struct server *sv = *state;
     void *f = sv->f;
 
-    if (sv->ring != NULL) {
+    if (sv->ep != NULL) {
         atomic_store(&sv->stop, true);
         pthread_join(sv->thread, NULL);
-        goblin_session_close(sv->s);
-        goblin_ring_close(sv->ring);
+        goblin_ring_endpoint_close(sv->ep);
+        assert_int_equal(access(sv->path, F_OK), -1);  /* file removed */
     }
     free(sv);
     return cfix_teardown(&f);
@@ -129,7 +101,7 @@ static void test_typed_calls_over_the_ring(void **state)
     goblin_client *c;
     size_t i;
 
-    if (sv->ring == NULL)
+    if (sv->ep == NULL)
         skip();
     for (i = 0; i < 3; i++) {
         c = attach(sv, protos[i]);
@@ -157,7 +129,7 @@ static void test_deep_pipelines_and_big_replies(void **state)
     int64_t r, i;
     size_t p;
 
-    if (sv->ring == NULL)
+    if (sv->ep == NULL)
         skip();
     memset(big, 'x', sizeof(big));
     for (p = 0; p < 3; p++) {

@@ -1,0 +1,309 @@
+/* ring_endpoint.c - one ring file and the session of its attached client
+ * (goblin/serve.h): the record pump between a ring and an engine.
+ *
+ * SQ records are a byte stream into the session (RESP may span records;
+ * an SBE client sends the magic, then one frame per record, and the
+ * session's parser takes the same stream). Replies are copied into CQ
+ * records of at most goblin_ring_max_record() bytes, one flush per batch.
+ *
+ * Invariants: ep->s is NULL or the session of the current epoch; ep->s
+ * is touched only between lock and unlock; ep->held[0..nheld) are SQ
+ * records peeked but neither fed nor released (CQ was full).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "goblin/serve.h"
+
+#define BATCH 64             /* SQ records fed per lock hold */
+#define HELD_MAX 65537       /* records peeked while CQ is full, at most:
+                              * all SQ can hold up to 4 MiB rings */
+
+struct goblin_ring_endpoint {
+    struct goblin_ring_endpoint_config cfg;
+    char *path;
+    goblin_ring *r;            /* NULL while re-creation fails */
+    goblin_session *s;         /* the current client's, or NULL */
+    struct goblin_slice *held; /* peeked, not yet fed: CQ was full */
+    size_t nheld, held_cap;
+    size_t pending;            /* output bytes CQ had no room for */
+    bool closing;              /* close the session once its output is out */
+};
+
+static void lock(goblin_ring_endpoint *ep)
+{
+    if (ep->cfg.lock != NULL)
+        ep->cfg.lock(ep->cfg.lock_ctx);
+}
+
+static void unlock(goblin_ring_endpoint *ep)
+{
+    if (ep->cfg.unlock != NULL)
+        ep->cfg.unlock(ep->cfg.lock_ctx);
+}
+
+static void say(goblin_ring_endpoint *ep, enum goblin_log_level level,
+                const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void say(goblin_ring_endpoint *ep, enum goblin_log_level level,
+                const char *fmt, ...)
+{
+    char text[512];
+    va_list ap;
+
+    if (ep->cfg.log == NULL)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    ep->cfg.log(ep->cfg.log_ctx, level, text);
+}
+
+static int ring_create(goblin_ring_endpoint *ep)
+{
+    int rc = goblin_ring_create(ep->path, &ep->cfg.ring, &ep->r);
+
+    ep->nheld = 0;
+    if (rc < 0)
+        say(ep, GOBLIN_LOG_WARNING, "Can't create ring %s: %s", ep->path,
+            goblin_strerror(rc));
+    return rc;
+}
+
+/* Under the lock: closes the session of the last client, if any. */
+static void session_end(goblin_ring_endpoint *ep)
+{
+    goblin_session_close(ep->s);
+    ep->s = NULL;
+    ep->pending = 0;
+    ep->closing = false;
+}
+
+/* A new client attached (new epoch): a fresh session. */
+static void session_begin(goblin_ring_endpoint *ep)
+{
+    struct goblin_session_info info = {GOBLIN_TRANSPORT_RING, ep->path,
+                                       ep->path, -1, NULL};
+    int rc;
+
+    lock(ep);
+    session_end(ep);
+    ep->nheld = 0;
+    rc = goblin_session_open(ep->cfg.engine, &info, &ep->s);
+    if (rc == 0 && ep->cfg.no_sbe)
+        rc = goblin_session_no_sbe(ep->s);
+    if (rc < 0)
+        session_end(ep);
+    unlock(ep);
+    if (rc < 0)
+        say(ep, GOBLIN_LOG_WARNING, "Ring %s: can't open a session: %s",
+            ep->path, goblin_strerror(rc));
+    else
+        say(ep, GOBLIN_LOG_VERBOSE, "Ring client attached to %s", ep->path);
+}
+
+/* Drops the client: closes its session and replaces the ring file, so
+ * the client sees GOBLIN_ECONNRESET and others are untouched. */
+static void ring_reset(goblin_ring_endpoint *ep)
+{
+    lock(ep);
+    session_end(ep);
+    unlock(ep);
+    goblin_ring_close(ep->r);
+    ep->r = NULL;
+    ring_create(ep);
+}
+
+static void broken(goblin_ring_endpoint *ep)
+{
+    say(ep, GOBLIN_LOG_WARNING, "Ring %s: the client broke the ring "
+        "protocol (bad index, length or record); resetting the ring",
+        ep->path);
+    ring_reset(ep);
+}
+
+/* Under the lock: copies the session's output into CQ records, as much
+ * as fits, with one flush. Leaves in ep->pending what did not fit. */
+static void output_to_cq(goblin_ring_endpoint *ep)
+{
+    size_t len, done = 0;
+    const char *out = goblin_session_output(ep->s, &len);
+    uint32_t max = goblin_ring_max_record(ep->r);
+
+    while (done < len) {
+        uint32_t k = len - done < max ? (uint32_t)(len - done) : max;
+        void *buf;
+
+        if (goblin_ring_reserve(ep->r, k, &buf) < 0)
+            break;
+        memcpy(buf, out + done, k);
+        goblin_ring_commit(ep->r, k);
+        done += k;
+    }
+    if (done > 0) {
+        goblin_ring_flush(ep->r);
+        goblin_session_output_consume(ep->s, done);
+    }
+    ep->pending = len - done;
+    ep->closing = ep->closing || goblin_session_should_close(ep->s);
+}
+
+/* Feeds n records to the session, releases them, collects the replies. */
+static void feed(goblin_ring_endpoint *ep, const struct goblin_slice *recs,
+                 int n)
+{
+    lock(ep);
+    for (int i = 0; i < n && ep->s != NULL && !ep->closing; i++)
+        if (recs[i].len > 0 &&
+            goblin_session_feed(ep->s, recs[i].ptr, recs[i].len) < 0)
+            ep->closing = true;
+    goblin_ring_release(ep->r);
+    if (ep->s != NULL)
+        output_to_cq(ep);
+    unlock(ep);
+}
+
+/* CQ was full: true once it has room for the next piece of output (no
+ * lock needed to ask: a reservation that is not committed is nothing). */
+static bool cq_has_room(goblin_ring_endpoint *ep)
+{
+    uint32_t max = goblin_ring_max_record(ep->r);
+    void *buf;
+
+    return goblin_ring_reserve(ep->r, ep->pending < max
+                                          ? (uint32_t)ep->pending : max,
+                               &buf) == 0;
+}
+
+/* CQ full: peeks one more SQ record without executing it, to notice a
+ * new epoch or a broken ring. True when something happened. */
+static bool hold_next(goblin_ring_endpoint *ep)
+{
+    struct goblin_slice rec;
+    int rc;
+
+    if (ep->nheld >= ep->held_cap)
+        return false;
+    rc = goblin_ring_peek(ep->r, &rec);
+    if (rc == GOBLIN_RING_RECORD)
+        ep->held[ep->nheld++] = rec;
+    else if (rc == GOBLIN_RING_SESSION)
+        session_begin(ep);
+    else if (rc == GOBLIN_EPROTO)
+        broken(ep);
+    return rc != 0;
+}
+
+int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)
+{
+    struct goblin_slice recs[BATCH];
+    int n;
+
+    if (ep->r == NULL)
+        return 0;                        /* chores re-creates it */
+    if (ep->pending > 0) {
+        if (!cq_has_room(ep))
+            return hold_next(ep);        /* CQ full: nothing runs */
+        lock(ep);
+        if (ep->s != NULL)
+            output_to_cq(ep);
+        else
+            ep->pending = 0;
+        unlock(ep);
+        return 1;
+    }
+    if (ep->nheld > 0) {
+        feed(ep, ep->held, (int)ep->nheld);
+        ep->nheld = 0;
+        return 1;
+    }
+    if (ep->closing) {
+        ring_reset(ep);
+        return 1;
+    }
+    n = goblin_ring_poll(ep->r, recs, BATCH);
+    if (n == GOBLIN_RING_SESSION)
+        session_begin(ep);
+    else if (n == GOBLIN_EPROTO)
+        broken(ep);
+    else if (n > 0)
+        feed(ep, recs, n);
+    return n != 0;
+}
+
+void goblin_ring_endpoint_chores(goblin_ring_endpoint *ep)
+{
+    bool killed;
+
+    if (ep->r == NULL) {
+        ring_create(ep);
+        return;
+    }
+    lock(ep);
+    killed = ep->s != NULL && goblin_session_should_close(ep->s);
+    unlock(ep);
+    if (!killed && ep->s != NULL && goblin_ring_client_alive(ep->r) != 0) {
+        say(ep, GOBLIN_LOG_VERBOSE, "Ring %s: its client exited; closing "
+            "the session", ep->path);
+        killed = true;
+    }
+    if (killed)
+        ring_reset(ep);
+}
+
+goblin_ring *goblin_ring_endpoint_ring(goblin_ring_endpoint *ep)
+{
+    return ep->r;
+}
+
+bool goblin_ring_endpoint_full(const goblin_ring_endpoint *ep)
+{
+    return ep->pending > 0;
+}
+
+int goblin_ring_endpoint_open(const struct goblin_ring_endpoint_config *cfg,
+                              goblin_ring_endpoint **out)
+{
+    goblin_ring_endpoint *ep;
+    int rc;
+
+    *out = NULL;
+    if (cfg == NULL || cfg->engine == NULL || cfg->path == NULL ||
+        cfg->path[0] == '\0')
+        return GOBLIN_EINVAL;
+    ep = calloc(1, sizeof(*ep));
+    if (ep == NULL)
+        return GOBLIN_ENOMEM;
+    ep->cfg = *cfg;
+    ep->path = strdup(cfg->path);
+    ep->cfg.path = ep->path;
+    /* Every record takes at least one 64-byte line. */
+    ep->held_cap = (size_t)(goblin_ring_capacity(cfg->ring.sq_size) / 64) + 1;
+    ep->held_cap = ep->held_cap < HELD_MAX ? ep->held_cap : HELD_MAX;
+    ep->held = calloc(ep->held_cap, sizeof(*ep->held));
+    if (ep->path == NULL || ep->held == NULL) {
+        goblin_ring_endpoint_close(ep);
+        return GOBLIN_ENOMEM;
+    }
+    if ((rc = ring_create(ep)) < 0) {
+        goblin_ring_endpoint_close(ep);
+        return rc;
+    }
+    *out = ep;
+    return 0;
+}
+
+void goblin_ring_endpoint_close(goblin_ring_endpoint *ep)
+{
+    if (ep == NULL)
+        return;
+    lock(ep);
+    session_end(ep);
+    unlock(ep);
+    goblin_ring_close(ep->r);            /* removes the file */
+    free(ep->held);
+    free(ep->path);
+    free(ep);
+}
