@@ -221,9 +221,9 @@ void cmd_command_docs(goblin__exec *x, int argc,
  * getKeysUsingKeySpecs finds them. Writes up to max positions into pos and
  * their spec's flags into flags; returns how many, or -1 when a keynum
  * argument is not a usable count. */
-static int find_keys(const struct goblin__command *c, int argc,
-                     const struct goblin_slice *argv, int *pos,
-                     uint16_t *flags, int max)
+int goblin__find_keys(const struct goblin__command *c, int argc,
+                      const struct goblin_slice *argv, int *pos,
+                      uint16_t *flags, int max)
 {
     int n = 0, s, first, last, step, k;
     int64_t num;
@@ -286,7 +286,7 @@ static void getkeys(goblin__exec *x, int argc,
             x, "ERR Invalid number of arguments specified for command");
         return;
     }
-    n = find_keys(c, cargc, cargv, pos, fl, 64);
+    n = goblin__find_keys(c, cargc, cargv, pos, fl, 64);
     if (n <= 0) {
         goblin__reply_error(x, c->flags & CMD_MOVABLEKEYS || n < 0
                                    ? "ERR Invalid arguments specified for "
