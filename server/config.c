@@ -56,6 +56,8 @@ static const struct option options[GOBLIND_NOPTIONS] = {
     {"sbe-tcp", YESNO, AT(sbe_tcp), 0, 0, false, true},
     {"sbe-unixsocket", YESNO, AT(sbe_unixsocket), 0, 0, false, true},
     {"sbe-ring", YESNO, AT(sbe_ring), 0, 0, false, true},
+    {"aclfile", TEXT, AT(aclfile), 0, 0, false, true},
+    {"protected-mode", YESNO, AT(protected_mode), 0, 0, true, true},
 };
 
 /* Redis leaves normal clients' output unlimited ("normal 0 0 0"), so one
@@ -81,6 +83,7 @@ void goblind_defaults(struct goblind *g)
     g->maxclients = 10000;
     g->loglevel = GOBLIN_LOG_NOTICE;
     g->sbe_tcp = g->sbe_unixsocket = g->sbe_ring = true;
+    g->protected_mode = true;
     g->epfd = g->sigfd = -1;
     keep_for_engine(g, 5, default_output_limit, "default");
 }
@@ -97,6 +100,7 @@ void goblind_free_options(struct goblind *g)
     free_bind(g);
     free(g->unixsocket);
     free(g->requirepass);
+    free(g->aclfile);
     free(g->logfile);
     free(g->config_file);
     for (int i = 0; i < g->nengine; i++)
@@ -308,6 +312,9 @@ static void usage(void)
             "  --unixsocket PATH    also listen on a Unix socket\n"
             "  --unixsocketperm OCT its mode (default 700)\n"
             "  --requirepass PASS   clients must AUTH first\n"
+            "  --aclfile PATH       ACL users, one \"user NAME rules\" a line\n"
+            "  --protected-mode yes|no  without a default password, refuse\n"
+            "                       non-loopback clients (default yes)\n"
             "  --maxclients N       default 10000\n"
             "  --timeout SECONDS    close idle clients (default 0 = never)\n"
             "  --loglevel LEVEL     debug, verbose, notice or warning\n"

@@ -18,7 +18,7 @@
 #include <goblin/resp.h>
 
 #define GOBLIND_MAX_BIND 16
-#define GOBLIND_NOPTIONS 12
+#define GOBLIND_NOPTIONS 14
 
 struct goblind;
 struct goblind_conn;
@@ -40,6 +40,9 @@ struct goblind {
     char *unixsocket;              /* NULL = no Unix socket */
     long unixsocketperm;           /* shown in octal, as Redis: 700 */
     char *requirepass;
+    char *aclfile;                 /* users: "user NAME rules" lines */
+    bool protected_mode;           /* refuse non-loopback clients while
+                                    * the default user has no password */
     long maxclients;
     long timeout;                  /* idle seconds; 0 = never */
     long loglevel;                 /* enum goblin_log_level */

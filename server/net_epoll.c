@@ -209,6 +209,54 @@ static void describe(struct goblind *g, int fd, bool is_unix,
     addr_text(&local, text[1], sizeof(text[1]));
 }
 
+/* Redis's connIsLocal: a loopback peer (127.0.0.0/8, ::1, or 127.x
+ * mapped into IPv6). */
+static bool peer_is_loopback(const struct sockaddr_storage *sa)
+{
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                             0xff, 0xff};
+
+    if (sa->ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const void *)sa;
+        return (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (sa->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const void *)sa;
+        const unsigned char *b = a->sin6_addr.s6_addr;
+        return IN6_IS_ADDR_LOOPBACK(&a->sin6_addr) ||
+               (memcmp(b, mapped, 12) == 0 && b[12] == 127);
+    }
+    return false;
+}
+
+/* Protected mode (Redis's clientAcceptHandler): while the default user
+ * has no password, only loopback and Unix socket clients get in. */
+static bool protected_refuses(struct goblind *g, bool is_unix,
+                              const struct sockaddr_storage *peer)
+{
+    return g->protected_mode && !is_unix &&
+           goblin_engine_default_user_nopass(g->engine) &&
+           !peer_is_loopback(peer);
+}
+
+static const char denied[] =
+    "-DENIED Redis is running in protected mode because protected mode is "
+    "enabled and no password is set for the default user. In this mode "
+    "connections are only accepted from the loopback interface. If you "
+    "want to connect from external computers to Redis you may adopt one of "
+    "the following solutions: 1) Just disable protected mode sending the "
+    "command 'CONFIG SET protected-mode no' from the loopback interface by "
+    "connecting to Redis from the same host the server is running, however "
+    "MAKE SURE Redis is not publicly accessible from internet if you do so. "
+    "Use CONFIG REWRITE to make this change permanent. 2) Alternatively you "
+    "can just disable the protected mode by editing the Redis configuration "
+    "file, and setting the protected mode option to 'no', and then "
+    "restarting the server. 3) If you started the server manually just for "
+    "testing, restart it with the '--protected-mode no' option. 4) Setup a "
+    "an authentication password for the default user. NOTE: You only need "
+    "to do one of the above things in order for the server to start "
+    "accepting connections from the outside.\r\n";
+
 static void conn_open(struct goblind *g, int fd, bool is_unix,
                       const struct sockaddr_storage *peer)
 {
@@ -221,6 +269,12 @@ static void conn_open(struct goblind *g, int fd, bool is_unix,
     if (g->nconns >= g->maxclients) {
         if (write(fd, full, sizeof(full) - 1) < 0)
             goblind_log(g, GOBLIN_LOG_VERBOSE, "Error sending max clients");
+        goto fail;
+    }
+    if (protected_refuses(g, is_unix, peer)) {
+        if (write(fd, denied, sizeof(denied) - 1) < 0)
+            goblind_log(g, GOBLIN_LOG_VERBOSE, "Error sending protected "
+                        "mode error");
         goto fail;
     }
     if (!is_unix)
