@@ -83,7 +83,9 @@ static struct goblin__acl_pattern *dup_patterns(
     for (size_t i = 0; i < n; i++) {
         w[i] = v[i];
         if ((w[i].pat = dup_bytes(st, v[i].pat, v[i].len)) == NULL) {
-            free_patterns(st, w, i);
+            while (i-- > 0)
+                goblin__free(st, w[i].pat, w[i].len + 1);
+            goblin__free(st, w, n * sizeof(*w));
             return NULL;
         }
     }
