@@ -265,7 +265,39 @@ def test_owner_only_files(path, cli):
     e2e.check_stopped_cleanly(gob)
 
 
-ALL = [test_protected_mode, test_acl_texts_match_redis, test_redis_py_users,
+def rss_kb(pid, field):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def test_claimed_sizes_allocate_nothing(path, cli):
+    """Counts and lengths a client claims (multibulk count, bulk length,
+    an SBE frame length) commit no memory before the bytes arrive."""
+    gob = e2e.goblind(path)
+    hostile = []
+    for i in range(20):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(gob.sock)
+        if i % 2:
+            s.sendall(b"*2147483647\r\n$536870000\r\n" + b"x" * 100)
+        else:
+            s.sendall(b"GOBLINS!" + (60 << 20).to_bytes(4, "little"))
+        hostile.append(s)
+    c = gob.client()
+    assert c.call("PING") == ("+", b"PONG")
+    assert c.call("CLIENT", "LIST")[0] == "$"   # every client is served
+    # Twenty clients claiming 512 MiB each: the peak stays far below one.
+    assert rss_kb(gob.pid(), "VmHWM") < 64 * 1024, rss_kb(gob.pid(),
+                                                           "VmHWM")
+    for s in hostile:
+        s.close()
+    e2e.check_stopped_cleanly(gob)
+
+
+ALL = [test_protected_mode, test_claimed_sizes_allocate_nothing, test_acl_texts_match_redis, test_redis_py_users,
        test_ring_and_sbe_follow_the_rules, test_aclfile,
        test_owner_only_files]
 
