@@ -58,6 +58,11 @@ static const struct option options[GOBLIND_NOPTIONS] = {
     {"sbe-ring", YESNO, AT(sbe_ring), 0, 0, false, true},
     {"aclfile", TEXT, AT(aclfile), 0, 0, false, true},
     {"protected-mode", YESNO, AT(protected_mode), 0, 0, true, true},
+    {"tls-port", NUM, AT(tls_port), 0, 65535, false, true},
+    {"tls-cert-file", TEXT, AT(tls_cert_file), 0, 0, false, true},
+    {"tls-key-file", TEXT, AT(tls_key_file), 0, 0, false, true},
+    {"tls-ca-cert-file", TEXT, AT(tls_ca_cert_file), 0, 0, false, true},
+    {"tls-auth-clients", TEXT, AT(tls_auth_clients), 0, 0, false, true},
 };
 
 /* Redis leaves normal clients' output unlimited ("normal 0 0 0"), so one
@@ -84,6 +89,7 @@ void goblind_defaults(struct goblind *g)
     g->loglevel = GOBLIN_LOG_NOTICE;
     g->sbe_tcp = g->sbe_unixsocket = g->sbe_ring = true;
     g->protected_mode = true;
+    g->tls_auth_clients = strdup("yes");
     g->epfd = g->sigfd = -1;
     keep_for_engine(g, 5, default_output_limit, "default");
 }
@@ -101,6 +107,10 @@ void goblind_free_options(struct goblind *g)
     free(g->unixsocket);
     free(g->requirepass);
     free(g->aclfile);
+    free(g->tls_cert_file);
+    free(g->tls_key_file);
+    free(g->tls_ca_cert_file);
+    free(g->tls_auth_clients);
     free(g->logfile);
     free(g->config_file);
     for (int i = 0; i < g->nengine; i++)
@@ -315,6 +325,10 @@ static void usage(void)
             "  --aclfile PATH       ACL users, one \"user NAME rules\" a line\n"
             "  --protected-mode yes|no  without a default password, refuse\n"
             "                       non-loopback clients (default yes)\n"
+            "  --tls-port N         also serve TLS on this port (default 0)\n"
+            "  --tls-cert-file PATH --tls-key-file PATH  its certificate\n"
+            "  --tls-ca-cert-file PATH  CAs for client certificates\n"
+            "  --tls-auth-clients yes|no|optional  (default yes)\n"
             "  --maxclients N       default 10000\n"
             "  --timeout SECONDS    close idle clients (default 0 = never)\n"
             "  --loglevel LEVEL     debug, verbose, notice or warning\n"
