@@ -138,6 +138,19 @@ def test_acl_texts_match_redis(path, cli):
     for cmd in SCRIPT:
         f.eq(g.call(*cmd), r.call(*cmd), "%s" % cmd)
     f.eq(g.call("ACL", "USERS"), r.call("ACL", "USERS"), "users")
+    # Rules changed while a transaction was queued: EXEC checks again.
+    ra, ga = redis.client(), gob.client()
+    for c in (ra, ga):
+        c.call("AUTH", "bob", "x")
+        c.call("MULTI")
+        c.call("SET", "k", "v")
+        c.call("GET", "k")
+    for c in (redis.client(), gob.client()):
+        f.eq(c.call("ACL", "SETUSER", "bob", "-set"), ("+", b"OK"),
+             "SETUSER as default")
+    want = ra.call("EXEC")
+    f.check(want[1][0][1].startswith(b"NOPERM ACLs rules changed"), want)
+    f.eq(ga.call("EXEC"), want, "EXEC after rules changed")
     # A new connection is "default" until it authenticates.
     f.eq(gob.client().call("ACL", "WHOAMI"), ("$", b"default"), "whoami")
     e2e.check_stopped_cleanly(gob)

@@ -320,6 +320,32 @@ static void test_refusals_abort_multi(void **state)
     goblin_session_close(a);
 }
 
+static void test_exec_checks_again(void **state)
+{
+    struct cfix *f = *state;
+    goblin_session *a;
+
+    EXPECT("acl setuser m on nopass +@all ~*", "+OK\r\n");
+    login(f, &a, "auth m x");
+    assert_string_equal(cmd_on(f, a, "multi"), "+OK\r\n");
+    assert_string_equal(cmd_on(f, a, "set k v"), "+QUEUED\r\n");
+    assert_string_equal(cmd_on(f, a, "get j"), "+QUEUED\r\n");
+    assert_string_equal(cmd_on(f, a, "get k"), "+QUEUED\r\n");
+    EXPECT("acl setuser m -set resetkeys ~k", "+OK\r\n");
+    assert_string_equal(cmd_on(f, a, "exec"),
+                        "*3\r\n-NOPERM ACLs rules changed between the "
+                        "moment the transaction was accumulated and the "
+                        "EXEC call. This command is no longer allowed for "
+                        "the following reason: no permission to execute the "
+                        "command or subcommand\r\n"
+                        "-NOPERM ACLs rules changed between the moment the "
+                        "transaction was accumulated and the EXEC call. This "
+                        "command is no longer allowed for the following "
+                        "reason: no permission to touch the specified keys"
+                        "\r\n$-1\r\n");
+    goblin_session_close(a);
+}
+
 static void test_dryrun_and_cat(void **state)
 {
     struct cfix *f = *state;
@@ -524,6 +550,7 @@ int main(void)
         CMD_TEST(test_setuser_survives_every_failed_allocation),
         CMD_TEST(test_deluser_closes_its_sessions),
         CMD_TEST(test_refusals_abort_multi),
+        CMD_TEST(test_exec_checks_again),
         CMD_TEST(test_dryrun_and_cat),
         CMD_TEST(test_acl_file_load_and_save),
         CMD_TEST(test_sbe_requests_follow_the_same_rules),
