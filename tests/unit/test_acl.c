@@ -304,6 +304,21 @@ static void test_deluser_closes_its_sessions(void **state)
     EXPECT("acl deluser gone", ":0\r\n");
 }
 
+static void test_client_list_and_kill_name_the_user(void **state)
+{
+    struct cfix *f = *state;
+    goblin_session *a;
+
+    EXPECT("acl setuser u on nopass +@all", "+OK\r\n");
+    login(f, &a, "auth u x");
+    assert_non_null(strstr(cmd_on(f, a, "client list"), " user=u "));
+    assert_non_null(strstr(CMD("client list"), " user=default "));
+    EXPECT("client kill user nobody", "-ERR No such user 'nobody'\r\n");
+    EXPECT("client kill user u", ":1\r\n");
+    assert_true(goblin_session_should_close(a));
+    goblin_session_close(a);
+}
+
 static void test_refusals_abort_multi(void **state)
 {
     struct cfix *f = *state;
@@ -549,6 +564,7 @@ int main(void)
         CMD_TEST(test_setuser_is_all_or_nothing),
         CMD_TEST(test_setuser_survives_every_failed_allocation),
         CMD_TEST(test_deluser_closes_its_sessions),
+        CMD_TEST(test_client_list_and_kill_name_the_user),
         CMD_TEST(test_refusals_abort_multi),
         CMD_TEST(test_exec_checks_again),
         CMD_TEST(test_dryrun_and_cat),
