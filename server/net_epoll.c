@@ -294,13 +294,14 @@ static void conn_open(struct goblind *g, int fd, bool is_unix, bool is_tls,
     char text[2][128];
     int one = 1;
 
+    /* The refusals are plain text: a TLS client only sees the close. */
     if (g->nconns >= g->maxclients) {
-        if (write(fd, full, sizeof(full) - 1) < 0)
+        if (!is_tls && write(fd, full, sizeof(full) - 1) < 0)
             goblind_log(g, GOBLIN_LOG_VERBOSE, "Error sending max clients");
         goto fail;
     }
     if (protected_refuses(g, is_unix, peer)) {
-        if (write(fd, denied, sizeof(denied) - 1) < 0)
+        if (!is_tls && write(fd, denied, sizeof(denied) - 1) < 0)
             goblind_log(g, GOBLIN_LOG_VERBOSE, "Error sending protected "
                         "mode error");
         goto fail;
