@@ -322,7 +322,7 @@ static void usage(void)
             "  --unixsocket PATH    also listen on a Unix socket\n"
             "  --unixsocketperm OCT its mode (default 700)\n"
             "  --requirepass PASS   clients must AUTH first\n"
-            "  --aclfile PATH       ACL users, one \"user NAME rules\" a line\n"
+            "  --aclfile PATH       ACL users (\"user NAME rules\" lines)\n"
             "  --protected-mode yes|no  without a default password, refuse\n"
             "                       non-loopback clients (default yes)\n"
             "  --tls-port N         also serve TLS on this port (default 0)\n"

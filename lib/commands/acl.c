@@ -273,14 +273,14 @@ static int command_rule(goblin_engine *eng, struct goblin__acl_user *u,
         return rules_add(eng->st, u, r.ptr, r.len);
     }
     bar = memchr(name.ptr, '|', name.len);
-    c = goblin__command_lookup(eng, bar == NULL ? name :
-        (struct goblin_slice){name.ptr, (size_t)(bar - (const char *)name.ptr)});
+    if (bar != NULL)
+        name.len = (size_t)(bar - (const char *)name.ptr);
+    c = goblin__command_lookup(eng, name);
     if (c == NULL)
         return 1;
     i = (size_t)(c - goblin__commands);
     if (bar != NULL) {
-        struct goblin_slice sub = {bar + 1, name.len - (size_t)(bar + 1 -
-                                   (const char *)name.ptr)};
+        struct goblin_slice sub = {bar + 1, r.len - 2 - name.len};
         const struct goblin__command *sc =
             c->nsub ? goblin__command_lookup_sub(eng, c, sub) : NULL;
 
