@@ -6,6 +6,9 @@
  * password. Selectors and channel patterns are not modelled (channels are
  * kept only to show them back: Goblin has no Pub/Sub).
  *
+ * acl.c keeps the users and applies rules; acl_check.c checks and
+ * describes them; acl_file.c reads and writes the ACL file.
+ *
  * Every check of a command runs in dispatch.c for RESP, SBE Argv and ring
  * sessions alike; lib/sbe asks goblin__acl_check_typed for its typed
  * requests.
@@ -68,6 +71,9 @@ void goblin__acl_free(goblin_engine *eng);
 struct goblin__acl_user *goblin__acl_find(const goblin_engine *eng,
                                           struct goblin_slice name);
 
+/* True when bit i (a command table index) is set for u. */
+bool goblin__acl_allows(const struct goblin__acl_user *u, size_t i);
+
 /* The user's password check: true when it is on and either nopass or
  * one of its hashes is the hash of pass. */
 bool goblin__acl_auth(const struct goblin__acl_user *u,
@@ -129,9 +135,10 @@ int goblin__acl_deluser(goblin_engine *eng, struct goblin_slice name);
 /* The category names, "keyspace".."scripting", by bit. */
 extern const char *const goblin__acl_cat_names[ACL_NCATS];
 
-/* acl_file.c: loads the ACL file into a fresh user list that replaces the
- * current one only when every line is good; err gets Redis's text. Saves
- * the users to path atomically. 0, GOBLIN_EINVAL, GOBLIN_EIO, ENOMEM. */
+/* acl_file.c: loads the ACL file into a fresh user list that replaces
+ * the current one only when every line is good, and saves the users to
+ * path atomically. 0, GOBLIN_EINVAL (a bad line or a file error: err gets
+ * Redis's text) or GOBLIN_ENOMEM. */
 int goblin__acl_load_file(goblin_engine *eng, const char *path, char *err,
                           size_t errcap);
 int goblin__acl_save_file(goblin_engine *eng, const char *path, char *err,
