@@ -10,7 +10,7 @@ ASAN_DIR    := build-asan
 
 BUILD_PKGS := meson ninja-build gcc g++ pkg-config python3
 TEST_PKGS  := $(BUILD_PKGS) libcmocka-dev redis-server redis-tools \
-              python3-redis libhiredis-dev
+              python3-redis libhiredis-dev libssl-dev openssl
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

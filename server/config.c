@@ -57,6 +57,13 @@ static const struct option options[GOBLIND_NOPTIONS] = {
     {"sbe-unixsocket", YESNO, AT(sbe_unixsocket), 0, 0, false, true},
     {"sbe-ring", YESNO, AT(sbe_ring), 0, 0, false, true},
     {"socket-spin-us", NUM, AT(socket_spin_us), 0, 1000000, true, true},
+    {"aclfile", TEXT, AT(aclfile), 0, 0, false, true},
+    {"protected-mode", YESNO, AT(protected_mode), 0, 0, true, true},
+    {"tls-port", NUM, AT(tls_port), 0, 65535, false, true},
+    {"tls-cert-file", TEXT, AT(tls_cert_file), 0, 0, false, true},
+    {"tls-key-file", TEXT, AT(tls_key_file), 0, 0, false, true},
+    {"tls-ca-cert-file", TEXT, AT(tls_ca_cert_file), 0, 0, false, true},
+    {"tls-auth-clients", TEXT, AT(tls_auth_clients), 0, 0, false, true},
 };
 
 /* Redis leaves normal clients' output unlimited ("normal 0 0 0"), so one
@@ -83,6 +90,8 @@ void goblind_defaults(struct goblind *g)
     g->socket_spin_us = 50;
     g->loglevel = GOBLIN_LOG_NOTICE;
     g->sbe_tcp = g->sbe_unixsocket = g->sbe_ring = true;
+    g->protected_mode = true;
+    g->tls_auth_clients = strdup("yes");
     g->epfd = g->sigfd = -1;
     keep_for_engine(g, 5, default_output_limit, "default");
 }
@@ -99,6 +108,11 @@ void goblind_free_options(struct goblind *g)
     free_bind(g);
     free(g->unixsocket);
     free(g->requirepass);
+    free(g->aclfile);
+    free(g->tls_cert_file);
+    free(g->tls_key_file);
+    free(g->tls_ca_cert_file);
+    free(g->tls_auth_clients);
     free(g->logfile);
     free(g->config_file);
     for (int i = 0; i < g->nengine; i++)
@@ -310,6 +324,13 @@ static void usage(void)
             "  --unixsocket PATH    also listen on a Unix socket\n"
             "  --unixsocketperm OCT its mode (default 700)\n"
             "  --requirepass PASS   clients must AUTH first\n"
+            "  --aclfile PATH       ACL users (\"user NAME rules\" lines)\n"
+            "  --protected-mode yes|no  without a default password, refuse\n"
+            "                       non-loopback clients (default yes)\n"
+            "  --tls-port N         also serve TLS on this port (default 0)\n"
+            "  --tls-cert-file PATH --tls-key-file PATH  its certificate\n"
+            "  --tls-ca-cert-file PATH  CAs for client certificates\n"
+            "  --tls-auth-clients yes|no|optional  (default yes)\n"
             "  --maxclients N       default 10000\n"
             "  --timeout SECONDS    close idle clients (default 0 = never)\n"
             "  --loglevel LEVEL     debug, verbose, notice or warning\n"

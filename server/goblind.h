@@ -18,7 +18,7 @@
 #include <goblin/resp.h>
 
 #define GOBLIND_MAX_BIND 16
-#define GOBLIND_NOPTIONS 13
+#define GOBLIND_NOPTIONS 20
 
 struct goblind;
 struct goblind_conn;
@@ -40,6 +40,12 @@ struct goblind {
     char *unixsocket;              /* NULL = no Unix socket */
     long unixsocketperm;           /* shown in octal, as Redis: 700 */
     char *requirepass;
+    char *aclfile;                 /* users: "user NAME rules" lines */
+    bool protected_mode;           /* refuse non-loopback clients while
+                                    * the default user has no password */
+    long tls_port;                 /* 0 = no TLS listener (tls.c) */
+    char *tls_cert_file, *tls_key_file, *tls_ca_cert_file;
+    char *tls_auth_clients;        /* yes, no or optional */
     long maxclients;
     long timeout;                  /* idle seconds; 0 = never */
     long loglevel;                 /* enum goblin_log_level */
@@ -65,8 +71,10 @@ struct goblind {
     goblin_engine *engine;
     int epfd;
     int sigfd;
-    int listen_fds[GOBLIND_MAX_BIND + 1];
-    bool listen_unix[GOBLIND_MAX_BIND + 1];
+    int listen_fds[2 * GOBLIND_MAX_BIND + 1];
+    bool listen_unix[2 * GOBLIND_MAX_BIND + 1];
+    bool listen_tls[2 * GOBLIND_MAX_BIND + 1];
+    void *tls_ctx;                 /* tls.c: the SSL_CTX, or NULL */
     int nlisten;
     int64_t loop_ms;               /* monotonic ms, read once per wake-up */
     struct goblind_conn *conns;    /* every open connection, a list */

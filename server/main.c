@@ -67,7 +67,19 @@ static int open_engine(struct goblind *g)
     if ((rc = goblind_register_settings(g)) < 0 ||
         (rc = goblind_ring_register_settings(g)) < 0)
         return rc;
-    return goblind_apply_engine_directives(g) < 0 ? GOBLIN_EINVAL : 0;
+    if (goblind_apply_engine_directives(g) < 0)
+        return GOBLIN_EINVAL;
+    if (g->aclfile != NULL) {
+        char err[1024];
+
+        if ((rc = goblin_engine_acl_file(g->engine, g->aclfile, err,
+                                         sizeof(err))) < 0) {
+            fprintf(stderr, "goblind: aclfile: %s\n",
+                    rc == GOBLIN_ENOMEM ? "out of memory" : err + 4);
+            return GOBLIN_EINVAL;
+        }
+    }
+    return 0;
 }
 
 int main(int argc, char **argv)

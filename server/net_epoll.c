@@ -3,10 +3,11 @@
  *
  * Latency rule: when a connection becomes readable we read once, run
  * every complete command, and write the replies at once, in the same
- * wake-up: one read and one write per unpipelined request. Only a partial write registers EPOLLOUT, and it is
- * dropped again as soon as the output is drained. Reads are level
- * triggered, so bytes left in the socket after a short read wake us again
- * instead of costing a read that returns EAGAIN.
+ * wake-up: one read and one write per unpipelined request. Only a
+ * partial write registers EPOLLOUT, and it is dropped again as soon as
+ * the output is drained. Reads are level triggered, so bytes left in the
+ * socket after a short read wake us again instead of costing a read that
+ * returns EAGAIN.
  *
  * The loop sleeps in epoll_wait with a timeout only for the engine's cron
  * (10 times a second), so an idle server uses no CPU.
@@ -17,6 +18,12 @@
  * lock; the replies are written from the session's output without the
  * lock (its bytes change only through calls on that session, and only
  * this thread makes those), then consumed under the lock.
+ *
+ * TLS connections (tls.c) read and write through their SSL session
+ * instead of the socket; a handshake step that must write while the
+ * connection wanted to read sets read_wants_write, so EPOLLOUT resumes
+ * the read. A TLS read may leave decrypted bytes in the session, which
+ * the read loop drains before it waits again.
  *
  * Epoll data: listeners carry their index (< LISTEN_TAGS), the signalfd
  * SIGNAL_TAG, and connections their struct pointer. A connection is freed
@@ -41,6 +48,7 @@
 #include <unistd.h>
 
 #include "goblind.h"
+#include "tls.h"
 
 #define LISTEN_TAGS 64
 #define SIGNAL_TAG 100
@@ -57,6 +65,8 @@ struct goblind_conn {
     uint32_t events;           /* what epoll watches now */
     bool closing;              /* no more input; close once flushed */
     bool on_woken;
+    bool read_wants_write;     /* TLS: the read waits for EPOLLOUT */
+    struct goblind_tls *tls;   /* NULL for plain TCP and Unix sockets */
     goblin_session *s;
     int64_t last_ms;           /* last input, for the idle timeout */
     struct goblind_conn *prev, *next, *wnext;
@@ -108,9 +118,26 @@ static void conn_close(struct goblind *g, struct goblind_conn *c)
         c->next->prev = c->prev;
     goblind_log(g, GOBLIN_LOG_VERBOSE, "Client closed connection id=%llu",
                 (unsigned long long)id);
+    goblind_tls_close(c->tls);
     close(c->fd);
     free(c);
     g->nconns--;
+}
+
+/* read(2) and write(2), through TLS when the connection has it. */
+static ssize_t conn_read(struct goblind_conn *c, void *p, size_t n)
+{
+    return c->tls != NULL ? goblind_tls_read(c->tls, p, n,
+                                             &c->read_wants_write)
+                          : read(c->fd, p, n);
+}
+
+static ssize_t conn_send(struct goblind_conn *c, const void *p, size_t n)
+{
+    bool want_write;
+
+    return c->tls != NULL ? goblind_tls_write(c->tls, p, n, &want_write)
+                          : write(c->fd, p, n);
 }
 
 /* Writes out and len, the session's output taken under the lock by the
@@ -125,7 +152,7 @@ static void conn_write(struct goblind *g, struct goblind_conn *c,
     uint32_t events;
 
     while (len > 0) {
-        n = write(c->fd, out, len);         /* SIGPIPE is ignored */
+        n = conn_send(c, out, len);          /* SIGPIPE is ignored */
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno != EAGAIN) {
@@ -144,7 +171,8 @@ static void conn_write(struct goblind *g, struct goblind_conn *c,
         conn_close(g, c);
         return;
     }
-    events = (c->closing ? 0 : EPOLLIN) | (len > 0 ? EPOLLOUT : 0);
+    events = (c->closing ? 0 : EPOLLIN) |
+             (len > 0 || c->read_wants_write ? EPOLLOUT : 0);
     if (events != c->events && watch(g, EPOLL_CTL_MOD, c->fd, events,
                                      (uintptr_t)c) == 0)
         c->events = events;
@@ -184,7 +212,7 @@ static void conn_readable(struct goblind *g, struct goblind_conn *c)
     size_t len = 0;
 
     for (;;) {
-        ssize_t n = read(c->fd, read_buf, sizeof(read_buf));
+        ssize_t n = conn_read(c, read_buf, sizeof(read_buf));
         int rc;
 
         if (n < 0 && errno == EINTR)
@@ -204,7 +232,8 @@ static void conn_readable(struct goblind *g, struct goblind_conn *c)
             c->closing = true;
             break;
         }
-        if ((size_t)n < sizeof(read_buf))
+        if ((size_t)n < sizeof(read_buf) &&
+            (c->tls == NULL || goblind_tls_pending(c->tls) == 0))
             break;
     }
     if (out == NULL)
@@ -248,7 +277,55 @@ static void describe(struct goblind *g, int fd, bool is_unix,
     addr_text(&local, text[1], sizeof(text[1]));
 }
 
-static void conn_open(struct goblind *g, int fd, bool is_unix,
+/* Redis's connIsLocal: a loopback peer (127.0.0.0/8, ::1, or 127.x
+ * mapped into IPv6). */
+static bool peer_is_loopback(const struct sockaddr_storage *sa)
+{
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                             0xff, 0xff};
+
+    if (sa->ss_family == AF_INET) {
+        const struct sockaddr_in *a = (const void *)sa;
+        return (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (sa->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const void *)sa;
+        const unsigned char *b = a->sin6_addr.s6_addr;
+        return IN6_IS_ADDR_LOOPBACK(&a->sin6_addr) ||
+               (memcmp(b, mapped, 12) == 0 && b[12] == 127);
+    }
+    return false;
+}
+
+/* Protected mode (Redis's clientAcceptHandler): while the default user
+ * has no password, only loopback and Unix socket clients get in. */
+static bool protected_refuses(struct goblind *g, bool is_unix,
+                              const struct sockaddr_storage *peer)
+{
+    return g->protected_mode && !is_unix &&
+           goblin_engine_default_user_nopass(g->engine) &&
+           !peer_is_loopback(peer);
+}
+
+static const char denied[] =
+    "-DENIED Redis is running in protected mode because protected mode is "
+    "enabled and no password is set for the default user. In this mode "
+    "connections are only accepted from the loopback interface. If you "
+    "want to connect from external computers to Redis you may adopt one of "
+    "the following solutions: 1) Just disable protected mode sending the "
+    "command 'CONFIG SET protected-mode no' from the loopback interface by "
+    "connecting to Redis from the same host the server is running, however "
+    "MAKE SURE Redis is not publicly accessible from internet if you do so. "
+    "Use CONFIG REWRITE to make this change permanent. 2) Alternatively you "
+    "can just disable the protected mode by editing the Redis configuration "
+    "file, and setting the protected mode option to 'no', and then "
+    "restarting the server. 3) If you started the server manually just for "
+    "testing, restart it with the '--protected-mode no' option. 4) Setup a "
+    "an authentication password for the default user. NOTE: You only need "
+    "to do one of the above things in order for the server to start "
+    "accepting connections from the outside.\r\n";
+
+static void conn_open(struct goblind *g, int fd, bool is_unix, bool is_tls,
                       const struct sockaddr_storage *peer)
 {
     static const char full[] = "-ERR max number of clients reached\r\n";
@@ -256,15 +333,22 @@ static void conn_open(struct goblind *g, int fd, bool is_unix,
     struct goblind_conn *c = NULL;
     char text[2][128];
     int one = 1;
+    bool room, refused;
 
-    bool room;
-
-    goblind_lock();                     /* CONFIG SET may change it */
+    goblind_lock();                     /* CONFIG SET may change these */
     room = g->nconns < g->maxclients;
+    refused = protected_refuses(g, is_unix, peer);
     goblind_unlock();
+    /* The refusals are plain text: a TLS client only sees the close. */
     if (!room) {
-        if (write(fd, full, sizeof(full) - 1) < 0)
+        if (!is_tls && write(fd, full, sizeof(full) - 1) < 0)
             goblind_log(g, GOBLIN_LOG_VERBOSE, "Error sending max clients");
+        goto fail;
+    }
+    if (refused) {
+        if (!is_tls && write(fd, denied, sizeof(denied) - 1) < 0)
+            goblind_log(g, GOBLIN_LOG_VERBOSE, "Error sending protected "
+                        "mode error");
         goto fail;
     }
     if (!is_unix)
@@ -290,6 +374,12 @@ static void conn_open(struct goblind *g, int fd, bool is_unix,
     }
     *c = (struct goblind_conn){.fd = fd, .events = EPOLLIN, .s = c->s,
                                .last_ms = g->loop_ms, .next = g->conns};
+    if (is_tls && (c->tls = goblind_tls_open(g, fd)) == NULL) {
+        goblind_log(g, GOBLIN_LOG_WARNING, "Error creating the TLS "
+                    "session of a new client");
+        epoll_ctl(g->epfd, EPOLL_CTL_DEL, fd, NULL);
+        goto fail;
+    }
     if (g->conns != NULL)
         g->conns->prev = c;
     g->conns = c;
@@ -320,7 +410,8 @@ static void accept_ready(struct goblind *g, int index)
                             "connection: %s", strerror(errno));
             return;
         }
-        conn_open(g, fd, g->listen_unix[index], &peer);
+        conn_open(g, fd, g->listen_unix[index], g->listen_tls[index],
+                  &peer);
     }
 }
 
@@ -398,7 +489,11 @@ static void dispatch(struct goblind *g, const struct epoll_event *ev)
         signal_ready(g);
     } else {
         struct goblind_conn *c = (void *)(uintptr_t)tag;
-        if (ev->events & (EPOLLIN | EPOLLERR | EPOLLHUP) && !c->closing)
+        bool resume = c->read_wants_write && (ev->events & EPOLLOUT);
+
+        c->read_wants_write = false;
+        if ((resume || ev->events & (EPOLLIN | EPOLLERR | EPOLLHUP)) &&
+            !c->closing)
             conn_readable(g, c);
         else
             conn_flush(g, c);
@@ -467,18 +562,21 @@ int goblind_run(struct goblind *g)
 }
 
 /* Listens on fd and watches it; the caller closes fd on failure. */
-static int add_listener(struct goblind *g, int fd, bool is_unix)
+static int add_listener(struct goblind *g, int fd, bool is_unix,
+                        bool is_tls)
 {
-    if (g->nlisten > GOBLIND_MAX_BIND || listen(fd, TCP_BACKLOG) < 0 ||
+    if (g->nlisten > 2 * GOBLIND_MAX_BIND || listen(fd, TCP_BACKLOG) < 0 ||
         watch(g, EPOLL_CTL_ADD, fd, EPOLLIN, (uint64_t)g->nlisten) < 0)
         return -1;
     g->listen_unix[g->nlisten] = is_unix;
+    g->listen_tls[g->nlisten] = is_tls;
     g->listen_fds[g->nlisten++] = fd;
     return 0;
 }
 
 /* A non-blocking listening TCP socket bound to ai, or -1 with errno. */
-static int tcp_socket(struct goblind *g, const struct addrinfo *ai)
+static int tcp_socket(struct goblind *g, const struct addrinfo *ai,
+                      bool is_tls)
 {
     int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK |
                     SOCK_CLOEXEC, 0);
@@ -490,7 +588,7 @@ static int tcp_socket(struct goblind *g, const struct addrinfo *ai)
     if (ai->ai_family == AF_INET6)
         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
     if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
-        add_listener(g, fd, false) == 0)
+        add_listener(g, fd, false, is_tls) == 0)
         return 0;
     err = errno;
     close(fd);
@@ -501,7 +599,8 @@ static int tcp_socket(struct goblind *g, const struct addrinfo *ai)
 /* Listens on one bind address. "*" is every IPv4 address and "::*" every
  * IPv6 one, as in Redis; a leading '-' (or the default bind list) makes a
  * missing address family or address a warning instead of an error. */
-static int listen_tcp(struct goblind *g, const char *addr, bool optional)
+static int listen_tcp(struct goblind *g, const char *addr, bool optional,
+                      long port_num, bool is_tls)
 {
     struct addrinfo hints = {0}, *ai = NULL;
     char port[16];
@@ -514,7 +613,7 @@ static int listen_tcp(struct goblind *g, const char *addr, bool optional)
         addr = "0.0.0.0";
     else if (strcmp(addr, "::*") == 0)
         addr = "::";
-    snprintf(port, sizeof(port), "%ld", g->port);
+    snprintf(port, sizeof(port), "%ld", port_num);
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST;
     if ((rc = getaddrinfo(addr, port, &hints, &ai)) != 0) {
@@ -522,7 +621,7 @@ static int listen_tcp(struct goblind *g, const char *addr, bool optional)
                     gai_strerror(rc));
         return -1;
     }
-    rc = tcp_socket(g, ai);
+    rc = tcp_socket(g, ai, is_tls);
     err = errno;
     freeaddrinfo(ai);
     if (rc == 0)
@@ -531,7 +630,7 @@ static int listen_tcp(struct goblind *g, const char *addr, bool optional)
                         err == EPROTONOSUPPORT);
     goblind_log(g, GOBLIN_LOG_WARNING, "%s: Could not create server TCP "
                 "listening socket %s:%ld: %s", skip ? "Skipping" : "Error",
-                addr, g->port, strerror(err));
+                addr, port_num, strerror(err));
     return skip ? 0 : -1;
 }
 
@@ -550,7 +649,7 @@ static int listen_unix(struct goblind *g)
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
         chmod(g->unixsocket, (mode_t)g->unixsocketperm) < 0 ||
-        add_listener(g, fd, true) < 0) {
+        add_listener(g, fd, true, false) < 0) {
         goblind_log(g, GOBLIN_LOG_WARNING, "Failed opening Unix socket %s: "
                     "%s", g->unixsocket, strerror(errno));
         if (fd >= 0)
@@ -591,19 +690,25 @@ int goblind_listen(struct goblind *g)
                     strerror(errno));
         return -1;
     }
-    if (g->port == 0 && g->unixsocket == NULL) {
+    if (g->port == 0 && g->tls_port == 0 && g->unixsocket == NULL) {
         goblind_log(g, GOBLIN_LOG_WARNING, "Configured to not listen "
                     "anywhere, exiting.");
         return -1;
     }
     for (int i = 0; g->port != 0 && i < g->nbind; i++)
-        if (listen_tcp(g, g->bind[i], g->bind_default) < 0)
+        if (listen_tcp(g, g->bind[i], g->bind_default, g->port, false) < 0)
             return -1;
     if (g->port != 0 && g->nlisten == 0) {
         goblind_log(g, GOBLIN_LOG_WARNING, "Failed listening on port %ld "
                     "(tcp), aborting.", g->port);
         return -1;
     }
+    if (goblind_tls_init(g) < 0)
+        return -1;
+    for (int i = 0; g->tls_port != 0 && i < g->nbind; i++)
+        if (listen_tcp(g, g->bind[i], g->bind_default, g->tls_port,
+                       true) < 0)
+            return -1;
     if (g->unixsocket != NULL && listen_unix(g) < 0)
         return -1;
     return 0;
@@ -619,6 +724,7 @@ void goblind_shutdown_net(struct goblind *g)
     g->nlisten = 0;
     if (g->unixsocket != NULL && unlink(g->unixsocket) == 0)
         goblind_log(g, GOBLIN_LOG_NOTICE, "Removing the unix socket file.");
+    goblind_tls_free(g);
     if (g->sigfd >= 0)
         close(g->sigfd);
     if (g->epfd >= 0)

@@ -156,6 +156,20 @@ GOBLIN_API void goblin_engine_cron(goblin_engine *eng);
 GOBLIN_API int goblin_engine_setting_add(goblin_engine *eng,
                                          const struct goblin_setting *s);
 
+/* Names the ACL file (Redis's aclfile directive): loads it at once,
+ * replacing every user, and ACL LOAD and ACL SAVE use it from then on.
+ * The file holds "user NAME rule..." lines (docs/security.md). Returns 0,
+ * or GOBLIN_EINVAL with Redis's text ("ERR <file>:<line>: ...", or the
+ * open error) in err[0..errcap) when the file cannot be read or a line is
+ * bad (then nothing changes), or GOBLIN_ENOMEM. path is copied. */
+GOBLIN_API int goblin_engine_acl_file(goblin_engine *eng, const char *path,
+                                      char *err, size_t errcap);
+
+/* True while the default user has no password (nopass): a server in
+ * protected mode then refuses clients that do not connect over loopback
+ * or a Unix socket, as Redis does. */
+GOBLIN_API bool goblin_engine_default_user_nopass(const goblin_engine *eng);
+
 /* Number of sessions open on the engine. */
 GOBLIN_API size_t goblin_engine_session_count(const goblin_engine *eng);
 

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "acl.h"
 #include "goblin/numtext.h"
 #include "respond.h"
 #include "session.h"
@@ -153,10 +154,12 @@ void goblin__client_line(struct goblin__text *t, const goblin_session *s)
                       "rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu ",
                       m.qbuf, m.qbuf_free, m.argv_mem, m.multi_mem, m.rbs,
                       m.rbp, m.obl, m.omem, m.total);
-    goblin__text_addf(t, "events=r%s cmd=%s user=default redir=-1 resp=%d "
+    goblin__text_addf(t, "events=r%s cmd=%s user=%.*s redir=-1 resp=%d "
                       "lib-name=%s lib-ver=%s\n",
                       m.obl > 0 ? "w" : "",
                       s->lastcmd != NULL ? s->lastcmd->fullname : "NULL",
+                      s->acl != NULL ? (int)s->acl->namelen : 0,
+                      s->acl != NULL ? s->acl->name : "",
                       s->resp, s->lib_name != NULL ? s->lib_name : "",
                       s->lib_ver != NULL ? s->lib_ver : "");
 }
@@ -250,6 +253,7 @@ struct kill_filter {
     const struct goblin_slice *addr;  /* NULL = any */
     const struct goblin_slice *laddr; /* NULL = any */
     int type;                         /* -1 = any */
+    const struct goblin__acl_user *user; /* NULL = any */
     bool skipme;
 };
 
@@ -285,7 +289,7 @@ static bool kill_parse(goblin__exec *x, int argc,
         } else if (goblin__arg_is(*opt, "laddr")) {
             f->laddr = val;
         } else if (goblin__arg_is(*opt, "user")) {
-            if (!slice_is(*val, "default")) {
+            if ((f->user = goblin__acl_find(x->eng, *val)) == NULL) {
                 goblin__reply_errorf(x, "ERR No such user '%.*s'",
                                      goblin__cstr_len(*val),
                                      (const char *)val->ptr);
@@ -316,6 +320,8 @@ static bool kill_matches(const goblin__exec *x, const goblin_session *s,
         return false;
     if (f->laddr != NULL && !slice_is(*f->laddr, s->local))
         return false;
+    if (f->user != NULL && f->user != s->acl)
+        return false;
     return !(f->skipme && s == x->sess);
 }
 
@@ -332,7 +338,7 @@ void goblin__session_kill(goblin_session *s, goblin_session *by)
 void cmd_client_kill(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
-    struct kill_filter f = {0, NULL, NULL, -1, true};
+    struct kill_filter f = {0, NULL, NULL, -1, NULL, true};
     goblin_session *s;
     int64_t killed = 0;
 

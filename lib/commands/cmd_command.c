@@ -217,13 +217,29 @@ void cmd_command_docs(goblin__exec *x, int argc,
     }
 }
 
+/* A spec with variable flags gets them from the arguments, as Redis's
+ * getkeys procs do: SET without GET only overwrites its key. */
+static uint16_t variable_flags(const struct goblin__command *c,
+                               uint16_t flags, int argc,
+                               const struct goblin_slice *argv)
+{
+    int i;
+
+    if (!(flags & KS_VARIABLE_FLAGS) || strcmp(c->fullname, "set") != 0)
+        return flags;
+    for (i = 3; i < argc; i++)
+        if (goblin__arg_is(argv[i], "get"))
+            return KS_RW | KS_ACCESS | KS_UPDATE;
+    return KS_OW | KS_UPDATE;
+}
+
 /* Key positions of argv for command c from its key specs, as Redis's
  * getKeysUsingKeySpecs finds them. Writes up to max positions into pos and
  * their spec's flags into flags; returns how many, or -1 when a keynum
  * argument is not a usable count. */
-static int find_keys(const struct goblin__command *c, int argc,
-                     const struct goblin_slice *argv, int *pos,
-                     uint16_t *flags, int max)
+int goblin__find_keys(const struct goblin__command *c, int argc,
+                      const struct goblin_slice *argv, int *pos,
+                      uint16_t *flags, int max)
 {
     int n = 0, s, first, last, step, k;
     int64_t num;
@@ -261,7 +277,7 @@ static int find_keys(const struct goblin__command *c, int argc,
             return -1;
         for (k = first; k <= last && n < max; k += step) {
             pos[n] = k;
-            flags[n++] = ks->flags;
+            flags[n++] = variable_flags(c, ks->flags, argc, argv);
         }
     }
     return n;
@@ -286,7 +302,7 @@ static void getkeys(goblin__exec *x, int argc,
             x, "ERR Invalid number of arguments specified for command");
         return;
     }
-    n = find_keys(c, cargc, cargv, pos, fl, 64);
+    n = goblin__find_keys(c, cargc, cargv, pos, fl, 64);
     if (n <= 0) {
         goblin__reply_error(x, c->flags & CMD_MOVABLEKEYS || n < 0
                                    ? "ERR Invalid arguments specified for "

@@ -2,13 +2,14 @@
  * and HELLO, with Redis 7's replies and texts (server.c, acl.c,
  * networking.c).
  *
- * Authentication: Goblin has one user, "default", whose password is the
- * requirepass setting. Without a password any password is accepted for
- * "default" (Redis's nopass user), but AUTH with the password alone is an
- * error, as Redis warns about it.
+ * Authentication: AUTH and HELLO AUTH check a user of the ACL (acl.c);
+ * AUTH with the password alone is for "default", and is an error while
+ * "default" is nopass, as Redis warns about it. requirepass sets the
+ * default user's password.
  */
 #include <string.h>
 
+#include "acl.h"
 #include "respond.h"
 #include "session.h"
 
@@ -66,29 +67,20 @@ void cmd_reset(goblin__exec *x, int argc, const struct goblin_slice *argv)
     goblin__reply_status(x, "RESET");
 }
 
-/* Compares without an early exit, so the time taken tells nothing about
- * where the first difference is. */
-static bool same_secret(const void *a, size_t alen, const void *b,
-                        size_t blen)
+struct goblin__acl_user *goblin__auth_ok(const goblin_engine *eng,
+                                         struct goblin_slice user,
+                                         struct goblin_slice pass)
 {
-    const unsigned char *p = a, *q = b;
-    unsigned char diff = alen != blen;
-    size_t i, n = alen < blen ? alen : blen;
+    struct goblin__acl_user *u = goblin__acl_find(eng, user);
 
-    for (i = 0; i < n; i++)
-        diff |= p[i] ^ q[i];
-    return diff == 0;
+    return goblin__acl_auth(u, pass) ? u : NULL;
 }
 
-bool goblin__auth_ok(const goblin_engine *eng, struct goblin_slice user,
-                     struct goblin_slice pass)
+/* Authenticates s as u. */
+static void log_in(goblin_session *s, struct goblin__acl_user *u)
 {
-    if (user.len != 7 || memcmp(user.ptr, "default", 7) != 0)
-        return false;
-    if (eng->requirepass == NULL)
-        return true;
-    return same_secret(pass.ptr, pass.len, eng->requirepass,
-                       eng->requirepass_len);
+    s->acl = u;
+    s->flags |= SESS_AUTHED;
 }
 
 static void auth_failed(goblin__exec *x)
@@ -100,13 +92,14 @@ static void auth_failed(goblin__exec *x)
 void cmd_auth(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin_slice user = {"default", 7}, pass;
+    struct goblin__acl_user *u;
 
     if (argc > 3) {
         goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
         return;
     }
     if (argc == 2) {
-        if (x->eng->requirepass == NULL) {
+        if (x->eng->default_user->flags & ACL_USER_NOPASS) {
             goblin__reply_error(
                 x, "ERR AUTH <password> called without any password "
                    "configured for the default user. Are you sure your "
@@ -118,11 +111,11 @@ void cmd_auth(goblin__exec *x, int argc, const struct goblin_slice *argv)
         user = argv[1];
         pass = argv[2];
     }
-    if (!goblin__auth_ok(x->eng, user, pass)) {
+    if ((u = goblin__auth_ok(x->eng, user, pass)) == NULL) {
         auth_failed(x);
         return;
     }
-    x->sess->flags |= SESS_AUTHED;
+    log_in(x->sess, u);
     goblin__reply_ok(x);
 }
 
@@ -198,11 +191,13 @@ void cmd_hello(goblin__exec *x, int argc, const struct goblin_slice *argv)
     if (!hello_parse(x, argc, argv, &h))
         return;
     if (h.user != NULL) {
-        if (!goblin__auth_ok(x->eng, *h.user, *h.pass)) {
+        struct goblin__acl_user *u = goblin__auth_ok(x->eng, *h.user,
+                                                     *h.pass);
+        if (u == NULL) {
             auth_failed(x);
             return;
         }
-        s->flags |= SESS_AUTHED;
+        log_in(s, u);
     }
     if (!(s->flags & SESS_AUTHED)) {
         goblin__reply_error(

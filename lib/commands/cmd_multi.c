@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "acl.h"
 #include "goblin/keys.h"
 #include "respond.h"
 #include "session.h"
@@ -134,6 +135,29 @@ static void expire_watched(goblin_session *s)
                                                 s->watched[i]->keylen});
 }
 
+/* ACL rules may have changed since a command was queued: Redis checks
+ * again at EXEC and answers the command with an error instead. */
+static bool still_allowed(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
+{
+    int pos = 0;
+    enum goblin__acl_denied d = x->sess->acl == NULL
+        ? ACL_DENIED_CMD
+        : goblin__acl_check(x->sess, x->sess->acl, x->cmd, argc, argv, &pos);
+
+    if (d == ACL_OK)
+        return true;
+    goblin__reply_errorf(x, "NOPERM ACLs rules changed between the moment "
+                            "the transaction was accumulated and the EXEC "
+                            "call. This command is no longer allowed for "
+                            "the following reason: %s",
+                         d == ACL_DENIED_CMD
+                             ? "no permission to execute the command or "
+                               "subcommand"
+                             : "no permission to touch the specified keys");
+    return false;
+}
+
 static void exec_queued(goblin__exec *x)
 {
     goblin_session *s = x->sess;
@@ -151,7 +175,8 @@ static void exec_queued(goblin__exec *x)
         for (j = 0; j < q->argc; j++)
             v[j].ptr = s->qarea + (uintptr_t)v[j].ptr;
         x->cmd = q->cmd;
-        goblin__run(x, q->argc, v, &clock);
+        if (still_allowed(x, q->argc, v))
+            goblin__run(x, q->argc, v, &clock);
     }
     x->cmd = exec_cmd;
     x->failed = false;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "acl.h"
 #include "handlers.h"
 #include "respond.h"
 #include "session.h"
@@ -116,6 +117,23 @@ static void reject(goblin__exec *x, const char *text)
     goblin__reply_error(x, text);
 }
 
+/* The user's permissions (Redis's ACLCheckAllPerm), for commands that
+ * need authentication; replies the NOPERM refusal. */
+static bool acl_ok(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    char text[160];
+    enum goblin__acl_denied d;
+    int pos = 0;
+
+    if (x->sess->acl == NULL)
+        return true; /* AUTH or HELLO on a session whose user is gone */
+    d = goblin__acl_check(x->sess, x->sess->acl, x->cmd, argc, argv, &pos);
+    if (d == ACL_OK)
+        return true;
+    reject(x, goblin__acl_denied_text(d, x->cmd, text, sizeof(text)));
+    return false;
+}
+
 /* Checks what Redis checks before running or queueing; replies the
  * refusal and returns false. */
 static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -137,12 +155,12 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, text);
         return false;
     }
-    if (x->eng->requirepass != NULL && !(s->flags & SESS_AUTHED) &&
+    if ((!(s->flags & SESS_AUTHED) || s->acl == NULL) &&
         !(x->cmd->flags & CMD_NO_AUTH)) {
         reject(x, "NOAUTH Authentication required.");
         return false;
     }
-    return true;
+    return acl_ok(x, argc, argv);
 }
 
 /* After each command: CLIENT REPLY SKIP applies to the next one only. */

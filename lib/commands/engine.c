@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "acl.h"
 #include "session.h"
 #include "settings.h"
 
@@ -111,6 +112,8 @@ static int engine_init(goblin_engine *eng)
     memset(eng->stats, 0, n);
     rc = goblin__lookup_build(eng);
     if (rc == 0)
+        rc = goblin__acl_init(eng);
+    if (rc == 0)
         rc = goblin__settings_init(eng);
     return rc;
 }
@@ -120,6 +123,9 @@ static void engine_free(goblin_engine *eng)
     goblin_store *st = eng->st;
 
     goblin__settings_free(eng);
+    goblin__acl_free(eng);
+    if (eng->aclfile != NULL)
+        goblin__free(st, eng->aclfile, strlen(eng->aclfile) + 1);
     goblin__lookup_free(eng);
     goblin__free(st, eng->stats, goblin__command_count * sizeof(*eng->stats));
     goblin__watch_free(eng);

@@ -15,6 +15,7 @@
  */
 #include <string.h>
 
+#include "acl.h"
 #include "respond.h"
 #include "session.h"
 
@@ -132,7 +133,8 @@ static int session_init(goblin_session *s,
     goblin_resp_writer_init(&s->writer, &s->out, 2);
     s->discard.ops = &discard_ops;
     s->ctime_ms = s->last_ms = goblin__now_ms(eng->st);
-    if (eng->requirepass == NULL)
+    s->acl = eng->default_user;
+    if (goblin__acl_default_open(eng))
         s->flags |= SESS_AUTHED;
     s->proto = goblin__sbe_enabled() ? GOBLIN__PROTO_UNDECIDED
                                      : GOBLIN__PROTO_RESP;
@@ -257,7 +259,8 @@ void goblin__session_reset(goblin_session *s)
     s->flags &= ~(uint32_t)(SESS_AUTHED | SESS_NO_EVICT | SESS_NO_TOUCH |
                             SESS_REPLY_OFF | SESS_REPLY_SKIP |
                             SESS_REPLY_SKIP_NEXT);
-    if (s->eng->requirepass == NULL)
+    s->acl = s->eng->default_user;
+    if (goblin__acl_default_open(s->eng))
         s->flags |= SESS_AUTHED;
 }
 

@@ -74,6 +74,9 @@ struct goblin_engine {
     struct goblin__setting *settings;
     size_t nsettings, capsettings;
     char *requirepass; /* NULL = none */
+    struct goblin__acl_user *users;        /* acl.c: sorted by name */
+    struct goblin__acl_user *default_user; /* always in users */
+    char *aclfile;     /* ACL LOAD and SAVE; NULL = none */
     size_t requirepass_len;
     uint64_t proto_max_bulk_len;
     uint64_t qbuf_limit;
@@ -156,6 +159,7 @@ struct goblin_session {
     uint8_t magic_seen; /* bytes of the SBE magic matched so far */
     uint8_t resp;       /* 2 or 3 */
     enum goblin_transport transport;
+    struct goblin__acl_user *acl; /* the user; NULL once it was deleted */
     int fd;
     void *user;
     char *peer, *local; /* NUL-terminated copies */
@@ -257,9 +261,17 @@ void goblin__expire_step(goblin_engine *eng);
 void goblin__reply_pairs(goblin__exec *x, size_t n, bool values,
                          bool nested);
 
-/* cmd_conn.c */
-bool goblin__auth_ok(const goblin_engine *eng, struct goblin_slice user,
-                     struct goblin_slice pass);
+/* cmd_conn.c: the user that user and pass authenticate, or NULL. */
+struct goblin__acl_user *goblin__auth_ok(const goblin_engine *eng,
+                                         struct goblin_slice user,
+                                         struct goblin_slice pass);
+
+/* cmd_command.c: key positions of argv for c from its key specs (Redis's
+ * getKeysUsingKeySpecs): up to max positions into pos, their spec flags
+ * into flags; returns how many, or -1 for an unusable keynum. */
+int goblin__find_keys(const struct goblin__command *c, int argc,
+                      const struct goblin_slice *argv, int *pos,
+                      uint16_t *flags, int max);
 
 /* engine.c: the clock commands are timed with (see engine.c). */
 uint64_t goblin__ticks(const goblin_engine *eng);

@@ -77,7 +77,7 @@ static void detect(goblin_session *s)
  * authentication. */
 static void parser_limits(goblin_session *s)
 {
-    bool unauth = s->eng->requirepass != NULL && !(s->flags & SESS_AUTHED);
+    bool unauth = !(s->flags & SESS_AUTHED);
 
     if (unauth != s->parser_unauth) {
         goblin_resp_parser_set_unauthenticated(s->parser, unauth);

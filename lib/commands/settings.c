@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "acl.h"
 #include "goblin/numtext.h"
 #include "settings.h"
 
@@ -244,6 +245,11 @@ int goblin__set_requirepass(goblin_engine *eng, const void *p, size_t len)
 
     if (len > 0 && (copy = dup_cstr(eng->st, p, len)) == NULL)
         return GOBLIN_ENOMEM;
+    if (goblin__acl_set_default_pass(eng, p, len) != 0) {
+        if (copy != NULL)
+            goblin__free(eng->st, copy, len + 1);
+        return GOBLIN_ENOMEM;
+    }
     if (eng->requirepass != NULL)
         goblin__free(eng->st, eng->requirepass, eng->requirepass_len + 1);
     eng->requirepass = copy;

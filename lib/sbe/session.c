@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "commands/acl.h"
 #include "goblin/sbe.h"
 #include "request.h"
 
@@ -165,6 +166,25 @@ static void header_error(struct goblin__sbe_req *r, int rc)
         goblin__sbe_decoded(r, rc);
 }
 
+/* The user's permissions for a typed request (acl.h): its command must
+ * be allowed, and one with keys needs a user with every key (a user
+ * limited to key patterns sends such requests as Argv). */
+static bool acl_ok(struct goblin__sbe_req *r)
+{
+    const struct goblin__command *cmd = command_of(r);
+    enum goblin__acl_denied d = goblin__acl_check_typed(r->x.sess->acl, cmd);
+    char text[160];
+
+    if (d == ACL_OK)
+        return true;
+    r->x.eng->stat_rejected++;
+    if (cmd != NULL)
+        r->x.eng->stats[cmd - goblin__commands].rejected++;
+    goblin__reply_error(&r->x, goblin__acl_denied_text(d, cmd, text,
+                                                       sizeof(text)));
+    return false;
+}
+
 /* May the message run now? Replies the refusal when not. */
 static bool admit(struct goblin__sbe_req *r)
 {
@@ -175,12 +195,13 @@ static bool admit(struct goblin__sbe_req *r)
         goblin__reply_errorf(&r->x, "ERR unknown SBE template id %u", id);
         return false;
     }
-    if (r->x.eng->requirepass != NULL && !(s->flags & SESS_AUTHED) &&
-        !routed(id)) {
+    if ((!(s->flags & SESS_AUTHED) || s->acl == NULL) && !routed(id)) {
         r->x.eng->stat_rejected++;
         goblin__reply_error(&r->x, "NOAUTH Authentication required.");
         return false;
     }
+    if (!routed(id) && !acl_ok(r))
+        return false;
     if ((s->flags & SESS_MULTI) && !routed(id)) {
         s->flags |= SESS_DIRTY_EXEC;
         goblin__reply_error(&r->x, "ERR typed SBE requests cannot be queued "
