@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "goblin/keys.h"
+#include "maxmemory.h"
 #include "respond.h"
 #include "session.h"
 
@@ -446,13 +447,16 @@ void cmd_object_freq(goblin__exec *x, int argc,
                            "and LFU data will take some time to adjust.");
 }
 
-/* OBJECT IDLETIME: Goblin keeps no access clock per key; it answers 0. */
+/* OBJECT IDLETIME: seconds since the key's last access, on the store's
+ * coarse access clock (evict.h). */
 void cmd_object_idletime(goblin__exec *x, int argc,
                          const struct goblin_slice *argv)
 {
+    int64_t idle = goblin__object_idletime(x->st, argv[2]);
+
     (void)argc;
-    if (goblin_key_exists(x->st, argv[2]))
-        goblin__reply_int(x, 0);
+    if (idle >= 0)
+        goblin__reply_int(x, idle);
     else
         goblin__reply_null(x);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "handlers.h"
+#include "maxmemory.h"
 #include "respond.h"
 #include "session.h"
 
@@ -142,6 +143,10 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, "NOAUTH Authentication required.");
         return false;
     }
+    if (!goblin__maxmemory_admit(x)) {
+        reject(x, GOBLIN__OOM_TEXT);
+        return false;
+    }
     return true;
 }
 
@@ -165,7 +170,9 @@ void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv,
 
     x->sess->lastcmd = x->cmd;
     x->failed = false;
+    goblin__maxmemory_touch_mode(x);
     x->cmd->fn(x, argc, argv);
+    x->st->no_touch = false;
     now = goblin__ticks(x->eng);
     st->calls++;
     st->ticks += now - *clock;

@@ -1154,3 +1154,13 @@ int goblin_key_rename(goblin_store *st, struct goblin_slice src,
     retire_rec(st, id_unlink_exp(st, sid, key_hash(st, src), false), false);
     return 1;
 }
+
+size_t goblin__keyspace_overhead(const goblin_store *st)
+{
+    const struct goblin__keyspace *ks = &st->ks;
+
+    return goblin__swiss_bytes(&ks->index) + ks->npages * REC_PAGE_BYTES +
+           ks->pages_cap * sizeof(void *) +
+           ks->nepages * sizeof(struct goblin__exp_page) +
+           ks->epages_cap * sizeof(void *);
+}

@@ -160,6 +160,10 @@ int goblin__key_mset(goblin_store *st, const struct goblin_slice *keys,
                      const struct goblin_slice *values, size_t n,
                      int (*enc_for)(struct goblin_slice value));
 
+/* Bytes of the keyspace's own tables (index, id pages, expiry pages), as
+ * opposed to the records and objects: INFO's used_memory_overhead. */
+size_t goblin__keyspace_overhead(const goblin_store *st);
+
 /* Called first by every public call that writes: frees the records kept
  * for views that the previous calls handed out. */
 void goblin__write_begin(goblin_store *st);
