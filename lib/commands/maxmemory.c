@@ -25,8 +25,14 @@
 
 static const char *const policy_names[GOBLIN__POLICY_COUNT] = {
     "volatile-lru", "allkeys-lru", "volatile-random", "allkeys-random",
-    "volatile-ttl", "noeviction",
+    "volatile-ttl", "noeviction", "volatile-lfu", "allkeys-lfu",
 };
+
+static bool is_lfu(int policy)
+{
+    return policy == GOBLIN__POLICY_VOLATILE_LFU ||
+           policy == GOBLIN__POLICY_ALLKEYS_LFU;
+}
 
 static int get_maxmemory(void *ctx, char *buf, size_t cap)
 {
@@ -52,8 +58,8 @@ static int get_policy(void *ctx, char *buf, size_t cap)
                     policy_names[((goblin_engine *)ctx)->policy]);
 }
 
-/* Redis's list of every policy, LFU ones included: Goblin keeps no access
- * counts, so those two are refused like any unknown name. */
+/* Switching between LRU and LFU reinterprets every key's stamp, as in
+ * Redis ("LRU and LFU data will take some time to adjust"). */
 static int set_policy(void *ctx, struct goblin_slice v, const char **why)
 {
     goblin_engine *eng = ctx;
@@ -64,6 +70,7 @@ static int set_policy(void *ctx, struct goblin_slice v, const char **why)
         if (eng->policy != i) /* the pool's scores meant another thing */
             goblin__evpool_clear(eng->st);
         eng->policy = i;
+        eng->st->lfu = is_lfu(i);
         return 0;
     }
     *why = "argument(s) must be one of the following: volatile-lru, "
@@ -93,16 +100,61 @@ static int set_samples(void *ctx, struct goblin_slice v, const char **why)
     return 0;
 }
 
+/* lfu-log-factor and lfu-decay-time: Redis's range 0..INT_MAX. */
+static int get_int(const int *p, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, "%d", *p);
+}
+
+static int set_int(int *p, struct goblin_slice v, const char **why)
+{
+    int64_t n;
+
+    if (goblin_int64_parse(v.ptr, v.len, &n) != 0) {
+        *why = "argument couldn't be parsed into an integer";
+        return GOBLIN_EINVAL;
+    }
+    if (n < 0 || n > INT_MAX) {
+        *why = "argument must be between 0 and 2147483647 inclusive";
+        return GOBLIN_ERANGE;
+    }
+    *p = (int)n;
+    return 0;
+}
+
+static int get_log_factor(void *ctx, char *buf, size_t cap)
+{
+    return get_int(&((goblin_engine *)ctx)->st->lfu_log_factor, buf, cap);
+}
+
+static int set_log_factor(void *ctx, struct goblin_slice v, const char **why)
+{
+    return set_int(&((goblin_engine *)ctx)->st->lfu_log_factor, v, why);
+}
+
+static int get_decay(void *ctx, char *buf, size_t cap)
+{
+    return get_int(&((goblin_engine *)ctx)->st->lfu_decay_time, buf, cap);
+}
+
+static int set_decay(void *ctx, struct goblin_slice v, const char **why)
+{
+    return set_int(&((goblin_engine *)ctx)->st->lfu_decay_time, v, why);
+}
+
 int goblin__maxmemory_init(goblin_engine *eng)
 {
     const struct goblin_setting own[] = {
         {"maxmemory", NULL, get_maxmemory, set_maxmemory, eng},
         {"maxmemory-policy", NULL, get_policy, set_policy, eng},
         {"maxmemory-samples", NULL, get_samples, set_samples, eng},
+        {"lfu-log-factor", NULL, get_log_factor, set_log_factor, eng},
+        {"lfu-decay-time", NULL, get_decay, set_decay, eng},
     };
     int rc;
 
     eng->policy = GOBLIN__POLICY_NOEVICTION;
+    eng->st->lfu = false;
     eng->samples = 5;
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         if ((rc = goblin_engine_setting_add(eng, &own[i])) != 0)
@@ -174,19 +226,50 @@ void goblin__maxmemory_touch_mode(goblin__exec *x)
                       ((x->sess->flags & SESS_NO_TOUCH) && c->fn != cmd_touch);
 }
 
-int64_t goblin__object_idletime(goblin_store *st, struct goblin_slice key)
+/* Finds key without touching it. */
+static bool find_quietly(goblin_store *st, struct goblin_slice key,
+                         uint32_t *id)
 {
     bool saved = st->no_touch;
-    uint32_t id;
     int found;
 
     st->no_touch = true;
-    found = goblin__key_find(st, key, &id);
+    found = goblin__key_find(st, key, id);
     st->no_touch = saved;
-    if (!found)
-        return -1;
     goblin__lru_tick(st);
-    return (int64_t)goblin__key_idle(st, id);
+    return found == 1;
+}
+
+void goblin__object_idletime(goblin__exec *x, struct goblin_slice key)
+{
+    uint32_t id;
+
+    if (!find_quietly(x->st, key, &id))
+        goblin__reply_null(x);
+    else if (x->st->lfu)
+        goblin__reply_error(x, "ERR An LFU maxmemory policy is selected, "
+                               "idle time not tracked. Please note that "
+                               "when switching between policies at runtime "
+                               "LRU and LFU data will take some time to "
+                               "adjust.");
+    else
+        goblin__reply_int(x, (int64_t)goblin__key_idle(x->st, id));
+}
+
+void goblin__object_freq(goblin__exec *x, struct goblin_slice key)
+{
+    uint32_t id;
+
+    if (!find_quietly(x->st, key, &id))
+        goblin__reply_null(x);
+    else if (!x->st->lfu)
+        goblin__reply_error(x, "ERR An LFU maxmemory policy is not "
+                               "selected, access frequency not tracked. "
+                               "Please note that when switching between "
+                               "policies at runtime LRU and LFU data will "
+                               "take some time to adjust.");
+    else
+        goblin__reply_int(x, goblin__key_freq(x->st, id));
 }
 
 /* ---- INFO memory ---- */

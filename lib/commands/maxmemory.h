@@ -28,9 +28,11 @@ bool goblin__maxmemory_admit(goblin__exec *x);
 /* Sets whether x->cmd's lookups update access times. */
 void goblin__maxmemory_touch_mode(goblin__exec *x);
 
-/* OBJECT IDLETIME: seconds since key was last accessed, or -1 when it
- * does not exist. Does not count as an access. */
-int64_t goblin__object_idletime(goblin_store *st, struct goblin_slice key);
+/* OBJECT IDLETIME and OBJECT FREQ for key, with Redis's replies and
+ * errors (each works under its kind of policy only). Neither counts as
+ * an access. */
+void goblin__object_idletime(goblin__exec *x, struct goblin_slice key);
+void goblin__object_freq(goblin__exec *x, struct goblin_slice key);
 
 struct goblin__text;
 /* INFO's memory section. */

@@ -7,6 +7,14 @@
  * cron caps every stamp older than 2^15 seconds (about 9 hours) at that
  * age, walking the keyspace a few keys per call.
  *
+ * With an LFU policy (st->lfu) the stamp holds Redis's LFU data in 16
+ * bits: the minute of its last decay, modulo 256, in the high byte and the
+ * logarithmic access counter in the low byte. An access first decays the
+ * counter by one per lfu-decay-time minutes elapsed, then increments it
+ * with probability 1 / ((counter - 5) * lfu-log-factor + 1), as Redis's
+ * updateLFU. The cron's walk applies the decay to any key whose last
+ * decay is over 128 minutes old, so the 8-bit minute never wraps.
+ *
  * Eviction works as Redis's evict.c does: draw `samples` random keys
  * (from all keys, or from the expiry array for the volatile policies),
  * score each (idle seconds for LRU, the time left turned around for TTL),
@@ -26,8 +34,54 @@
 void goblin__lru_tick(goblin_store *st)
 {
     int64_t now = goblin__now_ms(st);
+    uint64_t ms = (uint64_t)(now < 0 ? 0 : now);
 
-    st->lru_clock = (uint16_t)((uint64_t)(now < 0 ? 0 : now) / 1000);
+    st->lru_clock = (uint16_t)(ms / 1000);
+    st->lfu_minute = (uint8_t)(ms / 60000);
+}
+
+uint16_t goblin__stamp_new(const goblin_store *st)
+{
+    if (st->lfu)
+        return (uint16_t)(st->lfu_minute << 8 | GOBLIN__LFU_INIT);
+    return st->lru_clock;
+}
+
+/* Minutes since the stamp's last decay (modulo 256). */
+static unsigned lfu_elapsed(const goblin_store *st, uint16_t stamp)
+{
+    return (uint8_t)(st->lfu_minute - (stamp >> 8));
+}
+
+/* The stamp's counter after its decay to now. */
+static unsigned lfu_decayed(const goblin_store *st, uint16_t stamp)
+{
+    unsigned c = stamp & 0xFF, periods;
+
+    if (st->lfu_decay_time <= 0)
+        return c;
+    periods = lfu_elapsed(st, stamp) / (unsigned)st->lfu_decay_time;
+    return periods > c ? 0 : c - periods;
+}
+
+uint16_t goblin__stamp_touch(goblin_store *st, uint16_t old)
+{
+    unsigned c = lfu_decayed(st, old);
+
+    if (c < 255) {
+        double base = c > GOBLIN__LFU_INIT ? c - GOBLIN__LFU_INIT : 0;
+        double p = 1.0 / (base * st->lfu_log_factor + 1);
+        double r = (double)(goblin__rand64(st) >> 11) * 0x1p-53;
+
+        if (r < p)
+            c++;
+    }
+    return (uint16_t)(st->lfu_minute << 8 | c);
+}
+
+unsigned goblin__key_freq(const goblin_store *st, uint32_t id)
+{
+    return lfu_decayed(st, goblin__key_stamp(st, id));
 }
 
 uint64_t goblin__key_idle(const goblin_store *st, uint32_t id)
@@ -45,9 +99,21 @@ void goblin__lru_age_step(goblin_store *st, size_t n)
         if (ks->lru_cursor >= ks->count)
             ks->lru_cursor = 0;
         id = (uint32_t)ks->lru_cursor++;
-        if (goblin__key_idle(st, id) > AGE_CAP)
+        if (st->lfu) {
+            uint16_t stamp = goblin__key_stamp(st, id);
+            unsigned el = lfu_elapsed(st, stamp);
+            unsigned keep = st->lfu_decay_time > 0
+                                ? el % (unsigned)st->lfu_decay_time : 0;
+
+            /* Decay now, keeping the part of a period not yet due. */
+            if (el > 128)
+                goblin__key_set_stamp(
+                    st, id, (uint16_t)((uint8_t)(st->lfu_minute - keep) << 8 |
+                                       lfu_decayed(st, stamp)));
+        } else if (goblin__key_idle(st, id) > AGE_CAP) {
             goblin__key_set_stamp(st, id,
                                   (uint16_t)(st->lru_clock - AGE_CAP));
+        }
     }
 }
 
@@ -121,11 +187,16 @@ static void pool_insert(goblin_store *st, struct goblin_slice key,
     p->e[at] = e;
 }
 
-/* The score of the key at id under policy (LRU or TTL). */
-static uint64_t score_of(const goblin_store *st, uint32_t id, bool ttl)
+/* The score of the key at id: for TTL the deadline turned around, for
+ * LFU 255 minus the counter, for LRU the idle seconds. */
+enum { SCORE_LRU, SCORE_LFU, SCORE_TTL };
+
+static uint64_t score_of(const goblin_store *st, uint32_t id, int kind)
 {
-    if (ttl)
+    if (kind == SCORE_TTL)
         return UINT64_MAX - (uint64_t)goblin__key_deadline(st, id);
+    if (kind == SCORE_LFU)
+        return 255 - goblin__key_freq(st, id);
     return goblin__key_idle(st, id);
 }
 
@@ -168,9 +239,14 @@ int goblin__evict_one(goblin_store *st, enum goblin__policy policy,
                       unsigned samples)
 {
     bool vol = policy == GOBLIN__POLICY_VOLATILE_LRU ||
+               policy == GOBLIN__POLICY_VOLATILE_LFU ||
                policy == GOBLIN__POLICY_VOLATILE_RANDOM ||
                policy == GOBLIN__POLICY_VOLATILE_TTL;
-    bool ttl = policy == GOBLIN__POLICY_VOLATILE_TTL;
+    int ttl = policy == GOBLIN__POLICY_VOLATILE_TTL ? SCORE_TTL
+              : policy == GOBLIN__POLICY_VOLATILE_LFU ||
+                      policy == GOBLIN__POLICY_ALLKEYS_LFU
+                  ? SCORE_LFU
+                  : SCORE_LRU;
     size_t have;
 
     if (policy == GOBLIN__POLICY_NOEVICTION)

@@ -16,8 +16,8 @@
  *
  * The page slot of an id holds the record's pointer and, in its top 16
  * bits (which user-space pointers leave zero on x86-64 and arm64), the
- * key's access time on the store's coarse clock (st->lru_clock, seconds):
- * the LRU stamp costs no byte per key. Swap-remove moves the whole slot,
+ * key's access stamp (evict.c: its access time on the store's coarse
+ * clock, or its LFU counter): the stamp costs no byte per key. Swap-remove moves the whole slot,
  * stamp included; replacing a key's record keeps the stamp.
  *
  * Invariants: ids 0..count-1 each hold one record; the index maps every
@@ -322,7 +322,7 @@ static inline void rec_set_new(goblin_store *st, size_t id, uint8_t *rec)
     assert(((uintptr_t)rec & ~(uintptr_t)PTR_MASK) == 0);
 #if STAMP_SHIFT
     *slot_ref(&st->ks, id) = (uintptr_t)rec |
-                             ((uintptr_t)st->lru_clock << STAMP_SHIFT);
+                             ((uintptr_t)goblin__stamp_new(st) << STAMP_SHIFT);
 #else
     *slot_ref(&st->ks, id) = (uintptr_t)rec;
 #endif
@@ -578,8 +578,10 @@ int goblin__key_find(goblin_store *st, struct goblin_slice key,
 #if STAMP_SHIFT
     if (!st->no_touch) {
         uintptr_t *ref = slot_ref(&st->ks, i);
-        uintptr_t v = (*ref & PTR_MASK) |
-                      ((uintptr_t)st->lru_clock << STAMP_SHIFT);
+        uint16_t stamp = st->lfu ? goblin__stamp_touch(
+                                       st, (uint16_t)(*ref >> STAMP_SHIFT))
+                                 : st->lru_clock;
+        uintptr_t v = (*ref & PTR_MASK) | ((uintptr_t)stamp << STAMP_SHIFT);
 
         if (*ref != v) /* a line already read; written only on change */
             *ref = v;

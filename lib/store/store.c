@@ -86,6 +86,8 @@ int goblin_store_open(const struct goblin_config *cfg, goblin_store **out)
     st->hash_seed = c.seed != 0 ? c.seed : 0x9e3779b97f4a7c15ull;
     st->rng = st->hash_seed ^ 0xd1b54a32d192ed03ull;
     goblin__keyspace_init(st);
+    st->lfu_log_factor = 10;
+    st->lfu_decay_time = 1;
     goblin__lru_tick(st);
     *out = st;
     return 0;

@@ -24,11 +24,17 @@ struct goblin_store {
     struct goblin_allocator alloc;
     struct goblin_config cfg;
     bool libc;          /* the default allocator: charge chunk sizes */
-    /* Access times (evict.c): the coarse clock keys are stamped with, in
+    /* Access stamps (evict.c): the coarse clock keys are stamped with, in
      * seconds modulo 2^16, and whether lookups leave stamps alone (OBJECT,
-     * CLIENT NO-TOUCH). */
+     * CLIENT NO-TOUCH). With lfu, a stamp is instead the minute of the
+     * last decay (modulo 256) in its high byte and Redis's logarithmic
+     * access counter in its low byte. */
     uint16_t lru_clock;
+    uint8_t lfu_minute;
     bool no_touch;
+    bool lfu;
+    int lfu_log_factor;   /* lfu-log-factor */
+    int lfu_decay_time;   /* lfu-decay-time, minutes per decrement */
     struct goblin__evpool evpool;
     size_t used_memory;
     uint64_t dirty;

@@ -1,7 +1,8 @@
 """test_memory.py - memory in goblind: INFO memory's used_memory tracks
 what the process really takes (the growth of its RSS) within 10% on 1M
 string keys, and maxmemory behaves as redis-server's: the same OOM refusals
-under noeviction, and eviction that keeps used memory under the limit.
+under noeviction, eviction that keeps used memory under the limit, and
+the same LFU counters.
 
     /usr/bin/python3 test_memory.py GOBLIND [TEST...]
 """
@@ -135,6 +136,29 @@ def test_noeviction_refuses_like_redis(path):
     red.stop()
 
 
+def test_lfu_counters_like_redis(path):
+    gob, red, g, r = both()
+    fails = e2e.Failures()
+    script = [
+        ("SET", "k", "v"), ("OBJECT", "FREQ", "k"),
+        ("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"),
+        ("CONFIG", "SET", "lfu-log-factor", "0"),
+        ("SET", "n", "v"), ("OBJECT", "FREQ", "n"), ("GET", "n"),
+        ("GET", "n"), ("HSET", "h", "f", "v"), ("HGET", "h", "f"),
+        ("OBJECT", "FREQ", "n"), ("OBJECT", "FREQ", "h"),
+        ("OBJECT", "FREQ", "nokey"), ("OBJECT", "IDLETIME", "n"),
+        ("CONFIG", "SET", "lfu-decay-time", "-1"),
+        ("CONFIG", "GET", "lfu-decay-time"),
+        ("CONFIG", "SET", "maxmemory-policy", "volatile-lfu"),
+        ("CONFIG", "GET", "maxmemory-policy"),
+    ]
+    for cmd in script:
+        fails.eq(g.call(*cmd), r.call(*cmd), " ".join(cmd))
+    fails.finish()
+    e2e.check_stopped_cleanly(gob)
+    red.stop()
+
+
 def fill(c, n, size, ttl=False):
     value = "v" * size
     commands = []
@@ -204,7 +228,8 @@ def test_volatile_ttl_evicts_the_nearest_deadline(path):
 
 ALL = [test_used_memory_tracks_rss, test_noeviction_refuses_like_redis,
        test_eviction_stays_under_the_limit_like_redis,
-       test_volatile_ttl_evicts_the_nearest_deadline]
+       test_volatile_ttl_evicts_the_nearest_deadline,
+       test_lfu_counters_like_redis]
 
 if __name__ == "__main__":
     chosen = [t for t in ALL if t.__name__ in sys.argv[2:]] or ALL

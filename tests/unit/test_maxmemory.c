@@ -1,7 +1,8 @@
 /* test_maxmemory.c - memory limits: which key each maxmemory-policy
  * evicts (volatile-* touch only keys with a deadline, volatile-ttl the
  * nearest deadline, allkeys-lru idle keys by the settable clock), access
- * times and their aging, CONFIG SET validation, the OOM refusal with
+ * times and their aging, LFU counters and their decay, CONFIG SET
+ * validation, the OOM refusal with
  * Redis's exact texts (MULTI and EXEC included), eviction keeping used
  * memory under the limit, OBJECT IDLETIME, and store allocation failures
  * turned into OOM replies that change nothing. */
@@ -182,6 +183,52 @@ static void test_swap_remove_moves_the_stamp_with_the_key(void **state)
     f->st->no_touch = false;
 }
 
+static void test_allkeys_lfu_prefers_rarely_used_keys(void **state)
+{
+    struct fixture *f = *state;
+    struct goblin_slice v;
+    char key[32];
+
+    f->st->lfu = true;
+    f->st->lfu_log_factor = 0; /* every access counts one */
+    for (int i = 0; i < 20; i++)
+        put(f->st, "k:%d", i, 0);
+    for (int i = 0; i < 20; i += 2)
+        for (int n = 0; n < 10; n++)
+            assert_int_equal(goblin_str_get(f->st, slice_of(key, (size_t)
+                                  snprintf(key, sizeof(key), "k:%d", i)),
+                                            &v), 1);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(goblin__evict_one(f->st, GOBLIN__POLICY_ALLKEYS_LFU,
+                                           200), 1);
+    for (int i = 0; i < 20; i++)
+        assert_int_equal(has(f->st, "k:%d", i), i % 2 == 0);
+}
+
+static void test_lfu_decay_survives_the_8_bit_minute(void **state)
+{
+    struct fixture *f = *state;
+    uint32_t id;
+
+    f->st->lfu = true;
+    f->st->lfu_decay_time = 100;
+    put(f->st, "k:%d", 0, 0);
+    f->st->no_touch = true;
+    assert_int_equal(goblin__key_find(f->st, S("k:0"), &id), 1);
+    goblin__key_set_stamp(f->st, id, (uint16_t)(f->st->lfu_minute << 8 | 255));
+    /* 200 minutes, aged, then 200 more: 4 periods of 100 minutes, where
+     * the 8-bit minute alone would see 400 % 256 = 144 minutes, 1 period. */
+    f->clock.now_ms += 200 * 60000;
+    goblin__lru_tick(f->st);
+    goblin__lru_age_step(f->st, 1);
+    assert_int_equal(goblin__key_freq(f->st, id), 253);
+    f->clock.now_ms += 200 * 60000;
+    goblin__lru_tick(f->st);
+    goblin__lru_age_step(f->st, 1);
+    assert_int_equal(goblin__key_freq(f->st, id), 251);
+    f->st->no_touch = false;
+}
+
 /* ---- through the engine ---- */
 
 static void test_config_set_validation(void **state)
@@ -223,6 +270,42 @@ static void test_config_set_validation(void **state)
     EXPECT("CONFIG GET maxmemory-policy",
            "*2\r\n$16\r\nmaxmemory-policy\r\n$11\r\nallkeys-lru\r\n");
     EXPECT("CONFIG SET maxmemory-samples 10", "+OK\r\n");
+    EXPECT("CONFIG SET lfu-log-factor -1",
+           "-ERR CONFIG SET failed (possibly related to argument "
+           "'lfu-log-factor') - argument must be between 0 and 2147483647 "
+           "inclusive\r\n");
+    EXPECT("CONFIG GET lfu-decay-time",
+           "*2\r\n$14\r\nlfu-decay-time\r\n$1\r\n1\r\n");
+    EXPECT("CONFIG SET maxmemory-policy volatile-lfu", "+OK\r\n");
+    EXPECT("CONFIG GET maxmemory-policy",
+           "*2\r\n$16\r\nmaxmemory-policy\r\n$12\r\nvolatile-lfu\r\n");
+}
+
+static void test_object_freq_under_lfu(void **state)
+{
+    struct cfix *f = *state;
+
+    EXPECT("SET k v", "+OK\r\n");
+    EXPECT("OBJECT FREQ k",
+           "-ERR An LFU maxmemory policy is not selected, access frequency "
+           "not tracked. Please note that when switching between policies "
+           "at runtime LRU and LFU data will take some time to adjust.\r\n");
+    EXPECT("CONFIG SET maxmemory-policy allkeys-lfu", "+OK\r\n");
+    EXPECT("CONFIG SET lfu-log-factor 0", "+OK\r\n");
+    EXPECT("SET n v", "+OK\r\n");
+    EXPECT("OBJECT FREQ n", ":5\r\n");
+    EXPECT("GET n", "$1\r\nv\r\n");
+    EXPECT("GET n", "$1\r\nv\r\n");
+    EXPECT("GET n", "$1\r\nv\r\n");
+    EXPECT("OBJECT FREQ n", ":8\r\n");
+    EXPECT("OBJECT FREQ nokey", "$-1\r\n");
+    EXPECT("OBJECT IDLETIME n",
+           "-ERR An LFU maxmemory policy is selected, idle time not "
+           "tracked. Please note that when switching between policies at "
+           "runtime LRU and LFU data will take some time to adjust.\r\n");
+    f->base->clock.now_ms += 3 * 60000; /* one decrement a minute */
+    goblin_engine_cron(f->eng);
+    EXPECT("OBJECT FREQ n", ":5\r\n");
 }
 
 static void test_noeviction_refuses_denyoom_commands_only(void **state)
@@ -397,7 +480,10 @@ int main(void)
         STORE_TEST(test_a_read_makes_a_key_recent),
         STORE_TEST(test_idle_time_counts_seconds_and_ages_without_wrapping),
         STORE_TEST(test_swap_remove_moves_the_stamp_with_the_key),
+        STORE_TEST(test_allkeys_lfu_prefers_rarely_used_keys),
+        STORE_TEST(test_lfu_decay_survives_the_8_bit_minute),
         CMD_TEST(test_config_set_validation),
+        CMD_TEST(test_object_freq_under_lfu),
         CMD_TEST(test_noeviction_refuses_denyoom_commands_only),
         CMD_TEST(test_oom_in_multi_aborts_exec),
         CMD_TEST(test_exec_of_queued_denyoom_is_refused),
