@@ -7,6 +7,8 @@ the same LFU counters.
     /usr/bin/python3 test_memory.py GOBLIND [TEST...]
 """
 
+import os
+import subprocess
 import sys
 import threading
 
@@ -48,6 +50,15 @@ def load(c, commands):
         seen += chunk.count(b"\n", 0, cut)
         tail = chunk[cut:]
     sender.join()
+
+
+def run_fail(argv):
+    """Runs goblind expecting a startup failure; returns its output."""
+    p = subprocess.run(argv, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=60)
+    assert p.returncode != 0, argv
+    return p.stderr.decode() + p.stdout.decode()
 
 
 def sanitized(path):
@@ -134,6 +145,26 @@ def test_noeviction_refuses_like_redis(path):
     fails.finish()
     e2e.check_stopped_cleanly(gob)
     red.stop()
+
+
+def test_options_and_config_file(path):
+    conf = os.path.join(e2e.tmpdir(), "goblin.conf")
+    with open(conf, "w") as f:
+        f.write("maxmemory 1gb\nmaxmemory-policy volatile-ttl\n"
+                "maxmemory-samples 7\n")
+    gob = e2e.goblind(path, "--maxmemory-policy", "allkeys-lru", conf=conf)
+    c = gob.client()
+    get = lambda name: c.call("CONFIG", "GET", name)[1][1][1]
+    assert get("maxmemory") == b"1073741824"
+    assert get("maxmemory-policy") == b"allkeys-lru"   # argv wins
+    assert get("maxmemory-samples") == b"7"
+    mem = info(c, "memory")
+    assert mem["maxmemory"] == "1073741824", mem
+    assert mem["maxmemory_human"] == "1.00G", mem
+    assert mem["maxmemory_policy"] == "allkeys-lru", mem
+    e2e.check_stopped_cleanly(gob)
+    err = run_fail([path, "--port", "0", "--maxmemory", "lots"])
+    assert "maxmemory" in err and "memory value" in err, err
 
 
 def test_lfu_counters_like_redis(path):
@@ -226,7 +257,7 @@ def test_volatile_ttl_evicts_the_nearest_deadline(path):
     e2e.check_stopped_cleanly(gob)
 
 
-ALL = [test_used_memory_tracks_rss, test_noeviction_refuses_like_redis,
+ALL = [test_options_and_config_file, test_used_memory_tracks_rss, test_noeviction_refuses_like_redis,
        test_eviction_stays_under_the_limit_like_redis,
        test_volatile_ttl_evicts_the_nearest_deadline,
        test_lfu_counters_like_redis]
