@@ -125,7 +125,6 @@ static void sec_clients(goblin__exec *x, struct goblin__text *t)
                       x->eng->nsessions, maxclients, in, out);
 }
 
-
 static void sec_persistence(goblin__exec *x, struct goblin__text *t)
 {
     goblin__text_addf(t, "loading:0\r\nasync_loading:0\r\n"
