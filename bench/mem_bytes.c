@@ -1,6 +1,7 @@
 /* mem_bytes.c - bytes per element that the store spends on a data set,
- * measured two ways: goblin_store_used_memory (exact: every block the
- * store allocates, at the size it asked for) and the process's resident
+ * measured two ways: goblin_store_used_memory (every block the store
+ * allocates, at what glibc malloc really holds for it: its usable size
+ * plus the chunk header) and the process's resident
  * set (VmRSS from /proc/self/status after malloc_trim(0): what the machine
  * really gives up, allocator overhead and fragmentation included).
  *

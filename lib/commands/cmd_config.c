@@ -184,6 +184,7 @@ void cmd_config_resetstat(goblin__exec *x, int argc,
     e->stat_errors = e->stat_rejected = 0;
     e->stat_keyspace_hits = e->stat_keyspace_misses = 0;
     e->stat_expired_keys = 0;
+    e->stat_evicted_keys = 0;
     memset(e->ops_samples, 0, sizeof(e->ops_samples));
     goblin__reply_ok(x);
 }

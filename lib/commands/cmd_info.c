@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "goblin/keys.h"
+#include "maxmemory.h"
 #include "respond.h"
 #include "session.h"
 #include "settings.h"
@@ -31,23 +32,6 @@ static const char *const sec_names[SEC_COUNT] = {
     "server", "clients", "memory", "persistence", "stats", "replication",
     "cpu", "modules", "errorstats", "cluster", "keyspace", "commandstats",
 };
-
-/* Bytes as Redis's bytesToHuman writes them ("1.50K", "2.48M"). */
-static void human(char *buf, size_t cap, uint64_t n)
-{
-    static const char units[] = "KMGTPE";
-    double d = (double)n;
-    int u = -1;
-
-    while (d >= 1024 && u < 5) {
-        d /= 1024;
-        u++;
-    }
-    if (u < 0)
-        snprintf(buf, cap, "%lluB", (unsigned long long)n);
-    else
-        snprintf(buf, cap, "%.2f%c", d, units[u]);
-}
 
 /* 40 hex digits (out holds 41 bytes) that identify this engine. */
 static void run_id(const goblin_engine *eng, char *out)
@@ -141,48 +125,6 @@ static void sec_clients(goblin__exec *x, struct goblin__text *t)
                       x->eng->nsessions, maxclients, in, out);
 }
 
-static uint64_t rss_bytes(void)
-{
-    unsigned long long size = 0, resident = 0;
-    FILE *f = fopen("/proc/self/statm", "r");
-
-    if (f == NULL)
-        return 0;
-    if (fscanf(f, "%llu %llu", &size, &resident) != 2)
-        resident = 0;
-    fclose(f);
-    return resident * (uint64_t)sysconf(_SC_PAGESIZE);
-}
-
-static void sec_memory(goblin__exec *x, struct goblin__text *t)
-{
-    uint64_t used = goblin_store_used_memory(x->st), rss = rss_bytes();
-    uint64_t total = (uint64_t)sysconf(_SC_PHYS_PAGES) *
-                     (uint64_t)sysconf(_SC_PAGESIZE);
-    char h1[32], h2[32], h3[32], h4[32], maxmem[32], policy[32];
-
-    if (used > x->eng->mem_peak)
-        x->eng->mem_peak = used;
-    human(h1, sizeof(h1), used);
-    human(h2, sizeof(h2), rss);
-    human(h3, sizeof(h3), x->eng->mem_peak);
-    human(h4, sizeof(h4), total);
-    setting_text(x->eng, "maxmemory", "0", maxmem, sizeof(maxmem));
-    setting_text(x->eng, "maxmemory-policy", "noeviction", policy,
-                 sizeof(policy));
-    goblin__text_addf(t, "used_memory:%llu\r\nused_memory_human:%s\r\n"
-                      "used_memory_rss:%llu\r\nused_memory_rss_human:%s\r\n"
-                      "used_memory_peak:%llu\r\nused_memory_peak_human:%s\r\n"
-                      "total_system_memory:%llu\r\n"
-                      "total_system_memory_human:%s\r\nmaxmemory:%s\r\n"
-                      "maxmemory_policy:%s\r\nmem_fragmentation_ratio:%.2f\r\n"
-                      "mem_allocator:libc\r\n",
-                      (unsigned long long)used, h1, (unsigned long long)rss,
-                      h2, (unsigned long long)x->eng->mem_peak, h3,
-                      (unsigned long long)total, h4, maxmem, policy,
-                      used > 0 ? (double)rss / (double)used : 0.0);
-}
-
 static void sec_persistence(goblin__exec *x, struct goblin__text *t)
 {
     goblin__text_addf(t, "loading:0\r\nasync_loading:0\r\n"
@@ -207,7 +149,7 @@ static void sec_stats(goblin__exec *x, struct goblin__text *t)
                       "total_net_input_bytes:%llu\r\n"
                       "total_net_output_bytes:%llu\r\n"
                       "rejected_connections:0\r\nexpired_keys:%llu\r\n"
-                      "evicted_keys:0\r\nkeyspace_hits:%llu\r\n"
+                      "evicted_keys:%llu\r\nkeyspace_hits:%llu\r\n"
                       "keyspace_misses:%llu\r\npubsub_channels:0\r\n"
                       "pubsub_patterns:0\r\ntotal_error_replies:%llu\r\n"
                       "unexpected_error_replies:0\r\n",
@@ -217,6 +159,7 @@ static void sec_stats(goblin__exec *x, struct goblin__text *t)
                       (unsigned long long)e->stat_net_in,
                       (unsigned long long)e->stat_net_out,
                       (unsigned long long)e->stat_expired_keys,
+                      (unsigned long long)e->stat_evicted_keys,
                       (unsigned long long)e->stat_keyspace_hits,
                       (unsigned long long)e->stat_keyspace_misses,
                       (unsigned long long)e->stat_errors);
@@ -308,7 +251,7 @@ static void section(goblin__exec *x, struct goblin__text *t, int sec)
     switch (sec) {
     case SEC_SERVER: sec_server(x, t); break;
     case SEC_CLIENTS: sec_clients(x, t); break;
-    case SEC_MEMORY: sec_memory(x, t); break;
+    case SEC_MEMORY: goblin__info_memory(x, t); break;
     case SEC_PERSISTENCE: sec_persistence(x, t); break;
     case SEC_STATS: sec_stats(x, t); break;
     case SEC_REPLICATION: sec_replication(x, t); break;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "goblin/keys.h"
+#include "maxmemory.h"
 #include "respond.h"
 #include "session.h"
 
@@ -430,31 +431,22 @@ void cmd_object_encoding(goblin__exec *x, int argc,
         goblin__reply_null(x);
 }
 
-/* OBJECT FREQ: Goblin keeps no LFU counters, like Redis without an LFU
- * maxmemory-policy. */
+/* OBJECT FREQ: the key's LFU counter, under an LFU maxmemory-policy
+ * (maxmemory.c). */
 void cmd_object_freq(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     (void)argc;
-    if (!goblin_key_exists(x->st, argv[2])) {
-        goblin__reply_null(x);
-        return;
-    }
-    goblin__reply_error(x, "ERR An LFU maxmemory policy is not selected, "
-                           "access frequency not tracked. Please note that "
-                           "when switching between policies at runtime LRU "
-                           "and LFU data will take some time to adjust.");
+    goblin__object_freq(x, argv[2]);
 }
 
-/* OBJECT IDLETIME: Goblin keeps no access clock per key; it answers 0. */
+/* OBJECT IDLETIME: seconds since the key's last access, on the store's
+ * coarse access clock (maxmemory.c). */
 void cmd_object_idletime(goblin__exec *x, int argc,
                          const struct goblin_slice *argv)
 {
     (void)argc;
-    if (goblin_key_exists(x->st, argv[2]))
-        goblin__reply_int(x, 0);
-    else
-        goblin__reply_null(x);
+    goblin__object_idletime(x, argv[2]);
 }
 
 /* OBJECT REFCOUNT: values are never shared in Goblin. */

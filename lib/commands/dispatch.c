@@ -12,6 +12,7 @@
 
 #include "acl.h"
 #include "handlers.h"
+#include "maxmemory.h"
 #include "respond.h"
 #include "session.h"
 
@@ -160,7 +161,13 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, "NOAUTH Authentication required.");
         return false;
     }
-    return acl_ok(x, argc, argv);
+    if (!acl_ok(x, argc, argv))
+        return false;
+    if (!goblin__maxmemory_admit(x)) {
+        reject(x, GOBLIN__OOM_TEXT);
+        return false;
+    }
+    return true;
 }
 
 /* After each command: CLIENT REPLY SKIP applies to the next one only. */
@@ -183,7 +190,9 @@ void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv,
 
     x->sess->lastcmd = x->cmd;
     x->failed = false;
+    goblin__maxmemory_touch_mode(x);
     x->cmd->fn(x, argc, argv);
+    x->st->no_touch = false;
     now = goblin__ticks(x->eng);
     st->calls++;
     st->ticks += now - *clock;

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "acl.h"
+#include "maxmemory.h"
 #include "session.h"
 #include "settings.h"
 
@@ -171,6 +172,7 @@ int goblin_engine_open(const struct goblin_engine_config *cfg,
     eng->prev_hook_ctx = eng->st->cfg.key_changed_ctx;
     eng->st->cfg.key_changed = key_changed;
     eng->st->cfg.key_changed_ctx = eng;
+    eng->mem_startup = goblin_store_used_memory(eng->st);
     *out = eng;
     return 0;
 }
@@ -221,4 +223,5 @@ void goblin_engine_cron(goblin_engine *eng)
     calibrate(eng);
     sample_ops(eng);
     goblin__expire_step(eng);
+    goblin__maxmemory_cron(eng);
 }

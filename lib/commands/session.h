@@ -87,6 +87,13 @@ struct goblin_engine {
      * command: the smaller nonzero of hard and soft, or SIZE_MAX. */
     size_t obuf_trip;
     int hz;
+    /* maxmemory (0 = none), maxmemory-policy (enum goblin__policy) and
+     * maxmemory-samples; mem_startup is used memory once the engine is
+     * open (maxmemory.c). */
+    uint64_t maxmemory;
+    int policy;
+    unsigned samples;
+    uint64_t mem_startup;
 
     /* WATCH. */
     struct goblin__watch **wbuckets;
@@ -108,6 +115,7 @@ struct goblin_engine {
     uint64_t stat_rejected;
     uint64_t stat_keyspace_hits, stat_keyspace_misses;
     uint64_t stat_expired_keys;
+    uint64_t stat_evicted_keys;
     uint64_t mem_peak;
     uint64_t errstat[GOBLIN__ERRSTATS];
     uint64_t ops_samples[16];

@@ -13,6 +13,7 @@
 
 #include "acl.h"
 #include "goblin/numtext.h"
+#include "maxmemory.h"
 #include "settings.h"
 
 static char *dup_cstr(goblin_store *st, const char *s, size_t len)
@@ -435,7 +436,7 @@ int goblin__settings_init(goblin_engine *eng)
             return rc;
         eng->settings[eng->nsettings - 1].placeholder = true;
     }
-    return 0;
+    return goblin__maxmemory_init(eng);
 }
 
 int goblin__settings_apply_config(goblin_engine *eng,

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "commands/acl.h"
+#include "commands/maxmemory.h"
 #include "goblin/sbe.h"
 #include "request.h"
 
@@ -131,7 +132,10 @@ static void run_typed(struct goblin__sbe_req *r, uint64_t *clock)
 
     r->x.cmd = cmd;
     eng->running = r->x.sess;
+    if (cmd != NULL)
+        goblin__maxmemory_touch_mode(&r->x);
     run(r);
+    r->x.st->no_touch = false;
     eng->running = NULL;
     eng->stat_commands++;
     if (cmd != NULL) {
@@ -206,6 +210,13 @@ static bool admit(struct goblin__sbe_req *r)
         s->flags |= SESS_DIRTY_EXEC;
         goblin__reply_error(&r->x, "ERR typed SBE requests cannot be queued "
                                    "in MULTI; send them as Argv");
+        return false;
+    }
+    r->x.cmd = routed(id) ? NULL : command_of(r);
+    if (r->x.cmd != NULL && !goblin__maxmemory_admit(&r->x)) {
+        r->x.eng->stat_rejected++;
+        r->x.eng->stats[r->x.cmd - goblin__commands].rejected++;
+        goblin__reply_error(&r->x, GOBLIN__OOM_TEXT);
         return false;
     }
     return true;

@@ -14,6 +14,12 @@
  *              hash, zset: zero padding to 8-byte alignment, the object
  *              pointer (that pointer is the slot goblin__key_lookup gives).
  *
+ * The page slot of an id holds the record's pointer and, in its top 16
+ * bits (which user-space pointers leave zero on x86-64 and arm64), the
+ * key's access stamp (evict.c: its access time on the store's coarse
+ * clock, or its LFU counter): the stamp costs no byte per key. Swap-remove moves the whole slot,
+ * stamp included; replacing a key's record keeps the stamp.
+ *
  * Invariants: ids 0..count-1 each hold one record; the index maps every
  * key to its id; a record has KF_EXP exactly when the expiry array holds
  * (deadline, id) at the position the record names. A key is expired when
@@ -278,17 +284,77 @@ static void page_trim(goblin_store *st, void ***dir, size_t *np,
     }
 }
 
-#define REC_PAGE_BYTES (PAGE * sizeof(uint8_t *))
+#define REC_PAGE_BYTES (PAGE * sizeof(uintptr_t))
 
-static inline uint8_t **rec_ref(const struct goblin__keyspace *ks,
-                                size_t id)
+#if UINTPTR_MAX > 0xFFFFFFFFu
+#define STAMP_SHIFT 48
+#define PTR_MASK ((UINT64_C(1) << STAMP_SHIFT) - 1)
+#else
+#define STAMP_SHIFT 0 /* no room: 32-bit builds keep no access times */
+#define PTR_MASK UINTPTR_MAX
+#endif
+
+static inline uintptr_t *slot_ref(const struct goblin__keyspace *ks,
+                                  size_t id)
 {
-    return &((uint8_t **)ks->pages[id >> PAGE_SHIFT])[id & (PAGE - 1)];
+    return &((uintptr_t *)ks->pages[id >> PAGE_SHIFT])[id & (PAGE - 1)];
+}
+
+/* The record of id. */
+static inline uint8_t *rec_at(const struct goblin__keyspace *ks, size_t id)
+{
+    return (uint8_t *)(*slot_ref(ks, id) & PTR_MASK);
+}
+
+/* Makes id hold rec, keeping the key's access stamp. */
+static inline void rec_set(struct goblin__keyspace *ks, size_t id,
+                           uint8_t *rec)
+{
+    uintptr_t *ref = slot_ref(ks, id);
+
+    assert(((uintptr_t)rec & ~(uintptr_t)PTR_MASK) == 0);
+    *ref = (*ref & ~(uintptr_t)PTR_MASK) | (uintptr_t)rec;
+}
+
+/* Makes the new id hold rec, stamped now. */
+static inline void rec_set_new(goblin_store *st, size_t id, uint8_t *rec)
+{
+    assert(((uintptr_t)rec & ~(uintptr_t)PTR_MASK) == 0);
+#if STAMP_SHIFT
+    *slot_ref(&st->ks, id) = (uintptr_t)rec |
+                             ((uintptr_t)goblin__stamp_new(st) << STAMP_SHIFT);
+#else
+    *slot_ref(&st->ks, id) = (uintptr_t)rec;
+#endif
 }
 
 uint8_t *goblin__key_rec(const goblin_store *st, uint32_t id)
 {
-    return *rec_ref(&st->ks, id);
+    return rec_at(&st->ks, id);
+}
+
+uint16_t goblin__key_stamp(const goblin_store *st, uint32_t id)
+{
+#if STAMP_SHIFT
+    return (uint16_t)(*slot_ref(&st->ks, id) >> STAMP_SHIFT);
+#else
+    (void)st;
+    (void)id;
+    return 0;
+#endif
+}
+
+void goblin__key_set_stamp(goblin_store *st, uint32_t id, uint16_t stamp)
+{
+#if STAMP_SHIFT
+    uintptr_t *ref = slot_ref(&st->ks, id);
+
+    *ref = (*ref & PTR_MASK) | ((uintptr_t)stamp << STAMP_SHIFT);
+#else
+    (void)st;
+    (void)id;
+    (void)stamp;
+#endif
 }
 
 /* ---- the expiry array ---- */
@@ -352,7 +418,7 @@ static void exp_remove(goblin_store *st, size_t pos)
         uint32_t id = goblin__exp_id(st, last);
 
         exp_set(ks, pos, id, goblin__exp_when(st, last));
-        put32(*rec_ref(ks, id) + 1, (uint32_t)pos);
+        put32(rec_at(ks, id) + 1, (uint32_t)pos);
     }
     page_trim(st, &ks->epages, &ks->nepages, &ks->epages_cap, ks->exp_count,
               sizeof(struct goblin__exp_page));
@@ -372,7 +438,7 @@ static uint64_t ks_hash(const void *owner, uint32_t id)
 {
     const goblin_store *st = owner;
 
-    return rec_hash(st, *rec_ref(&st->ks, id));
+    return rec_hash(st, rec_at(&st->ks, id));
 }
 
 static bool ks_eq(const void *owner, uint32_t id, const void *key,
@@ -381,7 +447,7 @@ static bool ks_eq(const void *owner, uint32_t id, const void *key,
     const goblin_store *st = owner;
     struct goblin__rec r;
 
-    goblin__rec_parse(*rec_ref(&st->ks, id), &r);
+    goblin__rec_parse(rec_at(&st->ks, id), &r);
     return r.klen == len && (len == 0 || memcmp(r.key, key, len) == 0);
 }
 
@@ -414,7 +480,7 @@ static int id_insert(goblin_store *st, uint64_t hash, uint8_t *rec)
                         REC_PAGE_BYTES);
     if (grew < 0)
         return grew;
-    *rec_ref(ks, id) = rec;
+    rec_set_new(st, id, rec);
     if (goblin__swiss_insert(st, &ks->index, &ks_ops, st, hash,
                              (uint32_t)id) != 0) {
         if (grew)
@@ -432,16 +498,17 @@ static uint8_t *id_unlink_exp(goblin_store *st, uint32_t id, uint64_t hash,
                               bool drop_exp)
 {
     struct goblin__keyspace *ks = &st->ks;
-    uint8_t **ref = rec_ref(ks, id), *rec = *ref;
+    uintptr_t *ref = slot_ref(ks, id);
+    uint8_t *rec = rec_at(ks, id);
     size_t last = ks->count - 1;
 
     if (drop_exp && (rec[0] & KF_EXP))
         exp_remove(st, get32(rec + 1));
     goblin__swiss_erase(st, &ks->index, &ks_ops, st, hash, id);
     if (id != last) {
-        uint8_t *lrec = *rec_ref(ks, last);
+        uint8_t *lrec = rec_at(ks, last);
 
-        *ref = lrec;
+        *ref = *slot_ref(ks, last); /* the pointer and its stamp */
         goblin__swiss_retarget(&ks->index, rec_hash(st, lrec),
                                (uint32_t)last, id);
         if (lrec[0] & KF_EXP)
@@ -461,14 +528,14 @@ static uint8_t *id_unlink(goblin_store *st, uint32_t id, uint64_t hash)
 
 void goblin__key_delete_id(goblin_store *st, uint32_t id)
 {
-    uint8_t *rec = *rec_ref(&st->ks, id);
+    uint8_t *rec = rec_at(&st->ks, id);
 
     retire(st, id_unlink(st, id, rec_hash(st, rec)));
 }
 
 void goblin__key_drop_id(goblin_store *st, uint32_t id)
 {
-    uint8_t *rec = *rec_ref(&st->ks, id);
+    uint8_t *rec = rec_at(&st->ks, id);
 
     rec_free(st, id_unlink(st, id, rec_hash(st, rec)));
 }
@@ -497,7 +564,7 @@ int goblin__key_find(goblin_store *st, struct goblin_slice key,
 
     if (!find_raw(st, key, hash, &i))
         return 0;
-    rec = *rec_ref(&st->ks, i);
+    rec = rec_at(&st->ks, i);
     if (expired(st, rec)) {
         /* Freed at once unless key is a view of this very record: a read
          * must not end the views that earlier calls handed out. */
@@ -508,6 +575,18 @@ int goblin__key_find(goblin_store *st, struct goblin_slice key,
             rec_free(st, id_unlink(st, i, hash));
         return 0;
     }
+#if STAMP_SHIFT
+    if (!st->no_touch) {
+        uintptr_t *ref = slot_ref(&st->ks, i);
+        uint16_t stamp = st->lfu ? goblin__stamp_touch(
+                                       st, (uint16_t)(*ref >> STAMP_SHIFT))
+                                 : st->lru_clock;
+        uintptr_t v = (*ref & PTR_MASK) | ((uintptr_t)stamp << STAMP_SHIFT);
+
+        if (*ref != v) /* a line already read; written only on change */
+            *ref = v;
+    }
+#endif
     *id = i;
     return 1;
 }
@@ -524,8 +603,9 @@ static void free_all(goblin_store *st)
 {
     struct goblin__keyspace *ks = &st->ks;
 
+    goblin__evpool_clear(st);
     for (size_t id = 0; id < ks->count; id++)
-        rec_free(st, *rec_ref(ks, id));
+        rec_free(st, rec_at(ks, id));
     ks->count = 0;
     ks->exp_count = 0;
     ks->exp_cursor = 0;
@@ -569,7 +649,7 @@ int goblin__key_lookup(goblin_store *st, struct goblin_slice key,
 
     if (!goblin__key_find(st, key, &id))
         return 0;
-    rec = *rec_ref(&st->ks, id);
+    rec = rec_at(&st->ks, id);
     if ((rec[0] & KF_TYPE) != (unsigned)type)
         return GOBLIN_EWRONGTYPE;
     *slot = type == GOBLIN_TYPE_STRING ? NULL : obj_slot(rec);
@@ -598,11 +678,11 @@ int goblin__key_add(goblin_store *st, struct goblin_slice key,
  * unless rec took it over (then rec has KF_EXP and the same position). */
 static void rec_swap(goblin_store *st, uint32_t id, uint8_t *rec)
 {
-    uint8_t **ref = rec_ref(&st->ks, id), *old = *ref;
+    uint8_t *old = rec_at(&st->ks, id);
 
     if ((old[0] & KF_EXP) && !(rec[0] & KF_EXP))
         exp_remove(st, get32(old + 1));
-    *ref = rec;
+    rec_set(&st->ks, id, rec);
     retire(st, old);
 }
 
@@ -677,7 +757,7 @@ static uint8_t *rec_copy_flags(goblin_store *st, const uint8_t *rec,
 
 int64_t goblin__key_deadline(const goblin_store *st, uint32_t id)
 {
-    const uint8_t *rec = *rec_ref(&st->ks, id);
+    const uint8_t *rec = rec_at(&st->ks, id);
 
     if (!(rec[0] & KF_EXP))
         return -1;
@@ -687,7 +767,7 @@ int64_t goblin__key_deadline(const goblin_store *st, uint32_t id)
 int goblin__key_set_deadline(goblin_store *st, uint32_t id, int64_t when)
 {
     struct goblin__keyspace *ks = &st->ks;
-    uint8_t **ref = rec_ref(ks, id), *rec = *ref, *n;
+    uint8_t *rec = rec_at(ks, id), *n;
     int grew;
 
     if (rec[0] & KF_EXP) {
@@ -704,14 +784,14 @@ int goblin__key_set_deadline(goblin_store *st, uint32_t id, int64_t when)
         return GOBLIN_ENOMEM;
     }
     exp_push(ks, n, id, when);
-    *ref = n;
+    rec_set(ks, id, n);
     retire_rec(st, rec, false);
     return 0;
 }
 
 int goblin__key_clear_deadline(goblin_store *st, uint32_t id)
 {
-    uint8_t **ref = rec_ref(&st->ks, id), *rec = *ref, *n;
+    uint8_t *rec = rec_at(&st->ks, id), *n;
 
     if (!(rec[0] & KF_EXP))
         return 0;
@@ -719,7 +799,7 @@ int goblin__key_clear_deadline(goblin_store *st, uint32_t id)
     if (n == NULL)
         return GOBLIN_ENOMEM;
     exp_remove(st, get32(rec + 1));
-    *ref = n;
+    rec_set(&st->ks, id, n);
     retire_rec(st, rec, false);
     return 1;
 }
@@ -752,7 +832,7 @@ static void put_deadline(goblin_store *st, const struct goblin__str_put *p,
 uint8_t *goblin__key_put_str(goblin_store *st, const struct goblin__str_put *p)
 {
     struct goblin__keyspace *ks = &st->ks;
-    uint8_t *old = p->found ? *rec_ref(ks, p->id) : NULL, *n;
+    uint8_t *old = p->found ? rec_at(ks, p->id) : NULL, *n;
     bool had = old != NULL && (old[0] & KF_EXP);
     bool exp = p->ttl == GOBLIN__TTL_SET || (p->ttl == GOBLIN__TTL_KEEP && had);
     size_t voff, cap = p->enc == GOBLIN__STR_RAW ? p->cap : p->len;
@@ -781,7 +861,7 @@ uint8_t *goblin__key_put_str(goblin_store *st, const struct goblin__str_put *p)
         return n + voff;
     }
     put_deadline(st, p, old, n, p->id);
-    *rec_ref(ks, p->id) = n;
+    rec_set(ks, p->id, n);
     retire(st, old);
     return n + voff;
 fail:
@@ -927,7 +1007,7 @@ enum goblin_type goblin_key_type(goblin_store *st, struct goblin_slice key)
 
     if (!goblin__key_find(st, key, &id))
         return GOBLIN_TYPE_NONE;
-    return goblin__rec_type(*rec_ref(&st->ks, id));
+    return goblin__rec_type(rec_at(&st->ks, id));
 }
 
 size_t goblin_key_count(const goblin_store *st)
@@ -950,7 +1030,7 @@ size_t goblin_store_flush(goblin_store *st)
         struct goblin__rec r;
         struct goblin_slice key;
 
-        goblin__rec_parse(*rec_ref(ks, id), &r);
+        goblin__rec_parse(rec_at(ks, id), &r);
         key.ptr = r.key;
         key.len = r.klen;
         goblin__key_changed(st, key);
@@ -971,7 +1051,7 @@ int goblin_key_random(goblin_store *st, struct goblin_slice *out)
     for (int tries = 0; ks->count > 0; tries++) {
         uint32_t id = (uint32_t)(goblin__rand64(st) % ks->count);
 
-        rec = *rec_ref(ks, id);
+        rec = rec_at(ks, id);
         goblin__rec_parse(rec, &r);
         if (tries < 100 && expired(st, rec)) {
             struct goblin_slice key = {r.key, r.klen};
@@ -996,7 +1076,7 @@ int goblin_key_encoding(goblin_store *st, struct goblin_slice key,
 
     if (!goblin__key_find(st, key, &id))
         return 0;
-    rec = *rec_ref(&st->ks, id);
+    rec = rec_at(&st->ks, id);
     switch (goblin__rec_type(rec)) {
     case GOBLIN_TYPE_HASH:
         *out = goblin__hash_encoding(*obj_slot(rec));
@@ -1021,18 +1101,17 @@ static bool same_bytes(struct goblin_slice a, struct goblin_slice b)
 static int64_t rename_place(goblin_store *st, struct goblin_slice dst,
                             int dfound, uint32_t did, uint8_t *n)
 {
-    uint8_t **ref, *old;
+    uint8_t *old;
 
     if (!dfound) {
         if (id_insert(st, key_hash(st, dst), n) != 0)
             return GOBLIN_ENOMEM;
         return (int64_t)(st->ks.count - 1);
     }
-    ref = rec_ref(&st->ks, did);
-    old = *ref;
+    old = rec_at(&st->ks, did);
     if (old[0] & KF_EXP)
         exp_remove(st, get32(old + 1));
-    *ref = n;
+    rec_set_new(st, did, n);
     retire(st, old);
     return did;
 }
@@ -1056,7 +1135,7 @@ int goblin_key_rename(goblin_store *st, struct goblin_slice src,
         return 0;
     /* Deleting an expired dst may have moved src to another id. */
     find_raw(st, src, key_hash(st, src), &sid);
-    srec = *rec_ref(ks, sid);
+    srec = rec_at(ks, sid);
     n = rec_copy(st, srec, dst, srec[0]);
     if (n == NULL)
         return GOBLIN_ENOMEM;
@@ -1065,6 +1144,7 @@ int goblin_key_rename(goblin_store *st, struct goblin_slice src,
         goblin__free(st, n, goblin__rec_size(n));
         return GOBLIN_ENOMEM;
     }
+    goblin__key_set_stamp(st, (uint32_t)tid, goblin__key_stamp(st, sid));
     if (srec[0] & KF_EXP) {
         uint32_t pos = get32(srec + 1);
 
@@ -1075,4 +1155,14 @@ int goblin_key_rename(goblin_store *st, struct goblin_slice src,
     goblin__key_changed(st, dst);
     retire_rec(st, id_unlink_exp(st, sid, key_hash(st, src), false), false);
     return 1;
+}
+
+size_t goblin__keyspace_overhead(const goblin_store *st)
+{
+    const struct goblin__keyspace *ks = &st->ks;
+
+    return goblin__swiss_bytes(&ks->index) + ks->npages * REC_PAGE_BYTES +
+           ks->pages_cap * sizeof(void *) +
+           ks->nepages * sizeof(struct goblin__exp_page) +
+           ks->epages_cap * sizeof(void *);
 }

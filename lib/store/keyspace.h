@@ -40,6 +40,7 @@ struct goblin__keyspace {
     size_t nepages, epages_cap;
     size_t exp_count;               /* keys with a deadline */
     size_t exp_cursor;              /* where the active expiry resumes */
+    size_t lru_cursor;              /* where stamp aging resumes */
     /* Records that left the keyspace but whose bytes may still be in use
      * (views handed out or passed in); freed when the next write begins. */
     uint8_t *limbo[GOBLIN__LIMBO];
@@ -114,6 +115,11 @@ void goblin__key_delete_id(goblin_store *st, uint32_t id);
 /* Deletes the key at id and frees its record at once: for expired keys
  * met by calls that read, whose bytes no view in use can point to. */
 void goblin__key_drop_id(goblin_store *st, uint32_t id);
+/* The key's access stamp: st->lru_clock when it was last looked up
+ * (keyspace.c keeps it in the id's page slot). */
+uint16_t goblin__key_stamp(const goblin_store *st, uint32_t id);
+void goblin__key_set_stamp(goblin_store *st, uint32_t id, uint16_t stamp);
+
 /* The expiry array: deadline and key id at position pos < exp_count. */
 int64_t goblin__exp_when(const goblin_store *st, size_t pos);
 uint32_t goblin__exp_id(const goblin_store *st, size_t pos);
@@ -153,6 +159,10 @@ void goblin__rec_str_set_len(uint8_t *rec, size_t len);
 int goblin__key_mset(goblin_store *st, const struct goblin_slice *keys,
                      const struct goblin_slice *values, size_t n,
                      int (*enc_for)(struct goblin_slice value));
+
+/* Bytes of the keyspace's own tables (index, id pages, expiry pages), as
+ * opposed to the records and objects: INFO's used_memory_overhead. */
+size_t goblin__keyspace_overhead(const goblin_store *st);
 
 /* Called first by every public call that writes: frees the records kept
  * for views that the previous calls handed out. */

@@ -1,7 +1,19 @@
 /* store.c - opening and closing a store, allocation with exact accounting,
- * the clock, the random generator, byte hashing and error texts. */
+ * the clock, the random generator, byte hashing and error texts.
+ *
+ * used_memory counts what the allocator really holds for each block. With
+ * a configured allocator that is the size asked for (the allocator is told
+ * every size, so it can do its own accounting). With the default one,
+ * glibc malloc, a block costs its usable size (the request rounded up to
+ * the 16-byte chunk grid, at least 24 bytes) plus the 8-byte chunk header:
+ * a 21-byte key record really takes 32 bytes, and counting 21 would put
+ * used_memory far below the process's RSS on many small keys
+ * (docs/memory.md). */
 #include <stdlib.h>
 #include <time.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "store.h"
 
@@ -66,6 +78,7 @@ int goblin_store_open(const struct goblin_config *cfg, goblin_store **out)
         return GOBLIN_ENOMEM;
     memset(st, 0, sizeof(*st));
     st->alloc = *a;
+    st->libc = a == &libc_allocator;
     st->cfg = c;
     st->cfg.allocator = &st->alloc;
     if (st->cfg.now_ms == NULL)
@@ -73,6 +86,9 @@ int goblin_store_open(const struct goblin_config *cfg, goblin_store **out)
     st->hash_seed = c.seed != 0 ? c.seed : 0x9e3779b97f4a7c15ull;
     st->rng = st->hash_seed ^ 0xd1b54a32d192ed03ull;
     goblin__keyspace_init(st);
+    st->lfu_log_factor = 10;
+    st->lfu_decay_time = 1;
+    goblin__lru_tick(st);
     *out = st;
     return 0;
 }
@@ -113,6 +129,20 @@ int64_t goblin__now_ms(const goblin_store *st)
     return st->cfg.now_ms(st->cfg.clock_ctx);
 }
 
+/* What the block p of size bytes costs (see the top of this file). */
+static inline size_t charge(const goblin_store *st, void *p, size_t size)
+{
+#if defined(__GLIBC__)
+    if (st->libc)
+        return malloc_usable_size(p) + sizeof(size_t);
+#else
+    if (st->libc)   /* a typical malloc: 16-byte grid, one header word */
+        return ((size + sizeof(size_t) + 15) & ~(size_t)15);
+#endif
+    (void)p;
+    return size;
+}
+
 void *goblin__alloc(goblin_store *st, size_t size)
 {
     void *p;
@@ -121,19 +151,21 @@ void *goblin__alloc(goblin_store *st, size_t size)
         return NULL;
     p = st->alloc.malloc(st->alloc.ctx, size);
     if (p != NULL)
-        st->used_memory += size;
+        st->used_memory += charge(st, p, size);
     return p;
 }
 
 void *goblin__realloc(goblin_store *st, void *ptr, size_t old_size,
                       size_t new_size)
 {
+    size_t old_charge;
     void *p;
 
     if (ptr == NULL)
         return goblin__alloc(st, new_size);
     if (new_size == 0 || new_size == SIZE_MAX)
         return NULL;
+    old_charge = charge(st, ptr, old_size);
     if (st->alloc.realloc != NULL) {
         p = st->alloc.realloc(st->alloc.ctx, ptr, old_size, new_size);
         if (p == NULL)
@@ -145,8 +177,8 @@ void *goblin__realloc(goblin_store *st, void *ptr, size_t old_size,
         memcpy(p, ptr, old_size < new_size ? old_size : new_size);
         st->alloc.free(st->alloc.ctx, ptr, old_size);
     }
-    st->used_memory += new_size;
-    st->used_memory -= old_size;
+    st->used_memory += charge(st, p, new_size);
+    st->used_memory -= old_charge;
     return p;
 }
 
@@ -154,8 +186,8 @@ void goblin__free(goblin_store *st, void *ptr, size_t size)
 {
     if (ptr == NULL)
         return;
+    st->used_memory -= charge(st, ptr, size);
     st->alloc.free(st->alloc.ctx, ptr, size);
-    st->used_memory -= size;
 }
 
 uint64_t goblin__rand64(goblin_store *st)

@@ -3,8 +3,10 @@
  * byte hashing, and the change hook.
  *
  * Every byte the store holds goes through goblin__alloc/realloc/free, which
- * pass the block's size back to the allocator and keep used_memory exact.
- * Callers must therefore remember the size of what they allocate.
+ * pass the block's size back to the allocator and keep used_memory exact
+ * (with the default allocator: what malloc really holds per block, see
+ * store.c). Callers must therefore remember the size of what they
+ * allocate.
  */
 #ifndef GOBLIN_STORE_INTERNAL_H
 #define GOBLIN_STORE_INTERNAL_H
@@ -14,12 +16,26 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "evict.h"
 #include "goblin/common.h"
 #include "keyspace.h"
 
 struct goblin_store {
     struct goblin_allocator alloc;
     struct goblin_config cfg;
+    bool libc;          /* the default allocator: charge chunk sizes */
+    /* Access stamps (evict.c): the coarse clock keys are stamped with, in
+     * seconds modulo 2^16, and whether lookups leave stamps alone (OBJECT,
+     * CLIENT NO-TOUCH). With lfu, a stamp is instead the minute of the
+     * last decay (modulo 256) in its high byte and Redis's logarithmic
+     * access counter in its low byte. */
+    uint16_t lru_clock;
+    uint8_t lfu_minute;
+    bool no_touch;
+    bool lfu;
+    int lfu_log_factor;   /* lfu-log-factor */
+    int lfu_decay_time;   /* lfu-decay-time, minutes per decrement */
+    struct goblin__evpool evpool;
     size_t used_memory;
     uint64_t dirty;
     uint64_t hash_seed;

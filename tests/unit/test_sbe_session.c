@@ -528,6 +528,30 @@ static void test_no_sbe_makes_the_magic_a_resp_command(void **state)
     goblin_session_close(plain);
 }
 
+static void test_maxmemory_refuses_typed_denyoom_requests(void **state)
+{
+    struct cfix *f = *state;
+    uint8_t buf[256];
+    struct goblin_sbe_writer w;
+
+    magic(f, f->s);
+    W_INIT(w, buf);
+    goblin_sbe_set_encode(&w, 0, 0, 0, S("k"), S("v"));
+    assert_string_equal(send_w(f, f->s, &w), "OK\n");
+    assert_string_equal(argv_of(f, f->s, "config set maxmemory 1"), "OK\n");
+    goblin_sbe_set_encode(&w, 0, 0, 0, S("k2"), S("v"));
+    goblin_sbe_get_encode(&w, S("k"));
+    assert_string_equal(send_w(f, f->s, &w),
+                        "(error) OOM command not allowed when used memory "
+                        "> 'maxmemory'.\n\"v\"\n");
+    assert_string_equal(argv_of(f, f->s, "set k3 v"),
+                        "(error) OOM command not allowed when used memory "
+                        "> 'maxmemory'.\n");
+    assert_string_equal(argv_of(f, f->s, "config set maxmemory 0"), "OK\n");
+    goblin_sbe_set_encode(&w, 0, 0, 0, S("k2"), S("v"));
+    assert_string_equal(send_w(f, f->s, &w), "OK\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -545,6 +569,7 @@ int main(void)
         CMD_TEST(test_typed_requests_count_in_commandstats),
         CMD_TEST(test_bytes_that_leave_the_magic_are_resp),
         CMD_TEST(test_no_sbe_makes_the_magic_a_resp_command),
+        CMD_TEST(test_maxmemory_refuses_typed_denyoom_requests),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

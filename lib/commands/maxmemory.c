@@ -1,0 +1,376 @@
+/* maxmemory.c - memory limits in the command layer: the maxmemory,
+ * maxmemory-policy and maxmemory-samples settings, eviction before a
+ * command runs, the OOM refusal, OBJECT IDLETIME, and INFO's memory
+ * section (docs/memory.md).
+ *
+ * As Redis 7.0's processCommand: with maxmemory set, keys are evicted
+ * before every command until used memory is at or under the limit. When
+ * that fails (noeviction, or nothing the policy may evict), a command
+ * flagged deny-oom is refused with the OOM error, and so is EXEC when a
+ * queued command is deny-oom, and any command that would be queued in
+ * MULTI (queueing takes memory); EXEC, DISCARD, QUIT and RESET pass.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "goblin/keys.h"
+#include "goblin/numtext.h"
+#include "handlers.h"
+#include "maxmemory.h"
+#include "respond.h"
+#include "settings.h"
+#include "text.h"
+
+static const char *const policy_names[GOBLIN__POLICY_COUNT] = {
+    "volatile-lru", "allkeys-lru", "volatile-random", "allkeys-random",
+    "volatile-ttl", "noeviction", "volatile-lfu", "allkeys-lfu",
+};
+
+static bool is_lfu(int policy)
+{
+    return policy == GOBLIN__POLICY_VOLATILE_LFU ||
+           policy == GOBLIN__POLICY_ALLKEYS_LFU;
+}
+
+static int get_maxmemory(void *ctx, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, "%llu",
+                    (unsigned long long)((goblin_engine *)ctx)->maxmemory);
+}
+
+static int set_maxmemory(void *ctx, struct goblin_slice v, const char **why)
+{
+    uint64_t n;
+
+    if (goblin__parse_memory(v, &n) != 0 || n > (uint64_t)LLONG_MAX) {
+        *why = "argument must be a memory value";
+        return GOBLIN_EINVAL;
+    }
+    ((goblin_engine *)ctx)->maxmemory = n;
+    return 0;
+}
+
+static int get_policy(void *ctx, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, "%s",
+                    policy_names[((goblin_engine *)ctx)->policy]);
+}
+
+/* Switching between LRU and LFU reinterprets every key's stamp, as in
+ * Redis ("LRU and LFU data will take some time to adjust"). */
+static int set_policy(void *ctx, struct goblin_slice v, const char **why)
+{
+    goblin_engine *eng = ctx;
+
+    for (int i = 0; i < GOBLIN__POLICY_COUNT; i++) {
+        if (!goblin__arg_is(v, policy_names[i]))
+            continue;
+        if (eng->policy != i) /* the pool's scores meant another thing */
+            goblin__evpool_clear(eng->st);
+        eng->policy = i;
+        eng->st->lfu = is_lfu(i);
+        return 0;
+    }
+    *why = "argument(s) must be one of the following: volatile-lru, "
+           "volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, "
+           "allkeys-lfu, allkeys-random, noeviction";
+    return GOBLIN_EINVAL;
+}
+
+static int get_samples(void *ctx, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, "%u", ((goblin_engine *)ctx)->samples);
+}
+
+static int set_samples(void *ctx, struct goblin_slice v, const char **why)
+{
+    int64_t n;
+
+    if (goblin_int64_parse(v.ptr, v.len, &n) != 0) {
+        *why = "argument couldn't be parsed into an integer";
+        return GOBLIN_EINVAL;
+    }
+    if (n < 1 || n > INT_MAX) {
+        *why = "argument must be between 1 and 2147483647 inclusive";
+        return GOBLIN_ERANGE;
+    }
+    ((goblin_engine *)ctx)->samples = (unsigned)n;
+    return 0;
+}
+
+/* lfu-log-factor and lfu-decay-time: Redis's range 0..INT_MAX. */
+static int get_int(const int *p, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, "%d", *p);
+}
+
+static int set_int(int *p, struct goblin_slice v, const char **why)
+{
+    int64_t n;
+
+    if (goblin_int64_parse(v.ptr, v.len, &n) != 0) {
+        *why = "argument couldn't be parsed into an integer";
+        return GOBLIN_EINVAL;
+    }
+    if (n < 0 || n > INT_MAX) {
+        *why = "argument must be between 0 and 2147483647 inclusive";
+        return GOBLIN_ERANGE;
+    }
+    *p = (int)n;
+    return 0;
+}
+
+static int get_log_factor(void *ctx, char *buf, size_t cap)
+{
+    return get_int(&((goblin_engine *)ctx)->st->lfu_log_factor, buf, cap);
+}
+
+static int set_log_factor(void *ctx, struct goblin_slice v, const char **why)
+{
+    return set_int(&((goblin_engine *)ctx)->st->lfu_log_factor, v, why);
+}
+
+static int get_decay(void *ctx, char *buf, size_t cap)
+{
+    return get_int(&((goblin_engine *)ctx)->st->lfu_decay_time, buf, cap);
+}
+
+static int set_decay(void *ctx, struct goblin_slice v, const char **why)
+{
+    return set_int(&((goblin_engine *)ctx)->st->lfu_decay_time, v, why);
+}
+
+int goblin__maxmemory_init(goblin_engine *eng)
+{
+    const struct goblin_setting own[] = {
+        {"maxmemory", NULL, get_maxmemory, set_maxmemory, eng},
+        {"maxmemory-policy", NULL, get_policy, set_policy, eng},
+        {"maxmemory-samples", NULL, get_samples, set_samples, eng},
+        {"lfu-log-factor", NULL, get_log_factor, set_log_factor, eng},
+        {"lfu-decay-time", NULL, get_decay, set_decay, eng},
+    };
+    int rc;
+
+    eng->policy = GOBLIN__POLICY_NOEVICTION;
+    eng->st->lfu = false;
+    eng->samples = 5;
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+        if ((rc = goblin_engine_setting_add(eng, &own[i])) != 0)
+            return rc;
+    return 0;
+}
+
+void goblin__maxmemory_cron(goblin_engine *eng)
+{
+    goblin_store *st = eng->st;
+
+    goblin__lru_tick(st);
+    /* Every key visited within 2^15 s: count / 16384 per call at 10 calls
+     * a second walks the keyspace in under half an hour. */
+    goblin__lru_age_step(st, st->ks.count / 16384 + 64);
+}
+
+bool goblin__maxmemory_fits(goblin_engine *eng)
+{
+    goblin_store *st = eng->st;
+
+    if (eng->maxmemory == 0)
+        return true;
+    while (goblin_store_used_memory(st) > eng->maxmemory) {
+        if (goblin__evict_one(st, (enum goblin__policy)eng->policy,
+                              eng->samples) != 1)
+            return false;
+        eng->stat_evicted_keys++;
+    }
+    return true;
+}
+
+/* Whether a queued command of s is deny-oom (EXEC inherits the flag). */
+static bool queue_denyoom(const goblin_session *s)
+{
+    for (size_t i = 0; i < s->nqueue; i++)
+        if (s->queue[i].cmd->flags & CMD_DENYOOM)
+            return true;
+    return false;
+}
+
+bool goblin__maxmemory_admit(goblin__exec *x)
+{
+    const struct goblin__command *c = x->cmd;
+    goblin_session *s = x->sess;
+    bool deny;
+
+    if (x->eng->maxmemory == 0 || goblin__maxmemory_fits(x->eng))
+        return true;
+    deny = (c->flags & CMD_DENYOOM) ||
+           (c->fn == cmd_exec && (s->flags & SESS_MULTI) &&
+            queue_denyoom(s));
+    if ((s->flags & SESS_MULTI) && c->fn != cmd_exec &&
+        c->fn != cmd_discard && c->fn != cmd_quit && c->fn != cmd_reset)
+        deny = true;
+    return !deny;
+}
+
+/* Lookups by OBJECT, and by a CLIENT NO-TOUCH session (except TOUCH),
+ * leave access times alone, as in Redis. */
+void goblin__maxmemory_touch_mode(goblin__exec *x)
+{
+    const struct goblin__command *c = x->cmd;
+
+    x->st->no_touch = c->fn == cmd_object_encoding ||
+                      c->fn == cmd_object_freq ||
+                      c->fn == cmd_object_idletime ||
+                      c->fn == cmd_object_refcount ||
+                      ((x->sess->flags & SESS_NO_TOUCH) && c->fn != cmd_touch);
+}
+
+/* Finds key without touching it. */
+static bool find_quietly(goblin_store *st, struct goblin_slice key,
+                         uint32_t *id)
+{
+    bool saved = st->no_touch;
+    int found;
+
+    st->no_touch = true;
+    found = goblin__key_find(st, key, id);
+    st->no_touch = saved;
+    goblin__lru_tick(st);
+    return found == 1;
+}
+
+void goblin__object_idletime(goblin__exec *x, struct goblin_slice key)
+{
+    uint32_t id;
+
+    if (!find_quietly(x->st, key, &id))
+        goblin__reply_null(x);
+    else if (x->st->lfu)
+        goblin__reply_error(x, "ERR An LFU maxmemory policy is selected, "
+                               "idle time not tracked. Please note that "
+                               "when switching between policies at runtime "
+                               "LRU and LFU data will take some time to "
+                               "adjust.");
+    else
+        goblin__reply_int(x, (int64_t)goblin__key_idle(x->st, id));
+}
+
+void goblin__object_freq(goblin__exec *x, struct goblin_slice key)
+{
+    uint32_t id;
+
+    if (!find_quietly(x->st, key, &id))
+        goblin__reply_null(x);
+    else if (!x->st->lfu)
+        goblin__reply_error(x, "ERR An LFU maxmemory policy is not "
+                               "selected, access frequency not tracked. "
+                               "Please note that when switching between "
+                               "policies at runtime LRU and LFU data will "
+                               "take some time to adjust.");
+    else
+        goblin__reply_int(x, goblin__key_freq(x->st, id));
+}
+
+/* ---- INFO memory ---- */
+
+static uint64_t rss_bytes(void)
+{
+    unsigned long long size = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+
+    if (f == NULL)
+        return 0;
+    if (fscanf(f, "%llu %llu", &size, &resident) != 2)
+        resident = 0;
+    fclose(f);
+    return resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* Bytes as Redis's bytesToHuman writes them ("1.50K", "2.48M"). */
+static void human(char *buf, size_t cap, uint64_t n)
+{
+    static const char units[] = "KMGTPE";
+    double d = (double)n;
+    int u = -1;
+
+    while (d >= 1024 && u < 5) {
+        d /= 1024;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, cap, "%lluB", (unsigned long long)n);
+    else
+        snprintf(buf, cap, "%.2f%c", d, units[u]);
+}
+
+static uint64_t clients_bytes(const goblin_engine *eng)
+{
+    struct goblin__session_mem m;
+    uint64_t sum = 0;
+
+    for (const goblin_session *s = eng->first; s != NULL; s = s->next) {
+        goblin__session_mem(s, &m);
+        sum += m.total;
+    }
+    return sum;
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+    return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+void goblin__info_memory(goblin__exec *x, struct goblin__text *t)
+{
+    goblin_engine *e = x->eng;
+    uint64_t used = goblin_store_used_memory(x->st), rss = rss_bytes();
+    uint64_t total = (uint64_t)sysconf(_SC_PHYS_PAGES) *
+                     (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t clients = clients_bytes(e);
+    uint64_t overhead = e->mem_startup + clients +
+                        goblin__keyspace_overhead(x->st);
+    uint64_t dataset = used > overhead ? used - overhead : 0;
+    char h[5][32];
+
+    if (used > e->mem_peak)
+        e->mem_peak = used;
+    if (overhead > used)
+        overhead = used;
+    human(h[0], sizeof(h[0]), used);
+    human(h[1], sizeof(h[1]), rss);
+    human(h[2], sizeof(h[2]), e->mem_peak);
+    human(h[3], sizeof(h[3]), total);
+    human(h[4], sizeof(h[4]), e->maxmemory);
+    goblin__text_addf(t, "used_memory:%llu\r\nused_memory_human:%s\r\n"
+                      "used_memory_rss:%llu\r\nused_memory_rss_human:%s\r\n"
+                      "used_memory_peak:%llu\r\nused_memory_peak_human:%s\r\n"
+                      "used_memory_peak_perc:%.2f%%\r\n"
+                      "used_memory_overhead:%llu\r\n"
+                      "used_memory_startup:%llu\r\n"
+                      "used_memory_dataset:%llu\r\n"
+                      "used_memory_dataset_perc:%.2f%%\r\n",
+                      (unsigned long long)used, h[0],
+                      (unsigned long long)rss, h[1],
+                      (unsigned long long)e->mem_peak, h[2],
+                      pct(used, e->mem_peak), (unsigned long long)overhead,
+                      (unsigned long long)e->mem_startup,
+                      (unsigned long long)dataset,
+                      pct(dataset, used > e->mem_startup
+                                       ? used - e->mem_startup : 0));
+    goblin__text_addf(t, "total_system_memory:%llu\r\n"
+                      "total_system_memory_human:%s\r\nmaxmemory:%llu\r\n"
+                      "maxmemory_human:%s\r\nmaxmemory_policy:%s\r\n"
+                      "mem_fragmentation_ratio:%.2f\r\n"
+                      "mem_fragmentation_bytes:%lld\r\n"
+                      "mem_not_counted_for_evict:0\r\n"
+                      "mem_clients_slaves:0\r\nmem_clients_normal:%llu\r\n"
+                      "mem_allocator:%s\r\nlazyfree_pending_objects:0\r\n",
+                      (unsigned long long)total, h[3],
+                      (unsigned long long)e->maxmemory, h[4],
+                      policy_names[e->policy],
+                      used > 0 ? (double)rss / (double)used : 0.0,
+                      (long long)rss - (long long)used,
+                      (unsigned long long)clients,
+                      x->st->libc ? "libc" : "custom");
+}
