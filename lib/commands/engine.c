@@ -112,6 +112,8 @@ static int engine_init(goblin_engine *eng)
     rc = goblin__lookup_build(eng);
     if (rc == 0)
         rc = goblin__settings_init(eng);
+    if (rc == 0)
+        rc = goblin__persist_init(eng);
     return rc;
 }
 
@@ -119,6 +121,7 @@ static void engine_free(goblin_engine *eng)
 {
     goblin_store *st = eng->st;
 
+    goblin__persist_free(eng);
     goblin__settings_free(eng);
     goblin__lookup_free(eng);
     goblin__free(st, eng->stats, goblin__command_count * sizeof(*eng->stats));
@@ -215,4 +218,5 @@ void goblin_engine_cron(goblin_engine *eng)
     calibrate(eng);
     sample_ops(eng);
     goblin__expire_step(eng);
+    goblin__persist_cron(eng);
 }

@@ -111,6 +111,8 @@ struct goblin_engine {
     uint64_t ops_last_cmds, ops_last_ns;
     unsigned ops_idx;
     size_t cron_cursor;
+
+    struct goblin__persist *persist; /* cmd_persist.c: SAVE, BGSAVE, policies */
 };
 
 /* Protocol of a session. */
