@@ -144,4 +144,7 @@ goblin__handler cmd_bgsave;
 goblin__handler cmd_lastsave;
 goblin__handler cmd_shutdown;
 
+/* cmd_rewrite.c */
+goblin__handler cmd_config_rewrite;
+
 #endif

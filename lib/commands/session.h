@@ -33,6 +33,7 @@ struct goblin__setting {
     char *name;
     char *alias;
     bool placeholder; /* the engine's stand-in a server may replace */
+    bool changed;     /* set by CONFIG SET: CONFIG REWRITE writes it */
 };
 
 /* One watched key: its bytes and the sessions watching it. */

@@ -1654,7 +1654,7 @@ const struct goblin__command goblin__commands[] = {
         .name = "config", .fullname = "config",
         .fn = NULL, .arity = -2,
         .first_key = 0, .last_key = 0, .key_step = 0,
-        .nsub = 4,
+        .nsub = 5,
         .flags = 0,
         .acl = ACL_SLOW,
         .since = "2.0.0", .group = "server",
@@ -1704,6 +1704,19 @@ const struct goblin__command goblin__commands[] = {
         .since = "5.0.0", .group = "server",
         .summary = "Show helpful text about the different subcommands",
         .complexity = "O(1)",
+    },
+    {
+        .name = "rewrite", .fullname = "config|rewrite",
+        .fn = cmd_config_rewrite, .arity = 2,
+        .first_key = 0, .last_key = 0, .key_step = 0,
+        .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+        .acl = ACL_ADMIN | ACL_SLOW | ACL_DANGEROUS,
+        .since = "2.8.0", .group = "server",
+        .summary = "Rewrite the configuration file with the in memory "
+                   "configuration",
+        .complexity = "O(1)",
+        TIPS("request_policy:all_nodes",
+             "response_policy:all_succeeded"),
     },
     {
         .name = "time", .fullname = "time",
