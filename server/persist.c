@@ -184,6 +184,10 @@ int goblind_persist_load(struct goblind *g)
             goblind_log(g, GOBLIN_LOG_WARNING, "Can't import the RDB file "
                         "%s: %s", g->import_rdb, res.message[0] ?
                         res.message : goblin_snapshot_strerror(rc));
+            if (g->logf != NULL)
+                fprintf(stderr, "goblind: can't import the RDB file %s: "
+                        "%s\n", g->import_rdb, res.message[0] ?
+                        res.message : goblin_snapshot_strerror(rc));
             return -1;
         }
         goblind_log(g, GOBLIN_LOG_NOTICE, "Imported %llu keys from the RDB "
@@ -196,10 +200,15 @@ int goblind_persist_load(struct goblind *g)
     goblin_engine_snapshot_path(g->engine, path, sizeof(path));
     rc = goblin_engine_load(g->engine, &res);
     if (rc < 0) {
+        const char *why = res.message[0] ? res.message
+                                         : goblin_snapshot_strerror(rc);
+
         goblind_log(g, GOBLIN_LOG_WARNING, "Can't load the snapshot %s: %s. "
                     "Refusing to start: move the file away or restore a "
-                    "good one.", path, res.message[0] ? res.message :
-                    goblin_snapshot_strerror(rc));
+                    "good one.", path, why);
+        if (g->logf != NULL)   /* and where whoever started us looks */
+            fprintf(stderr, "goblind: can't load the snapshot %s: %s\n",
+                    path, why);
         return -1;
     }
     if (rc > 0)
