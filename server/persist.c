@@ -9,6 +9,7 @@
  * with goblin_snapshot_save (temporary file, fsync, rename) and _exit()s:
  * it never touches the lock, the sockets or the rings.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -168,6 +169,45 @@ bool goblind_persist_on_signal(struct goblind *g)
     return false;
 }
 
+/* A save killed with its process (kill -9 of goblind during SAVE, of a
+ * child during BGSAVE while goblind died too) leaves PATH.tmp-PID behind.
+ * At start those whose process no longer exists are removed. */
+static void remove_stale_temps(struct goblind *g, const char *path)
+{
+    char dir[4096], name[4200];
+    const char *slash = strrchr(path, '/');
+    struct dirent *de;
+    size_t blen;
+    DIR *d;
+
+    if (slash != NULL)
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    else
+        snprintf(dir, sizeof(dir), ".");
+    snprintf(name, sizeof(name), "%s.tmp-", slash != NULL ? slash + 1
+                                                           : path);
+    blen = strlen(name);
+    if ((d = opendir(dir[0] != '\0' ? dir : "/")) == NULL)
+        return;
+    while ((de = readdir(d)) != NULL) {
+        char *end;
+        long pid;
+
+        if (strncmp(de->d_name, name, blen) != 0)
+            continue;
+        errno = 0;
+        pid = strtol(de->d_name + blen, &end, 10);
+        if (errno != 0 || *end != '\0' || pid <= 0 ||
+            (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+            continue;
+        if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+            goblind_log(g, GOBLIN_LOG_NOTICE, "Removed %s/%s, left by a "
+                        "save that did not finish (pid %ld)", dir,
+                        de->d_name, pid);
+    }
+    closedir(d);
+}
+
 /* Before serving: import --import-rdb, or load the snapshot file if there
  * is one. A file that cannot be read is fatal: never an empty store in
  * its place, and the file stays as it is. */
@@ -198,6 +238,7 @@ int goblind_persist_load(struct goblind *g)
         return 0;
     }
     goblin_engine_snapshot_path(g->engine, path, sizeof(path));
+    remove_stale_temps(g, path);
     rc = goblin_engine_load(g->engine, &res);
     if (rc < 0) {
         const char *why = res.message[0] ? res.message

@@ -10,7 +10,8 @@ sizes change a little), a save starts, and at a random moment in it:
 
 goblind restarts on the same directory and its whole content must equal
 generation g or generation g+1 exactly (and g+1 whenever the save was
-reported finished). Each phase runs for a bounded time (about 6 s).
+reported finished); no temporary file may be left once it has started
+(it removes those of saves whose process is gone). Each phase runs for a bounded time (about 6 s).
 
     /usr/bin/python3 test_atomicity.py GOBLIND [--seconds N]
 """
@@ -129,6 +130,11 @@ def main():
                 srv.kill_now()
             srv = start(d)
             c = srv.client()
+            left = [n for n in os.listdir(d) if ".tmp-" in n]
+            if left:
+                failures.append("temporary files left after a restart: %r"
+                                % left)
+                break
             g = which_gen(c)
             if g not in (disk, new) or (finished and g != new):
                 failures.append("%s run %d (kill after %.3f s): expected "

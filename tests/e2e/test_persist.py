@@ -1,7 +1,8 @@
 """test_persist.py - goblind's snapshots and operations end to end:
 
   * SAVE and a restart bring back every type (strings in each encoding,
-    keys with TTLs, small and large hashes and sorted sets);
+    keys with TTLs, small and large hashes and sorted sets); a stale
+    temporary file of a dead save is removed at start;
   * BGSAVE, BGSAVE SCHEDULE, LASTSAVE and INFO persistence, a BGSAVE child
     killed by a signal (status err, no temporary file left);
   * save policies (CONFIG SET save, a config file with two save lines),
@@ -115,8 +116,14 @@ def test_round_trip():
     F.eq(info(c, "rdb_changes_since_last_save"), "0", "dirty after SAVE")
     F.eq(info(c, "rdb_saves"), "1", "rdb_saves")
     srv.kill_now()
+    # A temporary file of a save whose process is gone is removed at start.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = os.path.join(d, DUMP + ".tmp-%d" % dead.pid)
+    open(stale, "w").close()
     srv = start(d)
     c = srv.client()
+    F.check(not os.path.exists(stale), "stale temporary file removed")
     same_contents(before, contents(c), "after SAVE and restart")
     F.eq(info(c, "rdb_last_load_keys_loaded"), str(len(before)),
          "rdb_last_load_keys_loaded")
