@@ -8,6 +8,8 @@
   * save policies (CONFIG SET save, a config file with two save lines),
     SIGTERM saves with a policy and writes nothing without one;
   * SHUTDOWN SAVE / NOSAVE / ABORT, CONFIG SET dir and dbfilename errors;
+  * a final save that fails keeps goblind running (SIGTERM, SHUTDOWN),
+    SHUTDOWN FORCE stops it anyway;
   * a truncated, a corrupted and a wrong-version file: goblind refuses to
     start, names the file and the problem, and leaves the file alone;
   * --import-rdb of a dump written by Debian's redis-server in the test;
@@ -259,6 +261,29 @@ def refuses(d, what, needle):
         F.check(f.read() == data, "%s: file left alone" % what)
 
 
+def test_failed_final_save():
+    """A final save that fails keeps goblind running (SIGTERM, SHUTDOWN)
+    unless SHUTDOWN FORCE."""
+    d = e2e.tmpdir()
+    gone = os.path.join(d, "gone")
+    os.mkdir(gone)
+    srv = start(gone, "--save", "3600 1")
+    c = srv.client()
+    c.call(b"SET", b"k", b"v")
+    os.rmdir(gone)
+    srv.proc.send_signal(signal.SIGTERM)
+    time.sleep(0.3)
+    F.eq(call(c, b"PING"), b"PONG", "still serving after a failed SIGTERM "
+         "save")
+    F.check("errors trying to shut down" in srv.output(), "log: SIGTERM "
+            "refused")
+    F.eq(c.call(b"SHUTDOWN"), ("-", b"ERR Errors trying to SHUTDOWN. Check "
+                                    b"logs."), "SHUTDOWN with a failed save")
+    F.eq(info(c, "rdb_last_bgsave_status"), "err", "status after failure")
+    c.send_raw(c.encode([b"SHUTDOWN", b"FORCE"]))
+    F.eq(srv.proc.wait(20), 0, "SHUTDOWN FORCE exits")
+
+
 def test_corrupt_files():
     d = e2e.tmpdir()
     srv = start(d)
@@ -410,6 +435,7 @@ def main():
     test_round_trip()
     test_bgsave()
     test_policies_and_signals()
+    test_failed_final_save()
     test_corrupt_files()
     test_import_rdb()
     test_notify_and_daemonize()
