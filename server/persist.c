@@ -32,11 +32,17 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Closes every descriptor from 3 up except keep. */
+/* Closes every descriptor from 3 up except keep (-1: none): two
+ * close_range calls, or one close per descriptor where that fails. */
 static void close_all_but(int keep)
 {
     long max = sysconf(_SC_OPEN_MAX);
 
+    if (keep < 3 && close_range(3, ~0u, 0) == 0)
+        return;
+    if (keep >= 3 && (keep == 3 || close_range(3, (unsigned)keep - 1, 0) ==
+                      0) && close_range((unsigned)keep + 1, ~0u, 0) == 0)
+        return;
     for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
         if (fd != keep)
             close(fd);
