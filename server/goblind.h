@@ -79,7 +79,8 @@ struct goblind {
     bool stopping;
     struct goblind_rings *rings;   /* ring_poll.c: --ring endpoints */
     char run_id[41];
-    int child_pid;                 /* the BGSAVE child, 0 = none */
+    int child_pid;                 /* the BGSAVE child, 0 = none; -1 in
+                                      the child itself (logs as "C") */
     char child_tmp[4200];          /* its temporary file */
     bool shutdown_cmd;             /* stopped by SHUTDOWN */
     bool pidfile_written;

@@ -66,6 +66,7 @@ static int bgsave(void *ctx, const char *path)
         sigset_t none;
         int rc;
 
+        g->child_pid = -1;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         close_all_but(g->logf != NULL ? fileno(g->logf) : -1);
