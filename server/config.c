@@ -64,6 +64,9 @@ static const struct option options[GOBLIND_NOPTIONS] = {
     {"tls-key-file", TEXT, AT(tls_key_file), 0, 0, false, true},
     {"tls-ca-cert-file", TEXT, AT(tls_ca_cert_file), 0, 0, false, true},
     {"tls-auth-clients", TEXT, AT(tls_auth_clients), 0, 0, false, true},
+    {"daemonize", YESNO, AT(daemonize), 0, 0, false, true},
+    {"pidfile", TEXT, AT(pidfile), 0, 0, false, true},
+    {"import-rdb", TEXT, AT(import_rdb), 0, 0, false, false},
 };
 
 /* Redis leaves normal clients' output unlimited ("normal 0 0 0"), so one
@@ -114,6 +117,9 @@ void goblind_free_options(struct goblind *g)
     free(g->tls_ca_cert_file);
     free(g->tls_auth_clients);
     free(g->logfile);
+    free(g->pidfile);
+    free(g->import_rdb);
+    free(g->save);
     free(g->config_file);
     for (int i = 0; i < g->nengine; i++)
         free(g->engine_origins[i]);
@@ -148,6 +154,34 @@ static int keep_for_engine(struct goblind *g, int argc,
         return -1;
     ends[g->nengine] = g->engine_cmds.len;
     origins[g->nengine++] = strdup(origin);
+    return 0;
+}
+
+/* "save" directives add up, as in Redis's config file: "save 3600 1" and
+ * "save 300 100" on two lines mean both; save "" means none. The engine
+ * gets them as one CONFIG SET save once they are all read. */
+static int add_save(struct goblind *g, int argc, const char *const *argv)
+{
+    size_t len = g->save != NULL ? strlen(g->save) : 0;
+    char *s;
+
+    if (argc == 2 && argv[1][0] == '\0') {
+        free(g->save);
+        g->save = strdup("");
+        return g->save != NULL ? 0 : -1;
+    }
+    for (int i = 1; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    if (argc < 2 || (s = realloc(g->save, len + 1)) == NULL)
+        return -1;
+    if (g->save == NULL)
+        s[0] = '\0';
+    g->save = s;
+    for (int i = 1; i < argc; i++) {
+        if (s[0] != '\0')
+            strcat(s, " ");
+        strcat(s, argv[i]);
+    }
     return 0;
 }
 
@@ -249,6 +283,12 @@ static int apply(struct goblind *g, int argc, const char *const *argv,
 
     if (ring == 0)
         return 0;
+    if (o == NULL && strcasecmp(argv[0], "save") == 0) {
+        why = "wrong number of arguments";
+        if (add_save(g, argc, argv) == 0)
+            return 0;
+        ring = -1;
+    }
     if (ring > 0 && o == NULL && keep_for_engine(g, argc, argv, origin) == 0)
         return 0;
     if (ring > 0 && o != NULL && option_parse(g, o, argc, argv, &why) == 0)
@@ -335,6 +375,12 @@ static void usage(void)
             "  --timeout SECONDS    close idle clients (default 0 = never)\n"
             "  --loglevel LEVEL     debug, verbose, notice or warning\n"
             "  --logfile PATH       default: standard output\n"
+            "  --daemonize yes|no   run in the background (default no)\n"
+            "  --pidfile PATH       write the process id there\n"
+            "  --save \"SEC CHANGES...\"  snapshot policies (default none)\n"
+            "  --dir PATH           where the snapshot lives (default .)\n"
+            "  --dbfilename NAME    the snapshot file (default dump.goblin)\n"
+            "  --import-rdb FILE    start with the keys of a Redis dump.rdb\n"
             "  --sbe-tcp yes|no     the SBE magic works on TCP (default yes)\n"
             "  --sbe-unixsocket yes|no  on the Unix socket (default yes)\n"
             "  --sbe-ring yes|no    on rings (default yes)\n"
@@ -381,6 +427,11 @@ int goblind_parse_args(struct goblind *g, int argc, char **argv)
             args[n++] = argv[i++];
         if (apply(g, n, args, origin) < 0)
             return -1;
+    }
+    if (g->save != NULL) {
+        const char *args[2] = {"save", g->save};
+
+        return keep_for_engine(g, 2, args, "save directives");
     }
     return 0;
 }

@@ -18,7 +18,7 @@
 #include <goblin/resp.h>
 
 #define GOBLIND_MAX_BIND 16
-#define GOBLIND_NOPTIONS 20
+#define GOBLIND_NOPTIONS 23
 
 struct goblind;
 struct goblind_conn;
@@ -54,6 +54,11 @@ struct goblind {
     bool sbe_unixsocket;           /* a Unix socket or a ring client */
     bool sbe_ring;                 /* to SBE; no: RESP only */
     long socket_spin_us;           /* poll this long after traffic */
+    bool daemonize;
+    char *pidfile;                 /* NULL = none */
+    char *import_rdb;              /* --import-rdb: a Redis dump to load */
+    char *save;                    /* the save directives, joined; NULL =
+                                      none given (the engine's: no saves) */
     FILE *logf;
     char *config_file;             /* absolute path, or NULL */
     /* Directives goblind does not know itself, as CONFIG SET commands
@@ -83,6 +88,11 @@ struct goblind {
     bool stopping;
     struct goblind_rings *rings;   /* ring_poll.c: --ring endpoints */
     char run_id[41];
+    int child_pid;                 /* the BGSAVE child, 0 = none; -1 in
+                                      the child itself (logs as "C") */
+    char child_tmp[4200];          /* its temporary file */
+    bool shutdown_cmd;             /* stopped by SHUTDOWN */
+    bool pidfile_written;
     char executable[4096];
 };
 
@@ -108,6 +118,22 @@ int goblind_listen(struct goblind *g);
 int goblind_run(struct goblind *g);
 void goblind_shutdown_net(struct goblind *g);
 void goblind_session_wake(void *ctx, void *user);
+
+/* persist.c: loading at start, BGSAVE's fork, SIGCHLD, SIGTERM saves. */
+void goblind_persist_hooks(struct goblind *g,
+                           struct goblin_engine_config *ecfg);
+int goblind_persist_load(struct goblind *g);
+void goblind_persist_reap(struct goblind *g);
+void goblind_persist_kill_child(struct goblind *g);
+bool goblind_persist_on_signal(struct goblind *g);
+
+/* notify.c: systemd's sd_notify by hand ("READY=1", "STOPPING=1"). */
+void goblind_notify(const char *state);
+
+/* daemon.c: --daemonize and --pidfile. */
+int goblind_daemonize(struct goblind *g);
+int goblind_pidfile_write(struct goblind *g);
+void goblind_pidfile_remove(struct goblind *g);
 
 /* ring_poll.c: --ring endpoints and their polling threads. The engine
  * lock is held around every call into the engine or a session once ring

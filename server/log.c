@@ -1,7 +1,7 @@
 /* log.c - goblind's log: one line per event in Redis's format,
  * "pid:M dd Mon yyyy hh:mm:ss.mmm C text", where C is '.' debug, '-'
  * verbose, '*' notice and '#' warning, so tools that read Redis logs read
- * these. Lines below the configured level are dropped; each line is
+ * these. M is the server; a BGSAVE child logs as C, as in Redis. Lines below the configured level are dropped; each line is
  * flushed at once (the log is for events, never per request).
  */
 #include <errno.h>
@@ -31,7 +31,8 @@ static void log_line(struct goblind *g, int level, const char *text)
     gettimeofday(&tv, NULL);
     localtime_r(&tv.tv_sec, &tm);
     strftime(stamp, sizeof(stamp), "%d %b %Y %H:%M:%S", &tm);
-    fprintf(f, "%d:M %s.%03d %c %s\n", (int)getpid(), stamp,
+    fprintf(f, "%d:%c %s.%03d %c %s\n", (int)getpid(),
+            g->child_pid < 0 ? 'C' : 'M', stamp,
             (int)(tv.tv_usec / 1000), ".-*#"[level & 3], text);
     fflush(f);
 }

@@ -1,7 +1,8 @@
 /* main.c - goblind, Goblin's server: reads its options, opens a store and
- * an engine over it, listens, and runs the event loop until SIGTERM or
- * SIGINT; then closes every connection, removes its Unix socket and frees
- * everything (so a leak checker sees a clean exit).
+ * an engine over it, loads the snapshot (persist.c), listens, tells
+ * systemd it is ready, and runs the event loop until SIGTERM, SIGINT or
+ * SHUTDOWN; then closes every connection, removes its Unix socket and
+ * pidfile and frees everything (so a leak checker sees a clean exit).
  *
  * Everything a command does happens in libgoblin; goblind only moves bytes
  * between sockets and sessions (net_epoll.c) and keeps its own options
@@ -62,6 +63,7 @@ static int open_engine(struct goblind *g)
     ecfg.session_wake = goblind_session_wake;
     ecfg.session_wake_ctx = g;
     ecfg.requirepass = g->requirepass;
+    goblind_persist_hooks(g, &ecfg);
     if ((rc = goblin_engine_open(&ecfg, &g->engine)) < 0)
         return rc;
     if ((rc = goblind_register_settings(g)) < 0 ||
@@ -89,7 +91,12 @@ int main(int argc, char **argv)
 
     goblind_defaults(&g);
     rc = goblind_parse_args(&g, argc, argv);
+    if (rc == 0 && g.daemonize && goblind_daemonize(&g) < 0)
+        rc = -1;
+    if (rc == 0 && g.pidfile != NULL && goblind_pidfile_write(&g) < 0)
+        rc = -1;
     if (rc != 0 || goblind_log_open(&g) < 0) {
+        goblind_pidfile_remove(&g);
         goblind_free_options(&g);
         goblind_ring_free(&g);
         return rc > 0 ? 0 : 1;
@@ -101,12 +108,18 @@ int main(int argc, char **argv)
     if (rc < 0 && rc != GOBLIN_EINVAL)
         goblind_log(&g, GOBLIN_LOG_WARNING, "Can't open the store: %s",
                     goblin_strerror(rc));
-    if (rc == 0 && (rc = goblind_listen(&g)) == 0 &&
+    if (rc == 0 && (rc = goblind_persist_load(&g)) == 0 &&
+        (rc = goblind_listen(&g)) == 0 &&
         (rc = goblind_ring_start(&g)) == 0) {
         goblind_log(&g, GOBLIN_LOG_NOTICE, "Ready to accept connections");
+        goblind_notify("READY=1\nSTATUS=Ready to accept connections");
         rc = goblind_run(&g);
-        goblind_log(&g, GOBLIN_LOG_WARNING, "User requested shutdown...");
+        goblind_notify("STOPPING=1");
+        if (!g.shutdown_cmd)
+            goblind_log(&g, GOBLIN_LOG_WARNING, "User requested "
+                        "shutdown...");
     }
+    goblind_persist_kill_child(&g);
     goblind_ring_stop(&g);
     goblind_shutdown_net(&g);
     goblin_engine_close(g.engine);
@@ -115,6 +128,7 @@ int main(int argc, char **argv)
         goblind_log(&g, GOBLIN_LOG_WARNING, "Goblin is now ready to exit, "
                     "bye bye...");
     goblind_log_close(&g);
+    goblind_pidfile_remove(&g);
     goblind_free_options(&g);
     goblind_ring_free(&g);
     return rc == 0 ? 0 : 1;

@@ -119,6 +119,9 @@ static void conn_close(struct goblind *g, struct goblind_conn *c)
     goblind_log(g, GOBLIN_LOG_VERBOSE, "Client closed connection id=%llu",
                 (unsigned long long)id);
     goblind_tls_close(c->tls);
+    /* Explicitly: a BGSAVE child may still hold a copy of the socket, and
+     * epoll drops a registration only when every copy is closed. */
+    watch(g, EPOLL_CTL_DEL, c->fd, 0, 0);
     close(c->fd);
     free(c);
     g->nconns--;
@@ -474,9 +477,14 @@ static void signal_ready(struct goblind *g)
 
     if (read(g->sigfd, &si, sizeof(si)) != sizeof(si))
         return;
+    if (si.ssi_signo == SIGCHLD) {   /* a BGSAVE child ended */
+        goblind_persist_reap(g);
+        return;
+    }
     goblind_log(g, GOBLIN_LOG_WARNING, "Received %s scheduling shutdown...",
                 si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
-    g->stopping = true;
+    if (goblind_persist_on_signal(g))
+        g->stopping = true;
 }
 
 static void dispatch(struct goblind *g, const struct epoll_event *ev)
@@ -659,8 +667,9 @@ static int listen_unix(struct goblind *g)
     return 0;
 }
 
-/* Blocks SIGTERM and SIGINT and reads them from a signalfd in the loop,
- * so shutdown runs in the normal flow: no work in a signal handler. */
+/* Blocks SIGTERM, SIGINT and SIGCHLD and reads them from a signalfd in
+ * the loop, so shutdown and reaping a BGSAVE child run in the normal
+ * flow: no work in a signal handler. */
 static int watch_signals(struct goblind *g)
 {
     sigset_t set;
@@ -673,6 +682,7 @@ static int watch_signals(struct goblind *g)
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGCHLD);
     if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
         return -1;
     g->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);

@@ -128,6 +128,29 @@ struct goblin_engine_config {
      * Default: CLOCK_MONOTONIC. Tests may set their own. */
     uint64_t (*now_ns)(void *ctx);
     void *now_ns_ctx;
+
+    /* Background saves (BGSAVE, BGSAVE SCHEDULE and the save policies of
+     * the "save" setting). bgsave starts saving the store to path without
+     * blocking the caller and returns 0, or a negative code if it could
+     * not start. goblind forks: the child calls goblin_snapshot_save(store,
+     * path) and _exit()s, the parent keeps serving. It is called inside a
+     * command or goblin_engine_cron, so a server that holds a lock around
+     * engine calls forks with it held and the child sees a consistent
+     * store. When the save ends the server calls goblin_engine_bgsave_done.
+     * NULL: BGSAVE answers an error and the policies do nothing (the
+     * library itself never forks); SAVE works either way. */
+    int (*bgsave)(void *ctx, const char *path);
+    void *bgsave_ctx;
+    /* Stops the running background save (SHUTDOWN, before its own final
+     * save, so an older file cannot land after it) and reports it with
+     * goblin_engine_bgsave_done. NULL: the save is left to finish. */
+    void (*bgsave_kill)(void *ctx);
+
+    /* SHUTDOWN: called once the final save (if any) is done; the server
+     * stops serving and exits. The session that sent SHUTDOWN gets no
+     * reply and is marked to close. NULL: SHUTDOWN answers an error. */
+    void (*shutdown)(void *ctx);
+    void *shutdown_ctx;
 };
 
 /* Opens an engine over cfg->store into *out and installs the engine's
@@ -149,10 +172,10 @@ GOBLIN_API void goblin_engine_cron(goblin_engine *eng);
  * Returns 0, GOBLIN_EINVAL (no name or get, or the name is already
  * registered) or GOBLIN_ENOMEM. The engine registers its own settings
  * (requirepass, proto-max-bulk-len, client-query-buffer-limit,
- * client-output-buffer-limit, hz, databases) at open, and two read-only
- * placeholders that a server registering the same name replaces: "save"
- * (empty) and "appendonly" ("no"), which clients such as redis-benchmark
- * read. */
+ * client-output-buffer-limit, hz, databases, and the persistence
+ * settings save, dir and dbfilename) at open, and a read-only placeholder
+ * that a server registering the same name replaces: "appendonly" ("no"),
+ * which clients such as redis-benchmark read. */
 GOBLIN_API int goblin_engine_setting_add(goblin_engine *eng,
                                          const struct goblin_setting *s);
 
@@ -169,6 +192,43 @@ GOBLIN_API int goblin_engine_acl_file(goblin_engine *eng, const char *path,
  * protected mode then refuses clients that do not connect over loopback
  * or a Unix socket, as Redis does. */
 GOBLIN_API bool goblin_engine_default_user_nopass(const goblin_engine *eng);
+
+/* ---- persistence (docs/snapshot.md, "Snapshots in the engine") ---- */
+
+struct goblin_snapshot_result;
+
+/* The snapshot file, dir/dbfilename from the settings "dir" (default:
+ * the working directory) and "dbfilename" (default "dump.goblin"), into
+ * buf. Returns 0, or GOBLIN_EINVAL if it does not fit in cap bytes. */
+GOBLIN_API int goblin_engine_snapshot_path(const goblin_engine *eng,
+                                           char *buf, size_t cap);
+
+/* Loads the snapshot file into the store, which must be empty: call it
+ * after the settings are applied and before serving. Returns 1 when a
+ * file was loaded, 0 when there is none, or the goblin_snapshot_load error
+ * (res, which is required, names the problem; the store stays empty and
+ * the file is left alone). */
+GOBLIN_API int goblin_engine_load(goblin_engine *eng,
+                                  struct goblin_snapshot_result *res);
+
+/* Saves synchronously to the snapshot file (what SAVE does), with the
+ * bookkeeping of INFO persistence and a log line. res may be NULL.
+ * Returns 0, GOBLIN_EBUSY while a background save runs, or the error of
+ * goblin_snapshot_save. */
+GOBLIN_API int goblin_engine_save(goblin_engine *eng,
+                                  struct goblin_snapshot_result *res);
+
+/* Reports the end of the background save started by the bgsave hook:
+ * status 0 when the file is complete and in place, else any negative
+ * code. */
+GOBLIN_API void goblin_engine_bgsave_done(goblin_engine *eng, int status);
+
+/* True between a successful bgsave hook call and goblin_engine_bgsave_done. */
+GOBLIN_API bool goblin_engine_bgsave_running(const goblin_engine *eng);
+
+/* True when the "save" setting holds at least one policy: a server saves
+ * on SIGTERM then, as Redis does. */
+GOBLIN_API bool goblin_engine_save_policy_set(const goblin_engine *eng);
 
 /* Number of sessions open on the engine. */
 GOBLIN_API size_t goblin_engine_session_count(const goblin_engine *eng);

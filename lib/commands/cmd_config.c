@@ -167,6 +167,8 @@ void cmd_config_set(goblin__exec *x, int argc,
             return;
         }
     }
+    for (j = 0; j < n; j++)
+        ((struct goblin__setting *)old[j].s)->changed = true;
     goblin__reply_ok(x);
 }
 

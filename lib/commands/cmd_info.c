@@ -127,16 +127,7 @@ static void sec_clients(goblin__exec *x, struct goblin__text *t)
 
 static void sec_persistence(goblin__exec *x, struct goblin__text *t)
 {
-    goblin__text_addf(t, "loading:0\r\nasync_loading:0\r\n"
-                      "rdb_changes_since_last_save:%llu\r\n"
-                      "rdb_bgsave_in_progress:0\r\n"
-                      "rdb_last_save_time:%lld\r\n"
-                      "rdb_last_bgsave_status:ok\r\naof_enabled:0\r\n"
-                      "aof_rewrite_in_progress:0\r\n"
-                      "aof_rewrite_scheduled:0\r\n"
-                      "aof_last_bgrewrite_status:ok\r\n",
-                      (unsigned long long)goblin_store_dirty(x->st),
-                      (long long)x->eng->start_ms / 1000);
+    goblin__persist_info(x, t);
 }
 
 static void sec_stats(goblin__exec *x, struct goblin__text *t)

@@ -116,6 +116,8 @@ static int engine_init(goblin_engine *eng)
         rc = goblin__acl_init(eng);
     if (rc == 0)
         rc = goblin__settings_init(eng);
+    if (rc == 0)
+        rc = goblin__persist_init(eng);
     return rc;
 }
 
@@ -123,6 +125,7 @@ static void engine_free(goblin_engine *eng)
 {
     goblin_store *st = eng->st;
 
+    goblin__persist_free(eng);
     goblin__settings_free(eng);
     goblin__acl_free(eng);
     if (eng->aclfile != NULL)
@@ -224,4 +227,5 @@ void goblin_engine_cron(goblin_engine *eng)
     sample_ops(eng);
     goblin__expire_step(eng);
     goblin__maxmemory_cron(eng);
+    goblin__persist_cron(eng);
 }

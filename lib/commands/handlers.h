@@ -149,4 +149,13 @@ goblin__handler cmd_discard;
 goblin__handler cmd_watch;
 goblin__handler cmd_unwatch;
 
+/* cmd_persist.c */
+goblin__handler cmd_save;
+goblin__handler cmd_bgsave;
+goblin__handler cmd_lastsave;
+goblin__handler cmd_shutdown;
+
+/* cmd_rewrite.c */
+goblin__handler cmd_config_rewrite;
+
 #endif

@@ -33,6 +33,7 @@ struct goblin__setting {
     char *name;
     char *alias;
     bool placeholder; /* the engine's stand-in a server may replace */
+    bool changed;     /* set by CONFIG SET: CONFIG REWRITE writes it */
 };
 
 /* One watched key: its bytes and the sessions watching it. */
@@ -122,6 +123,8 @@ struct goblin_engine {
     uint64_t ops_last_cmds, ops_last_ns;
     unsigned ops_idx;
     size_t cron_cursor;
+
+    struct goblin__persist *persist; /* cmd_persist.c: SAVE, BGSAVE, policies */
 };
 
 /* Protocol of a session. */

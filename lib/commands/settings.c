@@ -1,7 +1,7 @@
 /* settings.c - the registry of settings behind CONFIG GET/SET, and the
  * engine's own: requirepass, proto-max-bulk-len, client-query-buffer-limit,
  * client-output-buffer-limit, hz and databases, and the read-only
- * placeholders "save" ("") and "appendonly" ("no") a server may replace
+ * placeholder "appendonly" ("no") a server may replace
  * with its own.
  *
  * Validation texts and ranges are Redis 7.0's (config.c): a setting's set
@@ -293,16 +293,8 @@ static int get_databases(void *ctx, char *buf, size_t cap)
     return snprintf(buf, cap, "1");
 }
 
-/* "save" and "appendonly" until a persistence layer registers its own:
- * redis-benchmark and other clients read them at start. */
-static int get_empty(void *ctx, char *buf, size_t cap)
-{
-    (void)ctx;
-    (void)buf;
-    (void)cap;
-    return 0;
-}
-
+/* "appendonly" until a persistence layer registers its own:
+ * redis-benchmark and other clients read it at start. */
 static int get_no(void *ctx, char *buf, size_t cap)
 {
     (void)ctx;
@@ -412,7 +404,6 @@ int goblin__settings_init(goblin_engine *eng)
         {"databases", NULL, get_databases, NULL, eng},
     };
     const struct goblin_setting placeholders[] = {
-        {"save", NULL, get_empty, NULL, eng},
         {"appendonly", NULL, get_no, NULL, eng},
     };
     size_t i;

@@ -30,4 +30,13 @@ const struct goblin__setting *goblin__setting_find(const goblin_engine *eng,
  * GOBLIN_EINVAL. */
 int goblin__parse_memory(struct goblin_slice v, uint64_t *out);
 
+/* cmd_persist.c: the save, dir and dbfilename settings and the save
+ * state (init registers the settings), the save policies run by cron,
+ * and INFO persistence. */
+struct goblin__text;
+int goblin__persist_init(goblin_engine *eng);
+void goblin__persist_free(goblin_engine *eng);
+void goblin__persist_cron(goblin_engine *eng);
+void goblin__persist_info(goblin__exec *x, struct goblin__text *t);
+
 #endif

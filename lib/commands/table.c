@@ -1779,7 +1779,7 @@ const struct goblin__command goblin__commands[] = {
         .name = "config", .fullname = "config",
         .fn = NULL, .arity = -2,
         .first_key = 0, .last_key = 0, .key_step = 0,
-        .nsub = 4,
+        .nsub = 5,
         .flags = 0,
         .acl = ACL_SLOW,
         .since = "2.0.0", .group = "server",
@@ -1829,6 +1829,19 @@ const struct goblin__command goblin__commands[] = {
         .since = "5.0.0", .group = "server",
         .summary = "Show helpful text about the different subcommands",
         .complexity = "O(1)",
+    },
+    {
+        .name = "rewrite", .fullname = "config|rewrite",
+        .fn = cmd_config_rewrite, .arity = 2,
+        .first_key = 0, .last_key = 0, .key_step = 0,
+        .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE,
+        .acl = ACL_ADMIN | ACL_SLOW | ACL_DANGEROUS,
+        .since = "2.8.0", .group = "server",
+        .summary = "Rewrite the configuration file with the in memory "
+                   "configuration",
+        .complexity = "O(1)",
+        TIPS("request_policy:all_nodes",
+             "response_policy:all_succeeded"),
     },
     {
         .name = "time", .fullname = "time",
@@ -1897,6 +1910,55 @@ const struct goblin__command goblin__commands[] = {
         .since = "2.2.0", .group = "transactions",
         .summary = "Forget about all watched keys",
         .complexity = "O(1)",
+    },
+    /* Persistence (cmd_persist.c). */
+    {
+        .name = "save", .fullname = "save",
+        .fn = cmd_save, .arity = 1,
+        .first_key = 0, .last_key = 0, .key_step = 0,
+        .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING |
+                 CMD_NO_MULTI,
+        .acl = ACL_ADMIN | ACL_SLOW | ACL_DANGEROUS,
+        .since = "1.0.0", .group = "server",
+        .summary = "Synchronously save the dataset to disk",
+        .complexity = "O(N) where N is the total number of keys in all "
+                      "databases",
+    },
+    {
+        .name = "bgsave", .fullname = "bgsave",
+        .fn = cmd_bgsave, .arity = -1,
+        .first_key = 0, .last_key = 0, .key_step = 0,
+        .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_NO_ASYNC_LOADING,
+        .acl = ACL_ADMIN | ACL_SLOW | ACL_DANGEROUS,
+        .since = "1.0.0", .group = "server",
+        .summary = "Asynchronously save the dataset to disk",
+        .complexity = "O(1)",
+    },
+    {
+        .name = "lastsave", .fullname = "lastsave",
+        .fn = cmd_lastsave, .arity = 1,
+        .first_key = 0, .last_key = 0, .key_step = 0,
+        .flags = CMD_LOADING | CMD_STALE | CMD_FAST,
+        .acl = ACL_ADMIN | ACL_FAST | ACL_DANGEROUS,
+        .since = "1.0.0", .group = "server",
+        .summary = "Get the UNIX time stamp of the last successful save to "
+                   "disk",
+        .complexity = "O(1)",
+        TIPS("nondeterministic_output"),
+    },
+    {
+        .name = "shutdown", .fullname = "shutdown",
+        .fn = cmd_shutdown, .arity = -1,
+        .first_key = 0, .last_key = 0, .key_step = 0,
+        .flags = CMD_ADMIN | CMD_NOSCRIPT | CMD_LOADING | CMD_STALE |
+                 CMD_NO_MULTI | CMD_ALLOW_BUSY,
+        .acl = ACL_ADMIN | ACL_SLOW | ACL_DANGEROUS,
+        .since = "1.0.0", .group = "server",
+        .summary = "Synchronously save the dataset to disk and then shut "
+                   "down the server",
+        .complexity = "O(N) when saving, where N is the total number of "
+                      "keys in all databases when saving data, otherwise "
+                      "O(1)",
     },
 };
 

@@ -367,14 +367,16 @@ static void test_config_server_settings(void **state)
            "argument couldn't be parsed into an integer\r\n");
     EXPECT("config set port 7000", "+OK\r\n");
     assert_int_equal(port, 7000);
-    /* "save" is a placeholder until a server registers its own. */
+    /* "save" is the engine's own (no policy by default); "appendonly" is
+     * a placeholder until a server registers its own. */
     EXPECT("config get save", "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
-    s.name = "save";
-    assert_int_equal(goblin_engine_setting_add(f->eng, &s), 0);
-    EXPECT("config get save", "*2\r\n$4\r\nsave\r\n$4\r\n7000\r\n");
-    assert_int_equal(goblin_engine_setting_add(f->eng, &s), GOBLIN_EINVAL);
     EXPECT("config get appendonly",
            "*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
+    s.name = "appendonly";
+    assert_int_equal(goblin_engine_setting_add(f->eng, &s), 0);
+    EXPECT("config get appendonly",
+           "*2\r\n$10\r\nappendonly\r\n$4\r\n7000\r\n");
+    assert_int_equal(goblin_engine_setting_add(f->eng, &s), GOBLIN_EINVAL);
 }
 
 static void test_requirepass_via_config(void **state)

@@ -192,6 +192,28 @@ static void test_bytes_after_cr_are_not_checked(void **state)
     FEEDS("*1\r", "MORE:3");
 }
 
+/* A buffer that ends right after a whole argument of a command still
+ * waiting for more: the parser must not look past the end (found by
+ * ASan when a client's pipeline filled the read buffer exactly). */
+static void test_input_ends_between_arguments(void **state)
+{
+    static const char text[] = "*3\r\n$1\r\na\r\n$2\r\nbc\r\n";
+    struct goblin_resp_command cmd;
+    goblin_resp_parser *p;
+    char *buf;
+
+    (void)state;
+    for (size_t n = 1; n < sizeof(text) - 1; n++) {
+        assert_int_equal(goblin_resp_parser_open(NULL, &p), 0);
+        buf = malloc(n);
+        assert_non_null(buf);
+        memcpy(buf, text, n);
+        assert_int_equal(goblin_resp_parse(p, buf, n, &cmd), 0);
+        free(buf);
+        goblin_resp_parser_close(p);
+    }
+}
+
 static void test_multibulk_count_limits(void **state)
 {
     (void)state;
@@ -594,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_multibulk_commands),
         cmocka_unit_test(test_empty_commands_are_consumed),
         cmocka_unit_test(test_bytes_after_cr_are_not_checked),
+        cmocka_unit_test(test_input_ends_between_arguments),
         cmocka_unit_test(test_multibulk_count_limits),
         cmocka_unit_test(test_bulk_length_limits),
         cmocka_unit_test(test_unauthenticated_limits),
