@@ -142,9 +142,10 @@ GOBLIN_API void goblin_ring_close(goblin_ring *r);
 GOBLIN_API int goblin_ring_check(goblin_ring *r);
 
 /* Server side: 0 while the client of the current session may still be
- * alive (or no client is attached, or its liveness cannot be judged: it
- * runs in another pid namespace); GOBLIN_ECONNRESET once the process that
- * opened the session no longer exists. One system call: a server calls it
+ * alive (or no client is attached, a new client is handshaking, or its
+ * liveness cannot be judged: it runs in another pid namespace);
+ * GOBLIN_ECONNRESET once the process that opened the session no longer
+ * exists. One system call: a server calls it
  * when idle, not per request. GOBLIN_EINVAL on a client handle. */
 GOBLIN_API int goblin_ring_client_alive(const goblin_ring *r);
 

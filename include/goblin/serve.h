@@ -9,7 +9,8 @@
  * the session's protocol detection decides) and its replies are copied
  * into CQ records; a protocol violation (GOBLIN_EPROTO from the ring),
  * QUIT or CLIENT KILL closes the session and re-creates the ring file, so
- * only that client sees GOBLIN_ECONNRESET.
+ * only that client sees GOBLIN_ECONNRESET; a client whose process exited
+ * only has its session closed (goblin_ring_endpoint_chores).
  *
  * When CQ is full the rest of the replies stays in the session and the
  * endpoint runs nothing more until the client makes room; it still peeks

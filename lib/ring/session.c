@@ -171,7 +171,10 @@ int goblin_ring_client_alive(const goblin_ring *r)
 {                                                 /* server side */
     if (!r->server)
         return GOBLIN_EINVAL;
+    /* A new client handshaking replaces this one's session anyway. */
     if (r->epoch == 0 || r->peer_pid == 0 ||
+        atomic_load_explicit(&r->hdr->epoch, memory_order_acquire) !=
+            r->epoch ||
         goblin__ring_pid_alive(r->peer_pid))
         return 0;
     return GOBLIN_ECONNRESET;

@@ -233,6 +233,10 @@ int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)
     return n != 0;
 }
 
+/* A client that was killed (CLIENT KILL) is alive and must see the
+ * reset; one whose process exited only leaves its session to close: the
+ * ring itself stays, so a client attaching meanwhile is not disturbed
+ * (its handshake discards whatever the dead one left in the queues). */
 void goblin_ring_endpoint_chores(goblin_ring_endpoint *ep)
 {
     bool killed;
@@ -244,13 +248,16 @@ void goblin_ring_endpoint_chores(goblin_ring_endpoint *ep)
     lock(ep);
     killed = ep->s != NULL && goblin_session_should_close(ep->s);
     unlock(ep);
-    if (!killed && ep->s != NULL && goblin_ring_client_alive(ep->r) != 0) {
+    if (killed) {
+        ring_reset(ep);
+    } else if (ep->s != NULL && goblin_ring_client_alive(ep->r) != 0) {
         say(ep, GOBLIN_LOG_VERBOSE, "Ring %s: its client exited; closing "
             "the session", ep->path);
-        killed = true;
+        lock(ep);
+        session_end(ep);
+        unlock(ep);
+        ep->nheld = 0;
     }
-    if (killed)
-        ring_reset(ep);
 }
 
 goblin_ring *goblin_ring_endpoint_ring(goblin_ring_endpoint *ep)
