@@ -94,11 +94,13 @@ static int wait_reset(goblin_ring *r)
         goblin_ring_release(r);
         if (goblin_ring_check(r) == GOBLIN_ECONNRESET) {
             printf("reset\n");
+            goblin_ring_close(r);
             return 0;
         }
         nap_ms(10);
     }
     fprintf(stderr, "ring_fault: the server did not reset the ring\n");
+    goblin_ring_close(r);
     return 1;
 }
 
@@ -176,12 +178,14 @@ static int fault_scribble(const char *path, unsigned seed)
     unsigned char *p;
     uint64_t bad_tail = 64 * 3 + 5;       /* misaligned, past the head */
 
-    if (fd < 0)
+    p = fd < 0 ? MAP_FAILED : mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+                                    MAP_SHARED, fd, 0);
+    if (fd >= 0)
+        close(fd);
+    if (p == MAP_FAILED) {
+        goblin_ring_close(r);
         return 1;
-    p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED)
-        return 1;
+    }
     srand(seed);
     for (int k = 4096; k < 8192; k++)
         p[k] = (unsigned char)rand();

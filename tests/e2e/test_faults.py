@@ -456,6 +456,9 @@ def main():
         wait_clients(c, 1)
         assert "broke the ring protocol" in gob.output()
         e2e.check_stopped_cleanly(gob)
+    except BaseException:
+        print("goblind's log (end):\n" + gob.output()[-6000:])
+        raise
     finally:
         for p in (load, ringctl):
             if p is not None and p.poll() is None:
