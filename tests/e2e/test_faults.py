@@ -36,8 +36,9 @@ fault:, ctl:, ringchk: keys), each mid-pipeline's SETs must have applied
 in order (a prefix of them, nothing else), goblind must be back to the
 connections still open, and it must stop cleanly (no leak under ASan).
 
-Defaults are the short version run by `meson test` (~20 s); bench/faults.sh
-runs the full one.
+The faults repeat in rounds, at least --rounds of them and more until
+goblin_load's --seconds are over. Defaults are the short version run by
+`meson test` (~15 s); bench/faults.sh runs the full one.
 """
 
 import os
@@ -329,6 +330,7 @@ def own_dump(client):
 def check_pipelines(c, pipelines):
     """Each mid-pipeline's SETs applied in order: keys 0..m-1, nothing
     after a gap, each with its own value."""
+    applied = []
     for tag, n in pipelines:
         keys = e2e.plain(c.call("KEYS", "fault:seq:%s:*" % tag))
         idx = sorted(int(k.rsplit(b":", 1)[1]) for k in keys)
@@ -337,8 +339,9 @@ def check_pipelines(c, pipelines):
         for i in (0, len(idx) // 2, len(idx) - 1) if idx else ():
             got = c.call("GET", "fault:seq:%s:%d" % (tag, i))
             assert got == ("$", b"%d" % i), (tag, i, got)
-        print("    pipeline %s: %d of %d SETs applied before the close"
-              % (tag, len(idx), n))
+        applied.append(len(idx))
+    print("    %d closed pipelines of %d SETs: %d to %d applied, in order"
+          % (len(pipelines), pipelines[0][1], min(applied), max(applied)))
 
 
 def socket_clients(c):
@@ -388,15 +391,15 @@ def main():
     args = sys.argv[1:]
     goblind_path, load_path, ring_fault = args[:3]
     conns = opt(args, "--conns", 200)
-    seconds = opt(args, "--seconds", 8.0, float)
-    rounds = opt(args, "--rounds", 1)
+    seconds = opt(args, "--seconds", 5.0, float)
+    rounds = opt(args, "--rounds", 1)      # at least; see below
     silent = opt(args, "--silent", 20)
     seed = opt(args, "--seed", diff.SEED)
     d = e2e.tmpdir()
     ring_a, ring_b = os.path.join(d, "a.ring"), os.path.join(d, "b.ring")
     gob = e2e.goblind(goblind_path, "--ring", ring_a, "4k", "--ring",
-                      ring_b, "4k", "--maxclients", conns + 10 * silent *
-                      rounds + 200)
+                      ring_b, "4k", "--maxclients", conns + 100 * silent +
+                      1000)
     ref = e2e.redis_server()
     ctx = Ctx(gob, ring_a, ring_fault, seed)
     ctx.silent_per_round = silent
@@ -415,20 +418,25 @@ def main():
         pair = diff.Pair(ref.client(), gob.client())
         gen = Gen(seed, int(time.time() * 1000))
         t0 = time.monotonic()
-        for r in range(rounds):
+        done = 0
+        # At least --rounds rounds, and more while goblin_load still runs,
+        # so the faults overlap its whole run.
+        while done < rounds or load.poll() is None:
             for fault in FAULTS:
                 err = diff.run_sequence(pair, gen, BATCH)
                 assert err is None, err
                 f0 = time.monotonic()
                 fault(ctx)
-                print("    %-32s ok (%.2f s)" % (fault.__name__,
-                                                  time.monotonic() - f0),
-                      flush=True)
+                if done == 0:
+                    print("    %-32s ok (%.2f s)" % (
+                        fault.__name__, time.monotonic() - f0), flush=True)
                 assert control.error is None, control.error
+            done += 1
         err = diff.run_sequence(pair, gen, BATCH)
         assert err is None, err
-        print("faults done in %.1f s; %d differential commands agree"
-              % (time.monotonic() - t0, pair.sent), flush=True)
+        print("%d rounds of %d faults in %.1f s; %d differential commands "
+              "agree" % (done, len(FAULTS), time.monotonic() - t0,
+                         pair.sent), flush=True)
         out, _ = load.communicate(timeout=seconds + 120)
         print(out.decode(errors="replace"), end="")
         assert load.returncode == 0, "goblin_load failed"
