@@ -17,6 +17,9 @@
  *   check TAG  connects (retrying while the ring is being re-created),
  *              SET/GET ringchk:TAG and PING; exits 0 if all replies are
  *              right
+ *   flap N     connects, PINGs and disconnects N times in a row (half the
+ *              time without waiting for the PONG); exits 0 if the last
+ *              connection still works
  *   control S  a control client: SET/GET/INCR for S seconds, every reply
  *              checked; prints the count, exits 0 with no error
  * None of the faults may reach the store: the keys s:0..s:2 belong to the
@@ -234,6 +237,30 @@ static int check(const char *path, const char *tag)
     return ok ? 0 : 1;
 }
 
+static int flap(const char *path, int n)
+{
+    static const char ping[] = "*1\r\n$4\r\nPING\r\n";
+
+    for (int i = 0; i < n; i++) {
+        goblin_ring *r = attach(path);
+        goblin_client *c = NULL;
+        int rc = 0;
+
+        if (i % 2 == 0)
+            goblin_ring_publish(r, ping, sizeof(ping) - 1);
+        else
+            rc = goblin_client_connect_ring(path, NULL, &c);
+        goblin_ring_close(r);
+        if (rc != GOBLIN_EBUSY && i % 2 == 1) {
+            /* A second client must be refused, not handed a session. */
+            fprintf(stderr, "ring_fault flap: second client got %d\n", rc);
+            goblin_client_close(c);
+            return 1;
+        }
+    }
+    return check(path, "flap");
+}
+
 static int control(const char *path, double seconds)
 {
     goblin_client *c = connect_ring(path);
@@ -285,6 +312,8 @@ int main(int argc, char **argv)
         return fault_scribble(path, (unsigned)atoi(arg));
     if (strcmp(mode, "check") == 0)
         return check(path, arg);
+    if (strcmp(mode, "flap") == 0)
+        return flap(path, atoi(arg));
     if (strcmp(mode, "control") == 0)
         return control(path, atof(arg));
     fprintf(stderr, "usage: ring_fault MODE PATH [ARG]\n");

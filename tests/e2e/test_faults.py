@@ -24,11 +24,13 @@ only:
     one (the server must only hold it);
   * half-open: --silent connections that connect and never send, kept open
     to the end, then closed by the idle timeout;
+  * trickle: a pipeline sent one byte per write;
   * rings (ring A): a client SIGKILLed with half an SQ record written, with
     a committed but unflushed record, with a flushed half RESP frame, or
     with SQ full and CQ unread; a client publishing garbage records; a
-    client scribbling over SQ and its tail. After each, a new ring client
-    must get a working session.
+    client scribbling over SQ and its tail; 200 clients in a row, half
+    leaving a request unanswered, with a second client trying to join.
+    After each, a new ring client must get a working session.
 The faults' own writes go to keys fault:*; the half commands name the
 differential keys (s:0...), so if any of them executed, the final dump
 differs. At the end: the differential keyspaces must agree (ignoring the
@@ -257,13 +259,41 @@ def fault_ring_scribble(ctx):
     ring_hostile(ctx, "scribble")
 
 
+def fault_ring_flap(ctx):
+    """200 ring clients in a row, half of them leaving a PING unread, and
+    a second client trying to join each other one."""
+    r = subprocess.run(ring(ctx, "flap", 200), timeout=120,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert r.returncode == 0, "ring_fault flap:\n%s" % (
+        r.stdout.decode(errors="replace"))
+
+
+def fault_trickle(ctx):
+    """A pipeline sent one byte per write: every split of every frame."""
+    tag = ctx.tag()
+    cmds = [("SET", "fault:trickle:%d" % tag, "a\r\nb"),
+            ("APPEND", "fault:trickle:%d" % tag, "\x00c"),
+            ("GET", "fault:trickle:%d" % tag)]
+    data = b"".join(resp(*c) for c in cmds) + b"PING\r\n"
+    for tcp in (True, False):
+        c = ctx.gob.client(tcp=tcp)
+        if tcp:
+            c.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for i in range(len(data)):
+            c.send_raw(data[i:i + 1])
+        got = [c.read() for _ in range(4)]
+        assert got == [("+", b"OK"), (":", 6), ("$", b"a\r\nb\x00c"),
+                       ("+", b"PONG")], got
+        c.close()
+
+
 FAULTS = [fault_half_command_fin, fault_ring_partial_record,
           fault_pipeline_fin, fault_silent, fault_half_command_rst,
           fault_ring_unflushed_record, fault_slow_reader_limited,
           fault_pipeline_rst, fault_ring_half_frame,
           fault_half_command_sigkill, fault_ring_garbage,
           fault_slow_reader_unlimited, fault_ring_stuck,
-          fault_ring_scribble]
+          fault_ring_scribble, fault_trickle, fault_ring_flap]
 
 
 # ------------------------------------------------------ the differential
