@@ -3,7 +3,7 @@
 # "Load and faults"); `make load` runs it with the defaults.
 #
 #   bench/faults.sh [--conns N] [--seconds S] [--runs N] [--rounds N]
-#                   [--silent N]
+#                   [--silent N] [--control-rings N]
 #
 # 1. load:   goblin_load (bench/load.c) with --conns connections (default
 #            1000) over TCP and a Unix socket, depth 1 and pipelined, for
@@ -14,9 +14,10 @@
 # 2. faults: tests/e2e/test_faults.py with the same connections and time:
 #            clients killed mid-command, mid-pipeline and mid-ring-record,
 #            slow readers, half-open connections (--silent per round,
-#            default 50), garbage rings, while goblin_load, two control
-#            clients and the differential sequence against redis-server run;
-#            at least --rounds rounds (default 3).
+#            default 50), garbage rings, while goblin_load, a socket
+#            control client, --control-rings ring control clients (default
+#            4, one goblind thread each) and the differential sequence
+#            against redis-server run; at least --rounds rounds (default 3).
 # Both print their tables; the script exits non-zero if either fails.
 # Everything is on loopback, on a free port and in temporary directories.
 # goblind, goblin_load and ring_fault come from $BUILD_DIR (default
@@ -29,6 +30,7 @@ SECONDS_=20
 RUNS=3
 ROUNDS=3
 SILENT=50
+RINGS=4
 BUILD_DIR=${BUILD_DIR:-build-load}
 PY=/usr/bin/python3          # the interpreter with python3-redis
 
@@ -39,8 +41,9 @@ while [ $# -gt 0 ]; do
     --runs) RUNS=$2; shift 2 ;;
     --rounds) ROUNDS=$2; shift 2 ;;
     --silent) SILENT=$2; shift 2 ;;
+    --control-rings) RINGS=$2; shift 2 ;;
     *) echo "usage: $0 [--conns N] [--seconds S] [--runs N]" \
-            "[--rounds N] [--silent N]" >&2
+            "[--rounds N] [--silent N] [--control-rings N]" >&2
        exit 2 ;;
     esac
 done
@@ -75,7 +78,7 @@ echo "== faults: $CONNS connections under load for $SECONDS_ s," \
      "at least $ROUNDS rounds"
 $PY tests/e2e/test_faults.py "$GOBLIND" "$LOAD" "$RING_FAULT" \
     --conns "$CONNS" --seconds "$SECONDS_" --rounds "$ROUNDS" \
-    --silent "$SILENT" || status=1
+    --silent "$SILENT" --control-rings "$RINGS" || status=1
 echo
 [ $status = 0 ] && echo "load and faults: passed" ||
     echo "load and faults: FAILED"

@@ -265,30 +265,36 @@ static int control(const char *path, double seconds)
 {
     goblin_client *c = connect_ring(path);
     int64_t end = now_ms() + (int64_t)(seconds * 1000), n = 0, got;
-    struct goblin_slice v;
-    char val[32];
+    const char *base = strrchr(path, '/');
+    char kn[96], kv[96], val[32];
+    struct goblin_slice v, key_n, key_v;
 
     if (c == NULL)
         return 1;
-    goblin_client_del(c, (struct goblin_slice[]){SL("ctl:ring:n")}, 1);
+    /* Keys of this ring's own: several control rings run at once. */
+    base = base != NULL ? base + 1 : path;
+    snprintf(kn, sizeof(kn), "ctl:ring:%s:n", base);
+    snprintf(kv, sizeof(kv), "ctl:ring:%s:v", base);
+    key_n = (struct goblin_slice){kn, strlen(kn)};
+    key_v = (struct goblin_slice){kv, strlen(kv)};
+    goblin_client_del(c, &key_n, 1);
     while (now_ms() < end) {
         n++;
         snprintf(val, sizeof(val), "%lld", (long long)n);
-        if (goblin_client_incrby(c, SL("ctl:ring:n"), 1, &got) != 0 ||
-            got != n ||
-            goblin_client_set(c, SL("ctl:ring:v"),
+        if (goblin_client_incrby(c, key_n, 1, &got) != 0 || got != n ||
+            goblin_client_set(c, key_v,
                               (struct goblin_slice){val, strlen(val)},
                               NULL) != 1 ||
-            goblin_client_get(c, SL("ctl:ring:v"), &v) != 1 ||
+            goblin_client_get(c, key_v, &v) != 1 ||
             v.len != strlen(val) || memcmp(v.ptr, val, v.len) != 0) {
-            fprintf(stderr, "ring control: request %lld failed: %s\n",
-                    (long long)n, goblin_client_error(c));
+            fprintf(stderr, "ring control %s: request %lld failed: %s\n",
+                    base, (long long)n, goblin_client_error(c));
             goblin_client_close(c);
             return 1;
         }
     }
     goblin_client_close(c);
-    printf("ring control: %lld rounds, 0 errors\n", (long long)n);
+    printf("ring control %s: %lld rounds, 0 errors\n", base, (long long)n);
     return 0;
 }
 

@@ -3,15 +3,18 @@ every way we can produce on loopback, and loses or corrupts nothing.
 
     /usr/bin/python3 test_faults.py GOBLIND GOBLIN_LOAD RING_FAULT
         [--conns N] [--seconds S] [--rounds R] [--silent N] [--seed N]
+        [--control-rings N]
 
-One goblind (TCP, a Unix socket and two 4 KiB rings) and one redis-server.
+One goblind (TCP, a Unix socket, 4 KiB rings: A for the faults and N
+control rings B0..) and one redis-server.
 While the faults run, three kinds of client must keep being served, with
 every reply checked:
   * goblin_load (bench/load.c): N connections over TCP and the Unix
     socket, depth 1 and pipelined, for S seconds, each checking its own
     keys against its own model (it exits non-zero on any error);
   * a Python control client on TCP (INCR, SET, GET in a loop);
-  * a ring control client on ring B (ring_fault control).
+  * a ring control client on each ring B (ring_fault control), each a
+    ring thread of goblind contending for the engine lock.
 Meanwhile the seeded differential sequence of test_differential.py runs
 on both servers in batches, and between batches the faults hit goblind
 only:
@@ -424,25 +427,30 @@ def main():
     seconds = opt(args, "--seconds", 5.0, float)
     rounds = opt(args, "--rounds", 1)      # at least; see below
     silent = opt(args, "--silent", 20)
+    nrings = opt(args, "--control-rings", 2)
     seed = opt(args, "--seed", diff.SEED)
     d = e2e.tmpdir()
-    ring_a, ring_b = os.path.join(d, "a.ring"), os.path.join(d, "b.ring")
-    gob = e2e.goblind(goblind_path, "--ring", ring_a, "4k", "--ring",
-                      ring_b, "4k", "--maxclients", conns + 100 * silent +
+    ring_a = os.path.join(d, "a.ring")
+    ring_bs = [os.path.join(d, "b%d.ring" % i) for i in range(nrings)]
+    ring_args = ["--ring", ring_a, "4k"]
+    for path in ring_bs:
+        ring_args += ["--ring", path, "4k"]
+    gob = e2e.goblind(goblind_path, *ring_args, "--maxclients", conns + 100 * silent +
                       1000)
     ref = e2e.redis_server()
     ctx = Ctx(gob, ring_a, ring_fault, seed)
     ctx.silent_per_round = silent
-    load = ringctl = None
+    load, ringctl = None, []
     try:
         load = subprocess.Popen(
             [load_path, "--tcp", "127.0.0.1:%d" % gob.port, "--unix",
              gob.sock, "--conns", str(conns), "--seconds", str(seconds),
              "--prefix", "ld", "--server-pid", str(gob.pid())],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        ringctl = subprocess.Popen(
-            [ring_fault, "control", ring_b, str(seconds)],
+        ringctl = [subprocess.Popen(
+            [ring_fault, "control", path, str(seconds)],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            for path in ring_bs]
         control = Control(gob)
         control.start()
         pair = diff.Pair(ref.client(), gob.client())
@@ -470,9 +478,10 @@ def main():
         out, _ = load.communicate(timeout=seconds + 120)
         print(out.decode(errors="replace"), end="")
         assert load.returncode == 0, "goblin_load failed"
-        out, _ = ringctl.communicate(timeout=seconds + 120)
-        print(out.decode(errors="replace"), end="")
-        assert ringctl.returncode == 0, "ring control client failed"
+        for p in ringctl:
+            out, _ = p.communicate(timeout=seconds + 120)
+            print(out.decode(errors="replace"), end="")
+            assert p.returncode == 0, "ring control client failed"
         control.stop.set()
         control.join(30)
         assert control.error is None, control.error
@@ -498,7 +507,7 @@ def main():
         print("goblind's log (end):\n" + gob.output()[-6000:])
         raise
     finally:
-        for p in (load, ringctl):
+        for p in [load] + ringctl:
             if p is not None and p.poll() is None:
                 p.kill()
                 p.wait()
