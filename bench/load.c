@@ -11,8 +11,9 @@
  * appended when a command is sent and compared with what arrives, so a
  * wrong, missing or extra byte is caught where it happens.
  *
- * Connections alternate over the transports given (--tcp, --unix) and
- * between depth 1 (send, wait, repeat) and pipelines of 2..32 commands.
+ * Connections alternate over the transports given (--tcp, --unix),
+ * between depth 1 (send, wait, repeat) and pipelines of 2..32 commands,
+ * and between RESP2 and RESP3 (HELLO 3: nulls are _, scores doubles).
  * After --seconds every connection finishes its batch, deletes its keys
  * (checking each DEL against the model) and closes.
  *
@@ -44,6 +45,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -79,6 +81,7 @@ struct conn {
     int fd;
     int id;
     bool pipelined;
+    bool resp3;                /* HELLO 3: nulls and doubles differ */
     bool done;
     bool cleaned;
     uint64_t rng;
@@ -210,7 +213,10 @@ static void want_bulk(struct conn *c, const void *p, size_t len)
 
 static void want_nil(struct conn *c)
 {
-    buf_add(&c->want, "$-1\r\n", 5);
+    if (c->resp3)
+        buf_add(&c->want, "_\r\n", 3);
+    else
+        buf_add(&c->want, "$-1\r\n", 5);
 }
 
 static void op_done(struct conn *c)
@@ -379,6 +385,10 @@ static void want_score(struct conn *c, int64_t s)
 {
     char num[32];
 
+    if (c->resp3) {
+        buf_printf(&c->want, ",%" PRId64 "\r\n", s);
+        return;
+    }
     snprintf(num, sizeof(num), "%" PRId64, s);
     want_bulk(c, num, strlen(num));
 }
@@ -471,7 +481,32 @@ static void op_cleanup(struct conn *c)
 
 /* ------------------------------------------------------------ transport */
 
-static int dial(int i)
+/* Switches a blocking connection to RESP3: HELLO 3, then a PING whose
+ * echo marks the end of HELLO's map (its contents are not checked). */
+static int hello3(int fd)
+{
+    static const char req[] = "HELLO 3\r\nPING resp3-ready\r\n";
+    static const char end[] = "$11\r\nresp3-ready\r\n";
+    char got[4096];
+    size_t len = 0;
+    struct timeval tv = {30, 0};
+
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    if (write(fd, req, sizeof(req) - 1) != (ssize_t)sizeof(req) - 1)
+        return -1;
+    while (len < sizeof(got)) {
+        ssize_t n = read(fd, got + len, sizeof(got) - len);
+        if (n <= 0)
+            return -1;
+        len += (size_t)n;
+        if (len >= sizeof(end) - 1 &&
+            memcmp(got + len - (sizeof(end) - 1), end, sizeof(end) - 1) == 0)
+            return got[0] == '%' ? 0 : -1;
+    }
+    return -1;
+}
+
+static int dial(int i, bool resp3)
 {
     bool use_unix = opt.unix_path != NULL &&
                     (opt.tcp == NULL || i % 2 == 1);
@@ -502,6 +537,10 @@ static int dial(int i)
             return -1;
         }
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    }
+    if (fd >= 0 && resp3 && hello3(fd) < 0) {
+        close(fd);
+        return -1;
     }
     if (fd >= 0)
         fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -669,9 +708,10 @@ static int run_once(int run, uint64_t *ops, uint64_t *checked)
         struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
         c->id = i;
         c->pipelined = (i / 2) % 2 == 1;
+        c->resp3 = (i / 4) % 2 == 1;
         c->rng = (opt.seed + (uint64_t)run * 1000003u) * 2654435761u +
                  (uint64_t)i * 0x9e3779b97f4a7c15ull + 1;
-        c->fd = dial(i);
+        c->fd = dial(i, c->resp3);
         if (c->fd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
             fail(c, "connect: %s", strerror(errno));
             conn_finish(ep, c);
@@ -727,7 +767,7 @@ static long long dbsize(void)
 {
     static const char cmd[] = "*1\r\n$6\r\nDBSIZE\r\n";
     char reply[64] = {0};
-    int fd = dial(0);
+    int fd = dial(0, false);
     ssize_t n;
 
     if (fd < 0)
