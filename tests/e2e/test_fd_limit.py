@@ -74,12 +74,19 @@ def test_out_of_descriptors_pauses_accept(path):
         s.connect(gob.sock)        # the kernel's backlog takes it
         s.sendall(b"PING\r\n")
         socks.append(s)
+    t0 = time.monotonic()
     time.sleep(1.0)
-    answered = [s for s in socks if select.select([s], [], [], 0)[0]]
+    # Under a busy machine the accepted ones may take longer to answer.
+    for _ in range(100):
+        answered = [s for s in socks if select.select([s], [], [], 0)[0]]
+        if answered and "Too many open files" in gob.output():
+            break
+        time.sleep(0.1)
     assert 0 < len(answered) < len(socks), len(answered)
     lines = gob.output().count("Too many open files")
-    print("    %d of %d answered; %d log lines about it in 1 s"
-          % (len(answered), len(socks), lines))
+    print("    %d of %d answered; %d log lines about it in %.1f s"
+          % (len(answered), len(socks), lines, time.monotonic() - t0))
+    # About 10 a second with the pause; without it, 100,000 a second.
     assert 0 < lines < 1000, lines
     assert c.call("PING") == ("+", b"PONG")   # the others are served
     set_nofile(pid, 1024)
