@@ -57,6 +57,11 @@ static int wait_ack(goblin_ring *r, uint64_t e, int64_t deadline)
         if (now - checked >= 10000000 || now >= deadline) {
             if (!goblin__ring_pid_alive(h->owner_pid))
                 return GOBLIN_ECONNREFUSED;
+            /* The server closed this file (to re-create it) before it saw
+             * our epoch: no ack will come; open retries the path. */
+            if (atomic_load_explicit(&h->magic, memory_order_acquire) !=
+                RING_MAGIC)
+                return GOBLIN_ECONNRESET;
             checked = now;
         }
         if (now >= deadline)
@@ -171,6 +176,12 @@ int goblin_ring_client_alive(const goblin_ring *r)
 {                                                 /* server side */
     if (!r->server)
         return GOBLIN_EINVAL;
+    /* A new client is attaching (its epoch is not acknowledged yet): the
+     * next peek starts its session, the last client's death is moot, and
+     * resetting the ring now would strand the new one. */
+    if (atomic_load_explicit(&r->hdr->epoch, memory_order_acquire) !=
+        r->epoch)
+        return 0;
     if (r->epoch == 0 || r->peer_pid == 0 ||
         goblin__ring_pid_alive(r->peer_pid))
         return 0;
