@@ -69,6 +69,8 @@ static goblin_ring *attach(const char *path)
         rc = goblin_ring_open(path, &cfg, &r);
         if (rc == 0)
             return r;
+        if (rc != GOBLIN_EBUSY)
+            break;
         nap_ms(100);   /* EBUSY while the last client's lock goes away */
     }
     fprintf(stderr, "ring_fault: open %s: %s\n", path, goblin_strerror(rc));
@@ -204,10 +206,13 @@ static goblin_client *connect_ring(const char *path)
     int rc = -1;
 
     cfg.timeout_ms = 10000;
+    /* Only EBUSY is retried (a killed client's lock is on its way out):
+     * a ring being reset must not make a new client time out. */
     for (int i = 0; i < 100 && rc != 0; i++) {
         rc = goblin_client_connect_ring(path, &cfg, &c);
-        if (rc != 0)
-            nap_ms(100);
+        if (rc != GOBLIN_EBUSY)
+            break;
+        nap_ms(100);
     }
     if (rc != 0)
         fprintf(stderr, "ring_fault: connect %s: %s\n", path,
