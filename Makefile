@@ -2,6 +2,8 @@
 #   make run   build a release goblind and start it in the foreground
 #   make test  build and run the whole test suite, plain and under
 #              AddressSanitizer + UndefinedBehaviorSanitizer
+#   make load  the full load and fault runs (bench/faults.sh: 1,000
+#              connections; LOAD_ARGS="--seconds 60" to change)
 # Both install the Debian packages they need first (as root, or via sudo).
 
 RELEASE_DIR := build-release
@@ -28,7 +30,7 @@ define ensure_pkgs
 	fi
 endef
 
-.PHONY: run test
+.PHONY: run test load
 
 run:
 	$(call ensure_pkgs,$(BUILD_PKGS))
@@ -49,3 +51,7 @@ test:
 	@# (-O3 finds warnings the test builds do not).
 	@[ -d $(RELEASE_DIR) ] || meson setup $(RELEASE_DIR) --buildtype=release -Dtests=false
 	meson compile -C $(RELEASE_DIR)
+
+load:
+	$(call ensure_pkgs,$(TEST_PKGS))
+	bench/faults.sh $(LOAD_ARGS)

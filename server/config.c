@@ -508,21 +508,32 @@ static int setting_get(void *ctx, char *buf, size_t cap)
 }
 
 /* Raises the open-files limit so maxclients connections fit, as Redis
- * does; warns when the hard limit is lower. */
+ * does. When the hard limit is lower, maxclients comes down to what fits
+ * (32 descriptors stay for listeners, rings, the log...), so extra
+ * clients get "max number of clients reached" instead of waiting in the
+ * backlog of a server that cannot accept them. */
 static void fit_fd_limit(struct goblind *g)
 {
     struct rlimit rl;
     rlim_t want = (rlim_t)g->maxclients + 32;
+    long fit;
 
     if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
         return;
     rl.rlim_cur = want < rl.rlim_max ? want : rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
-    if (rl.rlim_cur < want)
-        goblind_log(g, GOBLIN_LOG_WARNING, "You requested maxclients of %ld "
-                    "requiring at least %lu max file descriptors; the hard "
-                    "limit allows %lu.", g->maxclients, (unsigned long)want,
-                    (unsigned long)rl.rlim_cur);
+    if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+        return;
+    fit = rl.rlim_cur > 33 ? (long)(rl.rlim_cur - 32) : 1;
+    goblind_log(g, GOBLIN_LOG_WARNING, "You requested maxclients of %ld "
+                "requiring at least %lu max file descriptors; the hard "
+                "limit allows %lu.", g->maxclients, (unsigned long)want,
+                (unsigned long)rl.rlim_cur);
+    goblind_log(g, GOBLIN_LOG_WARNING, "Current maximum open files is %lu. "
+                "maxclients has been reduced to %ld to compensate for low "
+                "ulimit. If you need higher maxclients increase "
+                "'ulimit -n'.", (unsigned long)rl.rlim_cur, fit);
+    g->maxclients = fit;
 }
 
 static int setting_set(void *ctx, struct goblin_slice v, const char **why)
@@ -531,17 +542,29 @@ static int setting_set(void *ctx, struct goblin_slice v, const char **why)
     const struct option *o = &options[ref->index];
     char text[GOBLIN_SETTING_VALUE_MAX + 1];
     const char *argv[2] = {o->name, text};
+    long old_maxclients, wanted;
 
     *why = "argument too long";
     if (v.len >= sizeof(text))
         return GOBLIN_EINVAL;
     memcpy(text, v.ptr, v.len);
     text[v.len] = '\0';
+    old_maxclients = ref->g->maxclients;
     if (option_parse(ref->g, o, 2, argv, why) < 0)
         return GOBLIN_EINVAL;
-    if (o->off == AT(maxclients))
-        fit_fd_limit(ref->g);
-    return 0;
+    if (o->off != AT(maxclients))
+        return 0;
+    wanted = ref->g->maxclients;
+    fit_fd_limit(ref->g);
+    if (ref->g->maxclients == wanted)
+        return 0;
+    /* Redis's text; the old value stays, as in Redis. */
+    snprintf(ref->g->why, sizeof(ref->g->why), "The operating system is "
+             "not able to handle the specified number of clients, try with "
+             "%ld", ref->g->maxclients);
+    ref->g->maxclients = old_maxclients;
+    *why = ref->g->why;
+    return GOBLIN_EINVAL;
 }
 
 int goblind_register_settings(struct goblind *g)

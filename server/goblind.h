@@ -85,6 +85,7 @@ struct goblind {
     struct goblind_conn *conns;    /* every open connection, a list */
     long nconns;
     struct goblind_conn *woken;    /* sessions to look at after an event */
+    bool accept_paused;            /* out of descriptors: until next cron */
     bool stopping;
     struct goblind_rings *rings;   /* ring_poll.c: --ring endpoints */
     char run_id[41];

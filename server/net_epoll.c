@@ -399,6 +399,17 @@ fail:
     close(fd);
 }
 
+/* Out of descriptors (EMFILE, ENFILE): the listeners stay readable, so a
+ * level-triggered loop would spin and log without end. They are left
+ * unwatched until the next cron tick, when accept is tried again. */
+static void accept_pause(struct goblind *g, bool pause)
+{
+    for (int i = 0; i < g->nlisten; i++)
+        watch(g, EPOLL_CTL_MOD, g->listen_fds[i], pause ? 0 : EPOLLIN,
+              (uint64_t)i);
+    g->accept_paused = pause;
+}
+
 static void accept_ready(struct goblind *g, int index)
 {
     for (int i = 0; i < MAX_ACCEPTS_PER_EVENT; i++) {
@@ -408,9 +419,12 @@ static void accept_ready(struct goblind *g, int index)
                          &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
         if (fd < 0) {
-            if (errno != EAGAIN && errno != EINTR)
+            int err = errno;    /* logging may change errno */
+            if (err != EAGAIN && err != EINTR)
                 goblind_log(g, GOBLIN_LOG_WARNING, "Accepting client "
-                            "connection: %s", strerror(errno));
+                            "connection: %s", strerror(err));
+            if (err == EMFILE || err == ENFILE)
+                accept_pause(g, true);
             return;
         }
         conn_open(g, fd, g->listen_unix[index], g->listen_tls[index],
@@ -460,6 +474,8 @@ static void cron(struct goblind *g)
     goblin_engine_cron(g->engine);
     timeout = g->timeout;               /* CONFIG SET may change it */
     goblind_unlock();
+    if (g->accept_paused)
+        accept_pause(g, false);
     if (timeout <= 0)
         return;
     for (c = g->conns; c != NULL; c = next) {

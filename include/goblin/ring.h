@@ -121,8 +121,11 @@ GOBLIN_API int goblin_ring_create(const char *path,
 
 /* Client side. Opens the ring file at path, waiting up to open_timeout_ns
  * for the server to publish it, then runs the epoch handshake: the server
- * discards whatever an earlier client left and acknowledges. Returns 0,
- * GOBLIN_ETIMEDOUT (no server in time), GOBLIN_EINCOMPAT (not a ring of
+ * discards whatever an earlier client left and acknowledges. If the server
+ * closes the file before acknowledging (it is resetting the ring and puts
+ * a new file at path), open starts again on the new file within the same
+ * timeout. Returns 0, GOBLIN_ETIMEDOUT (no server in time),
+ * GOBLIN_ECONNRESET (the file kept being replaced until the timeout), GOBLIN_EINCOMPAT (not a ring of
  * this version, or an impossible layout), GOBLIN_ECONNREFUSED (stale file:
  * its server is dead), GOBLIN_EBUSY (another client has it open),
  * GOBLIN_ENOMEM, GOBLIN_EINVAL or -errno (e.g. -13 EACCES). */

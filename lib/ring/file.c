@@ -388,22 +388,31 @@ int goblin_ring_open(const char *path, const struct goblin_ring_config *cfg,
         (cfg != NULL && (cfg->idle < 0 ||
                          cfg->idle > GOBLIN_RING_IDLE_BACKOFF)))
         return GOBLIN_EINVAL;
-    r = ring_new(cfg);
-    if (r == NULL)
-        return GOBLIN_ENOMEM;
-    deadline = goblin__ring_now_ns() + (int64_t)r->cfg.open_timeout_ns;
-    while ((rc = try_open(r, path)) == GOBLIN_EAGAIN) {
-        if (goblin__ring_now_ns() >= deadline) {
-            rc = GOBLIN_ETIMEDOUT;
-            break;
+    deadline = 0;
+    for (;;) {
+        r = ring_new(cfg);
+        if (r == NULL)
+            return GOBLIN_ENOMEM;
+        if (deadline == 0)
+            deadline = goblin__ring_now_ns() +
+                       (int64_t)r->cfg.open_timeout_ns;
+        while ((rc = try_open(r, path)) == GOBLIN_EAGAIN) {
+            if (goblin__ring_now_ns() >= deadline) {
+                rc = GOBLIN_ETIMEDOUT;
+                break;
+            }
+            goblin__ring_nap(50000);
         }
-        goblin__ring_nap(50000);
-    }
-    if (rc == 0)
-        rc = goblin__ring_handshake(r, deadline);
-    if (rc != 0) {
+        if (rc == 0)
+            rc = goblin__ring_handshake(r, deadline);
+        if (rc == 0)
+            break;
         ring_free(r);
-        return rc;
+        /* The file was replaced during the handshake (the server reset
+         * the ring): the new one at path is the one to open. */
+        if (rc != GOBLIN_ECONNRESET || goblin__ring_now_ns() >= deadline)
+            return rc;
+        goblin__ring_nap(50000);
     }
     *out = r;
     return 0;

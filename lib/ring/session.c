@@ -57,6 +57,11 @@ static int wait_ack(goblin_ring *r, uint64_t e, int64_t deadline)
         if (now - checked >= 10000000 || now >= deadline) {
             if (!goblin__ring_pid_alive(h->owner_pid))
                 return GOBLIN_ECONNREFUSED;
+            /* The server closed this file (to re-create it) before it saw
+             * our epoch: no ack will come; open retries the path. */
+            if (atomic_load_explicit(&h->magic, memory_order_acquire) !=
+                RING_MAGIC)
+                return GOBLIN_ECONNRESET;
             checked = now;
         }
         if (now >= deadline)

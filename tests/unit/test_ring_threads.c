@@ -3,7 +3,8 @@
  * wake-up, a pipeline deeper than both queues that must not deadlock, and
  * a two-thread stream of records of random sizes checked on the other
  * side (the client attaches to the server's own mapping, so the thread
- * sanitizer sees both sides at the same addresses). Nothing here asserts
+ * sanitizer sees both sides at the same addresses), and a client whose
+ * ring is replaced in the middle of its handshake. Nothing here asserts
  * on timing: bounded waits only turn a hang into a failure. Exit 77
  * without /dev/shm. */
 #include <sched.h>
@@ -450,6 +451,47 @@ static void test_two_threads_stream_checked_records(void **state)
     pair_close(&p);
 }
 
+/* The server closes the file (to reset the ring) while a client waits
+ * for its ack, and puts a new file at the path: the client's open goes
+ * on with the new file instead of waiting out its timeout. And a server
+ * judging its last client's death ignores it while a new epoch waits. */
+static void test_open_follows_a_ring_replaced_mid_handshake(void **state)
+{
+    struct goblin_ring_config cfg = {.sq_size = PAGE, .cq_size = PAGE,
+                                     .open_timeout_ns = 5000000000ull};
+    struct opener o = {0};
+    struct goblin_slice rec;
+    goblin_ring *srv, *srv2;
+    pthread_t t;
+    char path[128];
+    uint64_t e = 0;
+
+    (void)state;
+    ring_path(path, sizeof(path), "replaced");
+    assert_int_equal(goblin_ring_create(path, &cfg, &srv), 0);
+    o.path = path;
+    o.cfg = &cfg;
+    assert_int_equal(pthread_create(&t, NULL, opener_main, &o), 0);
+    /* Wait, without peeking (a peek would ack), for the client's epoch. */
+    for (int i = 0; i < 100000 && e == 0; i++) {
+        e = atomic_load(&((struct goblin__ring_hdr *)srv->hdr)->epoch);
+        if (e == 0)
+            sched_yield();
+    }
+    assert_int_not_equal(e, 0);
+    assert_int_equal(goblin_ring_client_alive(srv), 0);
+    goblin_ring_close(srv);                    /* magic 0, file unlinked */
+    assert_int_equal(goblin_ring_create(path, &cfg, &srv2), 0);
+    while (!atomic_load(&o.done))
+        if (goblin_ring_peek(srv2, &rec) == 0)
+            sched_yield();
+    pthread_join(t, NULL);
+    assert_int_equal(o.rc, 0);                 /* not GOBLIN_ETIMEDOUT */
+    assert_int_equal(goblin_ring_check(o.cli), 0);
+    goblin_ring_close(o.cli);
+    goblin_ring_close(srv2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -458,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_no_wake_up_is_lost_over_many_cycles),
         cmocka_unit_test(test_a_pipeline_deeper_than_both_queues_drains),
         cmocka_unit_test(test_two_threads_stream_checked_records),
+        cmocka_unit_test(test_open_follows_a_ring_replaced_mid_handshake),
     };
 
     if (!shm_available())
