@@ -1,8 +1,11 @@
-# Goblin's two set-up commands (see README.md):
+# Goblin's set-up commands (see README.md):
 #   make run   build a release goblind and start it in the foreground
 #   make test  build and run the whole test suite, plain and under
 #              AddressSanitizer + UndefinedBehaviorSanitizer
-# Both install the Debian packages they need first (as root, or via sudo).
+#   make bench run every benchmark and write build-benchmarks/report/
+#              REPORT.md (bench/report.sh; BENCH_ARGS=--quick for a smoke
+#              run; see docs/BENCHMARKS.md)
+# All install the Debian packages they need first (as root, or via sudo).
 
 RELEASE_DIR := build-release
 TEST_DIR    := build
@@ -11,6 +14,9 @@ ASAN_DIR    := build-asan
 BUILD_PKGS := meson ninja-build gcc g++ pkg-config python3
 TEST_PKGS  := $(BUILD_PKGS) libcmocka-dev redis-server redis-tools \
               python3-redis libhiredis-dev
+# bench: Google Benchmark for the microbenchmarks, gnuplot for the CDFs.
+BENCH_PKGS := $(TEST_PKGS) libbenchmark-dev gnuplot-nox
+BENCH_ARGS ?=
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -28,7 +34,7 @@ define ensure_pkgs
 	fi
 endef
 
-.PHONY: run test
+.PHONY: run test bench
 
 run:
 	$(call ensure_pkgs,$(BUILD_PKGS))
@@ -49,3 +55,7 @@ test:
 	@# (-O3 finds warnings the test builds do not).
 	@[ -d $(RELEASE_DIR) ] || meson setup $(RELEASE_DIR) --buildtype=release -Dtests=false
 	meson compile -C $(RELEASE_DIR)
+
+bench:
+	$(call ensure_pkgs,$(BENCH_PKGS))
+	bench/report.sh $(BENCH_ARGS)

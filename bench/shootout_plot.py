@@ -79,11 +79,17 @@ def main():
     made = []
     with tempfile.TemporaryDirectory() as tmp:
         def data(name, points):
+            # Of a run of equal latencies only the first and last points
+            # change the drawing: the rest would only make the SVG big.
+            pts = [(ns, nines(pct)) for pct, ns in points
+                   if pct < 100.0 and ns > 0]
+            keep = [p for i, p in enumerate(pts)
+                    if i == 0 or i == len(pts) - 1 or
+                    pts[i - 1][0] != p[0] or pts[i + 1][0] != p[0]]
             path = os.path.join(tmp, name)
             with open(path, "w") as f:
-                for pct, ns in points:
-                    if pct < 100.0 and ns > 0:
-                        f.write("{} {}\n".format(ns, nines(pct)))
+                for ns, y in keep:
+                    f.write("{} {}\n".format(ns, y))
             return path
 
         for op in ops:
