@@ -123,6 +123,16 @@ rps() {
         awk -F'","' 'NR == 2 { print $2 }'
 }
 
+# A rate as a whole number with thousands separators, or "error".
+whole() {
+    [ -n "$1" ] || { echo error; return; }
+    awk -v x="$1" 'BEGIN { s = sprintf("%.0f", x); o = ""
+        while (length(s) > 3) {
+            o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3)
+        }
+        print s o }'
+}
+
 median() {
     printf "%s\n" "$@" | sort -g |
         awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
@@ -165,8 +175,9 @@ for cfg in "${CONFIGS[@]}"; do
         g=$(median "${gs[@]}")
         ratio=$(awk -v g="${g:-0}" -v r="${r:-0}" \
             'BEGIN { if (r > 0) printf "%.2f", g / r; else print "-" }')
-        printf "| %s | %s | %s | %s | %s |\n" "$name" "$cfg" "${r:-error}" \
-            "${g:-error}" "$ratio" | tee -a "$TMP/throughput.md"
+        printf "| %s | %s | %s | %s | %s |\n" "$name" "$cfg" \
+            "$(whole "${r:-}")" "$(whole "${g:-}")" "$ratio" |
+            tee -a "$TMP/throughput.md"
         printf "%s\t%s\t%s\t%s\t%s\n" "$name" "$cfg" "${r:-error}" \
             "${g:-error}" "$ratio" >>"$TMP/throughput.tsv"
     done
