@@ -6,15 +6,18 @@
 # every target of the benchmark plan marked met or missed, and every table.
 #
 #   bench/report.sh [--quick] [--out DIR] [--window-ms N] [--reps N]
+#                   [--requests N] [--repeat N]
 #                   [--skip shootout,throughput,memory,microbench]
 #
 # --quick is the smoke run (a few seconds per step, tiny sizes): it proves
 # every step starts and prints; its figures and verdicts mean nothing.
 # --window-ms is the shootout's window per op and row (default 2000),
-# --reps the microbenchmark repetitions (default 5). Each step also runs
-# alone: bench/shootout.sh, bench/redis_benchmark.sh, bench/memory.sh,
-# bench/microbench.sh. Their outputs and logs stay in DIR (default
-# $BUILD_DIR/report).
+# --reps the microbenchmark repetitions (default 5), --requests and
+# --repeat redis-benchmark's pipelined request count (default 200,000; a
+# quarter of it at depth one) and runs per figure (default 3). Each step
+# also runs alone: bench/shootout.sh, bench/redis_benchmark.sh,
+# bench/memory.sh, bench/microbench.sh. Their outputs and logs stay in
+# DIR (default $BUILD_DIR/report).
 #
 # Programs come from $GOBLIND, $SHOOTOUT, $MEM_BYTES and $MICROBENCH, else
 # from $BUILD_DIR (default build-benchmarks, a release build made on first
@@ -29,6 +32,8 @@ QUICK=0
 OUT=""
 WINDOW_MS=2000
 REPS=5
+REQUESTS=200000
+REPEAT=3
 SKIP=""
 BUILD_DIR=${BUILD_DIR:-build-benchmarks}
 export BUILD_DIR
@@ -39,15 +44,18 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2 ;;
     --window-ms) WINDOW_MS=$2; shift 2 ;;
     --reps) REPS=$2; shift 2 ;;
+    --requests) REQUESTS=$2; shift 2 ;;
+    --repeat) REPEAT=$2; shift 2 ;;
     --skip) SKIP=$2; shift 2 ;;
     *) echo "usage: $0 [--quick] [--out DIR] [--window-ms N] [--reps N]" \
-            "[--skip LIST]" >&2
+            "[--requests N] [--repeat N] [--skip LIST]" >&2
        exit 2 ;;
     esac
 done
 COMMAND="bench/report.sh"
 [ "$QUICK" = 1 ] && COMMAND="$COMMAND --quick"
-[ "$QUICK" = 0 ] && COMMAND="$COMMAND --window-ms $WINDOW_MS --reps $REPS"
+[ "$QUICK" = 0 ] && COMMAND="$COMMAND --window-ms $WINDOW_MS --reps $REPS\
+ --requests $REQUESTS --repeat $REPEAT"
 [ -n "$SKIP" ] && COMMAND="$COMMAND --skip $SKIP"
 OUT=${OUT:-$BUILD_DIR/report}
 mkdir -p "$OUT"
@@ -104,7 +112,8 @@ if [ "$QUICK" = 1 ]; then
              --benchmark_min_time=0)
 else
     step shootout bench/shootout.sh --window-ms "$WINDOW_MS" --out "$OUT"
-    step throughput bench/redis_benchmark.sh --out "$OUT"
+    step throughput env REPEAT="$REPEAT" bench/redis_benchmark.sh \
+        --requests "$REQUESTS" --out "$OUT"
     step memory bench/memory.sh --out "$OUT"
     MB_ARGS=(--reps "$REPS")
 fi
