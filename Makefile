@@ -2,9 +2,13 @@
 #   make run   build a release goblind and start it in the foreground
 #   make test  build and run the whole test suite, plain and under
 #              AddressSanitizer + UndefinedBehaviorSanitizer
+# and the longer runs (README.md, "More commands"):
 #   make load  the full load and fault runs (bench/faults.sh: 1,000
 #              connections; LOAD_ARGS="--seconds 60" to change)
-# Both install the Debian packages they need first (as root, or via sudo).
+#   make bench run every benchmark and write build-benchmarks/report/
+#              REPORT.md (bench/report.sh; BENCH_ARGS=--quick for a smoke
+#              run; see docs/BENCHMARKS.md)
+# All install the Debian packages they need first (as root, or via sudo).
 
 RELEASE_DIR := build-release
 TEST_DIR    := build
@@ -13,6 +17,9 @@ ASAN_DIR    := build-asan
 BUILD_PKGS := meson ninja-build gcc g++ pkg-config python3
 TEST_PKGS  := $(BUILD_PKGS) libcmocka-dev redis-server redis-tools \
               python3-redis libhiredis-dev libssl-dev openssl
+# bench: Google Benchmark for the microbenchmarks, gnuplot for the CDFs.
+BENCH_PKGS := $(TEST_PKGS) libbenchmark-dev gnuplot-nox
+BENCH_ARGS ?=
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -30,7 +37,7 @@ define ensure_pkgs
 	fi
 endef
 
-.PHONY: run test load
+.PHONY: run test load bench
 
 run:
 	$(call ensure_pkgs,$(BUILD_PKGS))
@@ -55,3 +62,7 @@ test:
 load:
 	$(call ensure_pkgs,$(TEST_PKGS))
 	bench/faults.sh $(LOAD_ARGS)
+
+bench:
+	$(call ensure_pkgs,$(BENCH_PKGS))
+	bench/report.sh $(BENCH_ARGS)

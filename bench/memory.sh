@@ -2,8 +2,11 @@
 # memory.sh - bytes per element of Goblin and of redis-server on the same
 # data, as a Markdown table.
 #
-#   bench/memory.sh [--n N] [--seed S] [--cases "zset_int hash ..."]
-#                   [--out DIR]
+#   bench/memory.sh [--quick] [--n N] [--seed S]
+#                   [--cases "zset_int hash ..."] [--out DIR]
+#
+# --quick is a smoke run (n = 20,000, short settling pauses): per-element
+# figures at that size mostly show fixed costs.
 #
 # Goblin: bench/mem_bytes builds each case through the C API in a fresh
 # process and reports the goblin_store_used_memory delta and the VmRSS
@@ -31,14 +34,17 @@ OUT=""
 SERVER_CPU=${SERVER_CPU:-1}
 CLIENT_CPU=${CLIENT_CPU:-0}
 BUILD_DIR=${BUILD_DIR:-build-benchmarks}
+SETTLE=1 # seconds redis-server gets after a load, before it is measured
 
 while [ $# -gt 0 ]; do
     case "$1" in
+    --quick) N=20000; SETTLE=0.1; shift ;;
     --n) N=$2; shift 2 ;;
     --seed) SEED=$2; shift 2 ;;
     --cases) CASES=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
-    *) echo "usage: $0 [--n N] [--seed S] [--cases LIST] [--out DIR]" >&2
+    *) echo "usage: $0 [--quick] [--n N] [--seed S] [--cases LIST]" \
+            "[--out DIR]" >&2
        exit 2 ;;
     esac
 done
@@ -109,7 +115,7 @@ redis_case() {
         echo "redis-cli --pipe reported errors" >&2
         cat "$TMP/pipe.log" >&2
     fi
-    sleep 1
+    sleep "$SETTLE"
     used1=$(used_of); rss1=$(rss_of "$REDIS_PID")
     echo "$c $((used1 - used0)) $((rss1 - rss0))"
     stop_redis

@@ -3,7 +3,8 @@
 # measured in the same run with the same redis-benchmark flags, and their
 # ratio, as a Markdown table.
 #
-#   bench/redis_benchmark.sh [--tcp] [--requests N] [--keys N]
+#   bench/redis_benchmark.sh [--tcp] [--quick] [--requests N] [--keys N]
+#                            [--out DIR]
 #
 # Both servers run pinned to one core (SERVER_CPU, default 0) and
 # redis-benchmark to another (CLIENT_CPU, default 1). They listen on Unix
@@ -15,8 +16,12 @@
 # Tests: SET, GET, HSET, ZADD (redis-benchmark's own), and on a sorted set
 # preloaded with --keys members: ZSCORE, ZRANK and ZRANGE 0 15.
 #
-# goblind comes from $GOBLIND, else a release build in build-bench/ (made
-# on first use). Both servers are started and stopped here; nothing else
+# --quick is a smoke run (2,000 requests, one run each, 1,000 keys).
+# With --out DIR the table also goes to DIR/throughput.md and its rows to
+# DIR/throughput.tsv (test, flags, redis req/s, goblind req/s, ratio).
+#
+# goblind comes from $GOBLIND, else a release build in $BUILD_DIR
+# (default build-benchmarks, made on first use). Both servers are started and stopped here; nothing else
 # listens on the ports or sockets used. This is a benchmark, not a test:
 # it reports and never fails on a ratio.
 set -euo pipefail
@@ -28,22 +33,26 @@ KEYS=${KEYS:-10000}
 REPEAT=${REPEAT:-3}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
+BUILD_DIR=${BUILD_DIR:-build-benchmarks}
+OUT=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --tcp) TRANSPORT=tcp ;;
+    --quick) REQUESTS=2000; KEYS=1000; REPEAT=1 ;;
+    --out) OUT=$2; shift ;;
     --requests) REQUESTS=$2; shift ;;
     --keys) KEYS=$2; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
 done
 
 if [ -z "${GOBLIND:-}" ]; then
-    GOBLIND=build-bench/server/goblind
-    [ -d build-bench ] || meson setup build-bench --buildtype=release \
-        -Dtests=false >/dev/null
-    meson compile -C build-bench goblind >/dev/null
+    GOBLIND=$BUILD_DIR/server/goblind
+    [ -d "$BUILD_DIR" ] || meson setup "$BUILD_DIR" --buildtype=release \
+        -Dwerror=false >/dev/null
+    meson compile -C "$BUILD_DIR" goblind >/dev/null
 fi
 
 TMP=$(mktemp -d /tmp/goblin-bench.XXXXXX)
@@ -114,6 +123,16 @@ rps() {
         awk -F'","' 'NR == 2 { print $2 }'
 }
 
+# A rate as a whole number with thousands separators, or "error".
+whole() {
+    [ -n "$1" ] || { echo error; return; }
+    awk -v x="$1" 'BEGIN { s = sprintf("%.0f", x); o = ""
+        while (length(s) > 3) {
+            o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3)
+        }
+        print s o }'
+}
+
 median() {
     printf "%s\n" "$@" | sort -g |
         awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
@@ -125,6 +144,7 @@ TESTS=("SET|-t set" "GET|-t get" "HSET|-t hset" "ZADD|-t zadd"
        "ZRANGE 0 15|zrange myzset 0 15")
 CONFIGS=("-P 16 -c 50" "-P 1 -c 1")
 
+{
 echo
 echo "goblind $("$GOBLIND" --version | awk "{print \$2}") vs redis-server $(redis-server \
     --version | awk '{print $3}'), $TRANSPORT sockets, servers on CPU" \
@@ -133,6 +153,8 @@ echo "goblind $("$GOBLIND" --version | awk "{print \$2}") vs redis-server $(redi
 echo
 echo "| test | flags | redis-server req/s | goblind req/s | goblind/redis |"
 echo "|---|---|---:|---:|---:|"
+} | tee "$TMP/throughput.md"
+: >"$TMP/throughput.tsv"
 for cfg in "${CONFIGS[@]}"; do
     # One request in flight is slow: fewer requests keep the run short.
     n=$REQUESTS
@@ -153,7 +175,14 @@ for cfg in "${CONFIGS[@]}"; do
         g=$(median "${gs[@]}")
         ratio=$(awk -v g="${g:-0}" -v r="${r:-0}" \
             'BEGIN { if (r > 0) printf "%.2f", g / r; else print "-" }')
-        printf "| %s | %s | %s | %s | %s |\n" "$name" "$cfg" "${r:-error}" \
-            "${g:-error}" "$ratio"
+        printf "| %s | %s | %s | %s | %s |\n" "$name" "$cfg" \
+            "$(whole "${r:-}")" "$(whole "${g:-}")" "$ratio" |
+            tee -a "$TMP/throughput.md"
+        printf "%s\t%s\t%s\t%s\t%s\n" "$name" "$cfg" "${r:-error}" \
+            "${g:-error}" "$ratio" >>"$TMP/throughput.tsv"
     done
 done
+if [ -n "$OUT" ]; then
+    mkdir -p "$OUT"
+    cp "$TMP/throughput.md" "$TMP/throughput.tsv" "$OUT/"
+fi

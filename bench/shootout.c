@@ -31,13 +31,20 @@
  *
  * Output: CSV rows system,transport,protocol,op,p50_ns,p90_ns,p99_ns,
  * p999_ns,min_ns,mean_ns,samples (--header prints the header first).
+ * With --cdf FILE, every row's latency distribution is appended to FILE
+ * as well, as CSV system,transport,protocol,op,pct,ns: the percentiles
+ * 0 to 100 in steps of 0.1 and the tail points 99.95, 99.99, 99.995 and
+ * 99.999 (a header is written when FILE is empty). The in-process rows
+ * are system inproc, transport call (protocol none for the C API); the
+ * floors are system floor: RTT over transport cacheline and EMPTY, the
+ * timer alone, over transport timer.
  * A failed op is reported on stderr and skipped; nothing is judged.
  *
  * usage: shootout --target client|session|capi|cacheline [--system NAME]
  *                 [--transport uds|tcp|ring] [--protocol resp|sbe]
  *                 [--path P] [--host H] [--port N] [--cpu N]
  *                 [--peer-cpu N] [--ops LIST] [--window-ms N]
- *                 [--warmup-ms N] [--header]
+ *                 [--warmup-ms N] [--header] [--cdf FILE]
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -181,6 +188,31 @@ struct row {
     const char *system, *transport, *protocol;
 };
 
+static FILE *cdf_file; /* --cdf, or NULL */
+
+/* The distribution of sorted samples s as (pct, ns) lines in cdf_file. */
+static void print_cdf(const struct row *r, const char *op,
+                      const struct samples *s)
+{
+    static const double tail[] = { 99.95, 99.99, 99.995, 99.999 };
+    size_t t = 0;
+
+    for (int k = 0; k <= 1000; k++) {
+        double q = k / 10.0;
+
+        /* the tail points go between 99.9 and 100 */
+        while (k == 1000 && t < sizeof(tail) / sizeof(tail[0])) {
+            fprintf(cdf_file, "%s,%s,%s,%s,%.3f,%.1f\n", r->system,
+                    r->transport, r->protocol, op, tail[t],
+                    pct(s, tail[t] / 100.0));
+            t++;
+        }
+        fprintf(cdf_file, "%s,%s,%s,%s,%.1f,%.1f\n", r->system, r->transport,
+                r->protocol, op, q, pct(s, q / 100.0));
+    }
+    fflush(cdf_file);
+}
+
 static void print_row(const struct row *r, const char *op, struct samples *s)
 {
     double sum = 0;
@@ -195,6 +227,8 @@ static void print_row(const struct row *r, const char *op, struct samples *s)
            pct(s, 0.99), pct(s, 0.999), (double)s->v[0] * ns_per_tick,
            sum / (double)s->n * ns_per_tick, s->n);
     fflush(stdout);
+    if (cdf_file != NULL)
+        print_cdf(r, op, s);
 }
 
 /* ---- the ops ---- */
@@ -362,7 +396,7 @@ static const struct op ops[] = {
 
 struct opts {
     const char *target, *system, *transport, *protocol, *path, *host;
-    const char *ops;
+    const char *ops, *cdf;
     int port, cpu, peer_cpu, header;
     long window_ms, warmup_ms;
 };
@@ -607,19 +641,27 @@ static int target_cacheline(const struct opts *o, const struct row *r)
     l.cpu = o->peer_cpu;
     the_lines = &l;
     if (run_op(o, empty, &x, &s) == 0)
-        print_row(&(struct row){ r->system, "none", "timer" }, "EMPTY", &s);
+        print_row(&(struct row){ r->system, "timer", r->protocol }, "EMPTY",
+                  &s);
     if (pthread_create(&t, NULL, echo, &l) != 0)
         return 1;
     rc = run_op(o, roundtrip, &x, &s);
     atomic_store(&l.stop, true);
     pthread_join(t, NULL);
     if (rc == 0)
-        print_row(r, "ROUNDTRIP", &s);
+        print_row(r, "RTT", &s);
     free(s.v);
     return rc != 0;
 }
 
 /* ---- main ---- */
+
+static int finish(int rc)
+{
+    if (cdf_file != NULL && fclose(cdf_file) != 0)
+        rc = 1;
+    return rc;
+}
 
 static void usage(void)
 {
@@ -629,7 +671,8 @@ static void usage(void)
           "[--path P]\n"
           "                [--host H] [--port N] [--cpu N] [--peer-cpu N] "
           "[--ops LIST]\n"
-          "                [--window-ms N] [--warmup-ms N] [--header]\n",
+          "                [--window-ms N] [--warmup-ms N] [--header] "
+          "[--cdf FILE]\n",
           stderr);
 }
 
@@ -649,6 +692,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         { "window-ms", required_argument, NULL, 'w' },
         { "warmup-ms", required_argument, NULL, 'W' },
         { "header", no_argument, NULL, 'h' },
+        { "cdf", required_argument, NULL, 'D' },
         { NULL, 0, NULL, 0 },
     };
     int ch;
@@ -668,6 +712,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
         case 'w': o->window_ms = atol(optarg); break;
         case 'W': o->warmup_ms = atol(optarg); break;
         case 'h': o->header = 1; break;
+        case 'D': o->cdf = optarg; break;
         default: return -1;
         }
     }
@@ -676,8 +721,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-    struct opts o = { NULL, "goblin", NULL, "resp", "/tmp/goblin.sock",
-                      "127.0.0.1", NULL, 6379, 1, 0, 0, 2000, 300 };
+    struct opts o = { NULL, NULL, NULL, "resp", "/tmp/goblin.sock",
+                      "127.0.0.1", NULL, NULL, 6379, 1, 0, 0, 2000, 300 };
     struct row r;
     const char *timer;
 
@@ -691,26 +736,34 @@ int main(int argc, char **argv)
     data_init();
     fprintf(stderr, "shootout: timer %s, %.4f ns/tick, cpu %d\n", timer,
             ns_per_tick, o.cpu);
+    if (o.cdf != NULL) {
+        if ((cdf_file = fopen(o.cdf, "a")) == NULL) {
+            perror(o.cdf);
+            return 1;
+        }
+        if (ftell(cdf_file) == 0)
+            fputs("system,transport,protocol,op,pct,ns\n", cdf_file);
+    }
     if (o.header)
         puts("system,transport,protocol,op,p50_ns,p90_ns,p99_ns,p999_ns,"
              "min_ns,mean_ns,samples");
-    r.system = o.system;
+    r.system = o.system ? o.system : "goblind";
     r.protocol = o.protocol;
     r.transport = o.transport ? o.transport : "uds";
     if (strcmp(o.target, "client") == 0)
-        return target_client(&o, &r);
-    r.transport = "inproc";
+        return finish(target_client(&o, &r));
+    r.system = o.system ? o.system : "inproc";
+    r.transport = "call";
     if (strcmp(o.target, "session") == 0)
-        return target_session(&o, &r);
-    if (strcmp(o.target, "capi") == 0) {
-        r.protocol = "capi";
-        return target_capi(&o, &r);
-    }
+        return finish(target_session(&o, &r));
+    r.protocol = "none";
+    if (strcmp(o.target, "capi") == 0)
+        return finish(target_capi(&o, &r));
     if (strcmp(o.target, "cacheline") == 0) {
-        r.transport = "shm";
-        r.protocol = "raw";
-        return target_cacheline(&o, &r);
+        r.system = o.system ? o.system : "floor";
+        r.transport = "cacheline";
+        return finish(target_cacheline(&o, &r));
     }
     usage();
-    return 2;
+    return finish(2);
 }

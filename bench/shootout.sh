@@ -2,11 +2,17 @@
 # shootout.sh - unpipelined round-trip latency of goblind and redis-server
 # on every transport and protocol they share, with one client and one
 # timer (bench/shootout), next to the raw cache-line round trip between
-# the same two CPUs and the in-process call. Writes DIR/shootout.csv and
-# DIR/shootout.md (tables with ratios).
+# the same two CPUs and the in-process call. Writes DIR/shootout.csv,
+# DIR/shootout.md (tables with ratios), DIR/shootout_cdf.csv (every row's
+# latency distribution: percentiles 0-100 in 0.1 steps plus the far tail)
+# and, when gnuplot is installed (Debian: gnuplot-nox), one latency CDF
+# per op with a line per row in DIR/plots/cdf-OP.svg.
 #
-#   bench/shootout.sh [--window-ms N] [--warmup-ms N] [--ops LIST]
-#                     [--out DIR]
+#   bench/shootout.sh [--quick] [--window-ms N] [--warmup-ms N]
+#                     [--ops LIST] [--no-plots] [--out DIR]
+#
+# --quick is a smoke run (20 ms windows, 5 ms warm-ups): it proves every
+# row starts and prints; its figures mean little.
 #
 # Servers run on SERVER_CPU (default 0), the client on CLIENT_CPU
 # (default 1); the cache-line echo thread runs on SERVER_CPU. redis-server
@@ -26,18 +32,21 @@ WINDOW_MS=2000
 WARMUP_MS=300
 OPS=PING,SET,GET,HSET,HGET,ZADD,ZSCORE,HSET10,ZADD10
 OUT=""
+PLOTS=1
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 BUILD_DIR=${BUILD_DIR:-build-benchmarks}
 
 while [ $# -gt 0 ]; do
     case "$1" in
+    --quick) WINDOW_MS=20; WARMUP_MS=5; shift ;;
+    --no-plots) PLOTS=0; shift ;;
     --window-ms) WINDOW_MS=$2; shift 2 ;;
     --warmup-ms) WARMUP_MS=$2; shift 2 ;;
     --ops) OPS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
-    *) echo "usage: $0 [--window-ms N] [--warmup-ms N] [--ops LIST]" \
-            "[--out DIR]" >&2
+    *) echo "usage: $0 [--quick] [--window-ms N] [--warmup-ms N]" \
+            "[--ops LIST] [--no-plots] [--out DIR]" >&2
        exit 2 ;;
     esac
 done
@@ -90,7 +99,8 @@ CSV=$TMP/shootout.csv
 run() {
     taskset -c "$CLIENT_CPU" "$SHOOTOUT" --cpu "$CLIENT_CPU" \
         --peer-cpu "$SERVER_CPU" --window-ms "$WINDOW_MS" \
-        --warmup-ms "$WARMUP_MS" --ops "$OPS" "$@" >>"$CSV" \
+        --warmup-ms "$WARMUP_MS" --ops "$OPS" --cdf "$TMP/cdf.csv" \
+        "$@" >>"$CSV" \
         2>>"$TMP/stderr.log" || echo "shootout $* failed" >&2
 }
 
@@ -98,10 +108,10 @@ echo "system,transport,protocol,op,p50_ns,p90_ns,p99_ns,p999_ns,min_ns,\
 mean_ns,samples" >"$CSV"
 
 # Floors: the timer, the cache line between the two CPUs, in-process.
-run --target cacheline --system floor
-run --target capi --system goblin
-run --target session --system goblin --protocol resp
-run --target session --system goblin --protocol sbe
+run --target cacheline
+run --target capi
+run --target session --protocol resp
+run --target session --protocol sbe
 
 # goblind over a ring, one server per protocol: its ring thread busy-polls
 # on SERVER_CPU, and so does the client on CLIENT_CPU.
@@ -149,15 +159,22 @@ SERVER_PID=$!
 wait_for "$TMP/redis.sock"
 REDIS_VERSION=$(redis-cli -s "$TMP/redis.sock" INFO server |
     awk -F: '/^redis_version:/ { sub(/\r/, "", $2); print $2 }')
-run --target client --system redis --transport uds --protocol resp \
+run --target client --system redis-server --transport uds --protocol resp \
     --path "$TMP/redis.sock"
-run --target client --system redis --transport tcp --protocol resp \
+run --target client --system redis-server --transport tcp --protocol resp \
     --host 127.0.0.1 --port "$PORT"
 stop_server
 
 mkdir -p "$OUT"
 cp "$CSV" "$OUT/shootout.csv"
-python3 bench/shootout_report.py "$OUT/shootout.csv" \
+[ -f "$TMP/cdf.csv" ] && cp "$TMP/cdf.csv" "$OUT/shootout_cdf.csv"
+PLOT_ARGS=()
+if [ "$PLOTS" = 1 ] && [ -f "$OUT/shootout_cdf.csv" ]; then
+    # Draws nothing, with a message, when gnuplot is missing.
+    python3 bench/shootout_plot.py "$OUT/shootout_cdf.csv" "$OUT/plots" >&2
+    [ -d "$OUT/plots" ] && PLOT_ARGS=(--plots plots)
+fi
+python3 bench/shootout_report.py "$OUT/shootout.csv" "${PLOT_ARGS[@]}" \
     --redis-version "$REDIS_VERSION" --window-ms "$WINDOW_MS" \
     --timer "$(head -1 "$TMP/stderr.log")" \
     --cpus "server $SERVER_CPU, client $CLIENT_CPU" >"$OUT/shootout.md"

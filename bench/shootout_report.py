@@ -4,11 +4,16 @@ per system, transport, protocol and op in ns; the p50 as a multiple of
 redis-server over a Unix socket (same op) and of the raw cache-line round
 trip between the same two CPUs; and every percentile.
 
+With --plots DIR (relative to the report), links the CDF plots
+shootout_plot.py drew there.
+
 usage: shootout_report.py shootout.csv [--redis-version V] [--window-ms N]
-                          [--timer TEXT] [--cpus TEXT] > shootout.md
+                          [--timer TEXT] [--cpus TEXT] [--plots DIR]
+                          > shootout.md
 """
 import csv
 import datetime
+import os
 import sys
 
 OPS = ["PING", "SET", "GET", "HSET", "HGET", "ZADD", "ZSCORE", "HSET10",
@@ -16,17 +21,17 @@ OPS = ["PING", "SET", "GET", "HSET", "HGET", "ZADD", "ZSCORE", "HSET10",
 
 # Rows in report order: (system, transport, protocol, label).
 ROWS = [
-    ("goblin", "inproc", "capi", "Goblin C API, in-process"),
-    ("goblin", "inproc", "sbe", "Goblin SBE, in-process session"),
-    ("goblin", "inproc", "resp", "Goblin RESP, in-process session"),
+    ("inproc", "call", "none", "Goblin C API, in-process"),
+    ("inproc", "call", "sbe", "Goblin SBE, in-process session"),
+    ("inproc", "call", "resp", "Goblin RESP, in-process session"),
     ("goblind", "ring", "sbe", "goblind SBE / ring"),
     ("goblind", "ring", "resp", "goblind RESP / ring"),
     ("goblind", "uds", "sbe", "goblind SBE / UDS"),
     ("goblind", "uds", "resp", "goblind RESP / UDS"),
     ("goblind", "tcp", "sbe", "goblind SBE / TCP"),
     ("goblind", "tcp", "resp", "goblind RESP / TCP"),
-    ("redis", "uds", "resp", "redis-server RESP / UDS"),
-    ("redis", "tcp", "resp", "redis-server RESP / TCP"),
+    ("redis-server", "uds", "resp", "redis-server RESP / UDS"),
+    ("redis-server", "tcp", "resp", "redis-server RESP / TCP"),
 ]
 
 
@@ -46,7 +51,7 @@ def main():
     if not args:
         sys.exit(__doc__)
     opt = {"--redis-version": "?", "--window-ms": "?", "--timer": "?",
-           "--cpus": "?"}
+           "--cpus": "?", "--plots": None}
     path = None
     i = 0
     while i < len(args):
@@ -62,8 +67,8 @@ def main():
             key = (r["system"], r["transport"], r["protocol"], r["op"])
             rows[key] = {k: float(r[k]) for k in r
                          if k.endswith("_ns") or k == "samples"}
-    cl = rows.get(("floor", "shm", "raw", "ROUNDTRIP"))
-    timer = rows.get(("floor", "none", "timer", "EMPTY"))
+    cl = rows.get(("floor", "cacheline", "none", "RTT"))
+    timer = rows.get(("floor", "timer", "none", "EMPTY"))
     out = []
     w = out.append
     w("# Goblin latency shootout")
@@ -112,7 +117,7 @@ def main():
         cells = []
         for op in OPS:
             v = rows.get((sysname, tr, proto, op))
-            ref = rows.get(("redis", "uds", "resp", op))
+            ref = rows.get(("redis-server", "uds", "resp", op))
             cells.append(ratio(v["p50_ns"] / ref["p50_ns"])
                          if v and ref else "n/a")
         w("| {} | {} |".format(label, " | ".join(cells)))
@@ -132,6 +137,20 @@ def main():
                 cells.append("{:.1f}".format(v["p50_ns"] / cl["p50_ns"])
                              if v else "n/a")
             w("| {} | {} |".format(label, " | ".join(cells)))
+    plots = opt["--plots"]
+    if plots:
+        here = os.path.dirname(os.path.abspath(path))
+        svgs = [op for op in OPS if os.path.exists(
+            os.path.join(here, plots, "cdf-{}.svg".format(op)))]
+        if svgs:
+            w("")
+            w("## Latency CDFs")
+            w("")
+            w("One plot per op, a line per row; x is the latency on a log "
+              "scale, y the percentile with one more nine per tick.")
+            w("")
+            for op in svgs:
+                w("![{} latency CDF]({}/cdf-{}.svg)".format(op, plots, op))
     w("")
     w("## Every percentile (ns)")
     w("")
