@@ -14,9 +14,9 @@
  *
  * Clock reads cost a large share of a sub-microsecond trip: spin loops
  * read the clock only every 64 iterations. They poll only the next stamp:
- * the producer's tail line is read once on entry and before sleeping,
- * since reading it while spinning pulls a line the producer writes on
- * every publish.
+ * the producer's tail line is read only by a single check (timeout 0)
+ * and before sleeping, since reading it while waiting pulls a line the
+ * producer writes on every publish.
  */
 #include <errno.h>
 #include <linux/futex.h>
@@ -165,7 +165,9 @@ int goblin_ring_wait(goblin_ring *r, int64_t timeout_ns)
     int64_t start, now, deadline, checked;
     unsigned spins = 0;
 
-    if (goblin__ring_ready(r, true))
+    /* A single check reads the tail too; a longer wait reads it only
+     * before sleeping (see the top of this file). */
+    if (goblin__ring_ready(r, timeout_ns == 0))
         return 1;
     if (timeout_ns == 0)
         return GOBLIN_ETIMEDOUT;

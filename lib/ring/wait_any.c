@@ -82,7 +82,7 @@ int goblin_ring_wait_any(goblin_ring *const *rings, unsigned n,
     for (unsigned k = 0; k < n; k++)
         if (rings[k] == NULL || !rings[k]->server)
             return GOBLIN_EINVAL;
-    if ((i = first_ready(rings, n, true)) >= 0)
+    if ((i = first_ready(rings, n, timeout_ns == 0)) >= 0)
         return i;
     if (timeout_ns == 0)
         return GOBLIN_ETIMEDOUT;
