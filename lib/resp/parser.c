@@ -318,6 +318,8 @@ static int64_t bulk_len(goblin_resp_parser *p, const char *in, size_t len)
     const char *line = in + p->pos;
     int r;
 
+    if (p->pos >= len) /* the count line ended the input: no '$' yet */
+        return 0;
     if (line[0] != '$' || !quick_line(line, len - p->pos, &ll, &at)) {
         r = find_line_end(p, in, len, p->pos, '\r', &at);
         if (r < 0)
