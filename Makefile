@@ -3,6 +3,10 @@
 #   make test  build and run the whole test suite, plain and under
 #              AddressSanitizer + UndefinedBehaviorSanitizer
 # Both install the Debian packages they need first (as root, or via sudo).
+# More checks (docs/testing.md):
+#   make valgrind  the unit and fuzz-replay suites under Valgrind memcheck
+#   make fuzz      every libFuzzer target for FUZZ_SECONDS each (clang,
+#                  ASan + UBSan); fails on any crash
 
 RELEASE_DIR := build-release
 TEST_DIR    := build
@@ -11,6 +15,10 @@ ASAN_DIR    := build-asan
 BUILD_PKGS := meson ninja-build gcc g++ pkg-config python3
 TEST_PKGS  := $(BUILD_PKGS) libcmocka-dev redis-server redis-tools \
               python3-redis libhiredis-dev
+VALGRIND_PKGS := $(TEST_PKGS) valgrind
+FUZZ_PKGS  := $(BUILD_PKGS) clang libclang-rt-14-dev
+
+FUZZ_SECONDS ?= 180
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -28,7 +36,7 @@ define ensure_pkgs
 	fi
 endef
 
-.PHONY: run test
+.PHONY: run test valgrind fuzz
 
 run:
 	$(call ensure_pkgs,$(BUILD_PKGS))
@@ -49,3 +57,16 @@ test:
 	@# (-O3 finds warnings the test builds do not).
 	@[ -d $(RELEASE_DIR) ] || meson setup $(RELEASE_DIR) --buildtype=release -Dtests=false
 	meson compile -C $(RELEASE_DIR)
+
+valgrind:
+	$(call ensure_pkgs,$(VALGRIND_PKGS))
+	@[ -d $(TEST_DIR) ] || meson setup $(TEST_DIR)
+	@# A build dir made before valgrind was installed lacks the setup.
+	meson setup --reconfigure $(TEST_DIR) >/dev/null
+	meson compile -C $(TEST_DIR)
+	meson test -C $(TEST_DIR) --setup valgrind --suite unit --suite fuzz \
+	  --print-errorlogs
+
+fuzz:
+	$(call ensure_pkgs,$(FUZZ_PKGS))
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh
