@@ -67,7 +67,8 @@ static int run_dir(const char *dir, size_t *count)
         names[n++] = strdup(e->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof(*names), cmp_names);
+    if (n > 1)
+        qsort(names, n, sizeof(*names), cmp_names);
     for (size_t i = 0; i < n; i++) {
         char path[4096];
 
