@@ -8,6 +8,9 @@
 #   make bench run every benchmark and write build-benchmarks/report/
 #              REPORT.md (bench/report.sh; BENCH_ARGS=--quick for a smoke
 #              run; see docs/BENCHMARKS.md)
+#   make valgrind  the unit and fuzz-replay suites under Valgrind memcheck
+#   make fuzz      every libFuzzer target for FUZZ_SECONDS each (clang,
+#                  ASan + UBSan); fails on any crash
 # All install the Debian packages they need first (as root, or via sudo).
 
 RELEASE_DIR := build-release
@@ -20,6 +23,10 @@ TEST_PKGS  := $(BUILD_PKGS) libcmocka-dev redis-server redis-tools \
 # bench: Google Benchmark for the microbenchmarks, gnuplot for the CDFs.
 BENCH_PKGS := $(TEST_PKGS) libbenchmark-dev gnuplot-nox
 BENCH_ARGS ?=
+VALGRIND_PKGS := $(TEST_PKGS) valgrind
+FUZZ_PKGS  := $(BUILD_PKGS) clang libclang-rt-14-dev
+
+FUZZ_SECONDS ?= 180
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -37,7 +44,7 @@ define ensure_pkgs
 	fi
 endef
 
-.PHONY: run test load bench
+.PHONY: run test load bench valgrind fuzz
 
 run:
 	$(call ensure_pkgs,$(BUILD_PKGS))
@@ -66,3 +73,16 @@ load:
 bench:
 	$(call ensure_pkgs,$(BENCH_PKGS))
 	bench/report.sh $(BENCH_ARGS)
+
+valgrind:
+	$(call ensure_pkgs,$(VALGRIND_PKGS))
+	@[ -d $(TEST_DIR) ] || meson setup $(TEST_DIR)
+	@# A build dir made before valgrind was installed lacks the setup.
+	meson setup --reconfigure $(TEST_DIR) >/dev/null
+	meson compile -C $(TEST_DIR)
+	meson test -C $(TEST_DIR) --setup valgrind --suite unit --suite fuzz \
+	  --print-errorlogs
+
+fuzz:
+	$(call ensure_pkgs,$(FUZZ_PKGS))
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh

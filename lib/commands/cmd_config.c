@@ -197,8 +197,8 @@ void cmd_config_help(goblin__exec *x, int argc,
     static const char *const help[] = {
         "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "GET <pattern>",
-        "    Return parameters matching the glob-like <pattern> and their "
-        "values.",
+        ("    Return parameters matching the glob-like <pattern> and their "
+         "values."),
         "SET <directive> <value>",
         "    Set the configuration <directive> to <value>.",
         "RESETSTAT",

@@ -314,11 +314,14 @@ static void combine_reply(goblin__exec *x, struct combine_args *a)
         n = (int64_t)(c.index.len / sizeof(*en));
         en = (const void *)c.index.p;
         goblin__reply_array(x, (size_t)n * (e.scores && !e.pairs ? 2 : 1));
-        for (i = 0; i < (size_t)n; i++)
-            emit_member(&e,
-                        (struct goblin_slice){c.bytes.p + en[i].off,
-                                              en[i].len},
-                        en[i].score);
+        for (i = 0; i < (size_t)n; i++) {
+            /* Only empty members when nothing was stored: no NULL + 0. */
+            struct goblin_slice m = {"", en[i].len};
+
+            if (c.bytes.p != NULL)
+                m.ptr = c.bytes.p + en[i].off;
+            emit_member(&e, m, en[i].score);
+        }
     }
     goblin__text_free(&c.bytes);
     goblin__text_free(&c.index);

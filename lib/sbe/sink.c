@@ -56,8 +56,12 @@ static struct goblin__sbe_open *open_at(struct goblin__sbe_sink *k,
 
 static struct goblin_slice node_bytes(struct goblin__sbe_sink *k, size_t i)
 {
-    struct goblin_slice s = {k->bytes.data + node(k, i)->off,
-                             node(k, i)->len};
+    struct goblin_slice s = {"", node(k, i)->len};
+
+    /* Empty strings only: the byte area may not exist (NULL + 0 is
+     * undefined behaviour). */
+    if (k->bytes.data != NULL)
+        s.ptr = k->bytes.data + node(k, i)->off;
     return s;
 }
 

@@ -50,4 +50,8 @@ int goblin__hash_obj_from_pairs(goblin_store *st,
 int goblin__hash_obj_set(goblin_store *st, void **objp,
                          const struct goblin_slice *fv, size_t npairs);
 
+/* Checks obj's invariants (hash_check.c). Returns 0 or a negative number
+ * naming the check that failed. For tests and fuzz targets. */
+int goblin__hash_obj_check(const goblin_store *st, const void *obj);
+
 #endif

@@ -27,8 +27,10 @@
  */
 #include <assert.h>
 
+#include "hash.h"
 #include "keyspace.h"
 #include "store.h"
+#include "zset.h"
 
 #define KF_TYPE 0x03
 #define KF_EXP 0x04
@@ -1165,4 +1167,71 @@ size_t goblin__keyspace_overhead(const goblin_store *st)
            ks->pages_cap * sizeof(void *) +
            ks->nepages * sizeof(struct goblin__exp_page) +
            ks->epages_cap * sizeof(void *);
+}
+
+/* ---- checking (tests and fuzz targets) ---- */
+
+/* The invariants in the comment at the top of this file, then each
+ * collection's own (goblin__hash_obj_check, goblin__zset_obj_check). Reads
+ * only; returns 0, or a negative number saying which check failed. */
+int goblin__store_check(const goblin_store *st)
+{
+    const struct goblin__keyspace *ks = &st->ks;
+    size_t exps = 0;
+
+    if (goblin__swiss_count(&ks->index) != ks->count)
+        return -1;
+    if (ks->exp_count > ks->count)
+        return -2;
+    for (size_t id = 0; id < ks->count; id++) {
+        const uint8_t *rec = rec_at(ks, id);
+        struct goblin__rec r;
+        struct goblin_slice key;
+        uint32_t found;
+        int type, rc;
+
+        if (rec == NULL)
+            return -3;
+        type = rec[0] & KF_TYPE;
+        goblin__rec_parse(rec, &r);
+        key.ptr = r.key;
+        key.len = r.klen;
+        if (!find_raw(st, key, key_hash(st, key), &found) || found != id)
+            return -4;
+        if (rec[0] & KF_EXP) {
+            size_t pos = get32(rec + 1);
+
+            if (pos >= ks->exp_count || goblin__exp_id(st, pos) != id)
+                return -5;
+            exps++;
+        }
+        if (type == GOBLIN_TYPE_STRING) {
+            int enc = (rec[0] & KF_ENC) >> KF_ENC_SHIFT;
+            struct goblin_slice v = goblin__rec_str(rec);
+
+            if (enc != GOBLIN__STR_RAW && v.len > GOBLIN__EMBSTR_MAX)
+                return -6;
+            if (enc == GOBLIN__STR_RAW && v.len > get32(rec + r.voff + 4))
+                return -6;
+            continue;
+        }
+        {
+            void *obj = *obj_slot((uint8_t *)rec);
+
+            if (obj == NULL)
+                return -7;
+            if (type == GOBLIN_TYPE_HASH)
+                rc = goblin__hash_obj_check(st, obj);
+            else if (type == GOBLIN_TYPE_ZSET)
+                rc = goblin__zset_obj_check(obj) == 0 &&
+                             goblin__zset_obj_card(obj) > 0 ? 0 : -1;
+            else
+                return -8;
+            if (rc != 0)
+                return -100 + rc;
+        }
+    }
+    if (exps != ks->exp_count)
+        return -9;
+    return 0;
 }

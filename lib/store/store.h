@@ -72,4 +72,9 @@ uint64_t goblin__hash_bytes(uint64_t seed, const void *p, size_t len);
  * configured key_changed hook. */
 void goblin__key_changed(goblin_store *st, struct goblin_slice key);
 
+/* Checks the keyspace's invariants and every object's (keyspace.c).
+ * Returns 0 or a negative number naming the check that failed. Reads
+ * only; slow. For tests and fuzz targets. */
+int goblin__store_check(const goblin_store *st);
+
 #endif

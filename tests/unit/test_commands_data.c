@@ -773,6 +773,10 @@ static void run_script(struct cfix *f, const struct script_step *steps,
     for (i = 0; i < n; i++) {
         const char *got = CMD(steps[i].cmd);
 
+        /* Valgrind's long doubles have 64 bits (see under_valgrind()):
+         * run INCRBYFLOAT for the state it leaves, do not check it. */
+        if (under_valgrind() && strstr(steps[i].cmd, "incrbyfloat") != NULL)
+            continue;
         if (strcmp(got, steps[i].reply) != 0)
             print_message("step %zu: %s\n", i, steps[i].cmd);
         assert_string_equal(got, steps[i].reply);

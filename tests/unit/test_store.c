@@ -1,6 +1,9 @@
 /* test_store.c - opening and closing stores, allocation accounting, error
- * texts. */
+ * texts, the invariant check. */
+#include <stdio.h>
+
 #include "testutil.h"
+#include "store/store.h"
 
 static void test_open_close_leaves_nothing_allocated(void **state)
 {
@@ -60,10 +63,44 @@ static void test_version_matches_header(void **state)
                                            GOBLIN_VERSION_PATCH);
 }
 
+/* goblin__store_check (the fuzz targets' invariant check) passes on every
+ * kind of key: strings of each encoding, compact and full hashes and
+ * sorted sets, keys with deadlines, and after deletes move ids. */
+static void test_store_check_passes_on_every_kind_of_key(void **state)
+{
+    struct fixture *f = *state;
+    char field[32], big[100];
+
+    memset(big, 'x', sizeof(big));
+    assert_int_equal(goblin__store_check(f->st), 0);
+    assert_int_equal(goblin_str_set(f->st, S("i"), S("42"), NULL, NULL), 1);
+    assert_int_equal(goblin_str_set(f->st, S("e"), S("short"), NULL, NULL),
+                     1);
+    assert_int_equal(goblin_str_set(f->st, S("r"),
+                                    slice_of(big, sizeof(big)), NULL, NULL),
+                     1);
+    for (int i = 0; i < 200; i++) {
+        int n = snprintf(field, sizeof(field), "f%d", i);
+        struct goblin_slice fv[2] = {slice_of(field, (size_t)n), S("v")};
+
+        assert_true(goblin_hash_set(f->st, S("hf"), fv, 1) >= 0);
+        assert_true(goblin_zset_add(f->st, S("zf"), fv[0], i) >= 0);
+    }
+    assert_true(goblin_hash_set(f->st, S("hc"), (struct goblin_slice[]){
+                                    S("a"), S("1")}, 1) >= 0);
+    assert_true(goblin_zset_add(f->st, S("zc"), S("m"), 1.5) >= 0);
+    assert_int_equal(goblin_key_pexpire(f->st, S("e"), 100000, 0), 1);
+    assert_int_equal(goblin_key_pexpire(f->st, S("zf"), 100000, 0), 1);
+    assert_int_equal(goblin__store_check(f->st), 0);
+    assert_int_equal(goblin_key_delete(f->st, S("i")), 1);
+    assert_int_equal(goblin__store_check(f->st), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         FIXTURE_TEST(test_open_close_leaves_nothing_allocated),
+        FIXTURE_TEST(test_store_check_passes_on_every_kind_of_key),
         cmocka_unit_test(test_open_with_null_config_uses_defaults),
         cmocka_unit_test(test_open_fails_cleanly_without_memory),
         cmocka_unit_test(test_open_rejects_missing_out_pointer),
