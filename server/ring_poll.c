@@ -79,7 +79,7 @@ static void pin(struct ring_poller *p)
  * for CQ room has no wake-up of its own, so then the wait is short:
  * none in spin mode, naps from 50 us doubling to 1 ms in backoff mode
  * once ring-spin-us has passed. */
-static void idle_wait(struct ring_poller *p, int64_t *full_since, int64_t *nap)
+static int idle_wait(struct ring_poller *p, int64_t *full_since, int64_t *nap)
 {
     struct goblind_rings *rs = p->g->rings;
     bool full = false;
@@ -110,9 +110,10 @@ static void idle_wait(struct ring_poller *p, int64_t *full_since, int64_t *nap)
         *full_since = 0;
     }
     if (n > 0)
-        goblin_ring_wait_any(p->wait, n, timeout);
-    else if (timeout > 0)
+        return goblin_ring_wait_any(p->wait, n, timeout);
+    if (timeout > 0)
         nanosleep(&(struct timespec){0, timeout}, NULL);
+    return GOBLIN_ETIMEDOUT;
 }
 
 static void *poller_main(void *arg)
@@ -124,14 +125,17 @@ static void *poller_main(void *arg)
 
     pin(p);
     while (!atomic_load_explicit(&rs->stop, memory_order_relaxed)) {
+        bool timed_out;
         int i = 0;
 
         while (i < p->n && goblin_ring_endpoint_step(p->eps[i]->ep) == 0)
             i++;                         /* the first ring with work */
-        if (i == p->n)
-            idle_wait(p, &full_since, &nap);
-        if (i < p->n && ++turns % CHORES_EVERY != 0)
-            continue;                    /* busy: the clock can wait */
+        /* The clock is read only after a wait that timed out or every
+         * CHORES_EVERY turns: not between a request's arrival and its
+         * service. */
+        timed_out = i == p->n && idle_wait(p, &full_since, &nap) < 0;
+        if (!timed_out && ++turns % CHORES_EVERY != 0)
+            continue;
         if (now_ns() >= chores_at) {
             for (int k = 0; k < p->n; k++)
                 goblin_ring_endpoint_chores(p->eps[k]->ep);
