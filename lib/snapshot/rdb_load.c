@@ -652,20 +652,9 @@ static int import_src(goblin_store *st, struct goblin__src *src,
     goblin__rdb_fini(&im->r);
     goblin__free(st, im, sizeof(*im));
     if (rc != 0) {
-        goblin__snap_rollback(st);
-        res->keys = res->strings = res->hashes = res->zsets = 0;
-        res->expires = res->expired = 0;
+        goblin__snap_rollback(st, res);
     }
     return rc;
-}
-
-static struct goblin_snapshot_result *res_init(
-    struct goblin_snapshot_result *res, struct goblin_snapshot_result *local)
-{
-    if (res == NULL)
-        res = local;
-    memset(res, 0, sizeof(*res));
-    return res;
 }
 
 int goblin_rdb_import(goblin_store *st, const char *path, unsigned flags,
@@ -675,7 +664,7 @@ int goblin_rdb_import(goblin_store *st, const char *path, unsigned flags,
     struct goblin__src src;
     int rc;
 
-    res = res_init(res, &local);
+    res = goblin__snap_res_init(res, &local);
     if ((rc = goblin__src_open(&src, path)) != 0)
         return goblin__snap_fail(res, rc, 0, "cannot open %s: %s", path,
                                  rc == GOBLIN_EINVAL ? "not a regular file"
@@ -691,7 +680,7 @@ int goblin_rdb_import_mem(goblin_store *st, const void *data, size_t len,
     struct goblin_snapshot_result local;
     struct goblin__src src;
 
-    res = res_init(res, &local);
+    res = goblin__snap_res_init(res, &local);
     goblin__src_mem(&src, data, len);
     return import_src(st, &src, flags, res);
 }

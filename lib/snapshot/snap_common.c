@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -256,11 +257,23 @@ int goblin__snap_put_obj(goblin_store *st, struct goblin_slice key,
     return 0;
 }
 
-void goblin__snap_rollback(goblin_store *st)
+void goblin__snap_rollback(goblin_store *st,
+                           struct goblin_snapshot_result *res)
 {
     while (st->ks.count > 0)
         goblin__key_drop_id(st, (uint32_t)(st->ks.count - 1));
     goblin__write_begin(st);
+    res->keys = res->strings = res->hashes = res->zsets = 0;
+    res->expires = res->expired = 0;
+}
+
+struct goblin_snapshot_result *goblin__snap_res_init(
+    struct goblin_snapshot_result *res, struct goblin_snapshot_result *local)
+{
+    if (res == NULL)
+        res = local;
+    memset(res, 0, sizeof(*res));
+    return res;
 }
 
 void *goblin__snap_rec_obj(const uint8_t *rec)

@@ -435,20 +435,9 @@ static int load_src(goblin_store *st, struct goblin__src *src,
     goblin__write_begin(st);
     rc = run(st, NULL, src, res);
     if (rc != 0) {
-        goblin__snap_rollback(st);
-        res->keys = res->strings = res->hashes = res->zsets = 0;
-        res->expires = res->expired = 0;
+        goblin__snap_rollback(st, res);
     }
     return rc;
-}
-
-static struct goblin_snapshot_result *res_init(
-    struct goblin_snapshot_result *res, struct goblin_snapshot_result *local)
-{
-    if (res == NULL)
-        res = local;
-    memset(res, 0, sizeof(*res));
-    return res;
 }
 
 static int open_fail(struct goblin_snapshot_result *res, int rc,
@@ -466,7 +455,7 @@ int goblin_snapshot_load(goblin_store *st, const char *path,
     struct goblin__src src;
     int rc;
 
-    res = res_init(res, &local);
+    res = goblin__snap_res_init(res, &local);
     if ((rc = goblin__src_open(&src, path)) != 0)
         return open_fail(res, rc, path);
     rc = load_src(st, &src, res);
@@ -480,7 +469,7 @@ int goblin_snapshot_load_mem(goblin_store *st, const void *data, size_t len,
     struct goblin_snapshot_result local;
     struct goblin__src src;
 
-    res = res_init(res, &local);
+    res = goblin__snap_res_init(res, &local);
     goblin__src_mem(&src, data, len);
     return load_src(st, &src, res);
 }
@@ -493,7 +482,7 @@ int goblin_snapshot_verify(const char *path,
     struct goblin__src src;
     int rc;
 
-    res = res_init(res, &local);
+    res = goblin__snap_res_init(res, &local);
     if ((rc = goblin__src_open(&src, path)) != 0)
         return open_fail(res, rc, path);
     rc = run(NULL, alloc, &src, res);

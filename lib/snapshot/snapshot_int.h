@@ -74,8 +74,14 @@ int goblin__snap_put_obj(goblin_store *st, struct goblin_slice key,
                          enum goblin_type type, void *obj, int64_t deadline);
 
 /* Removes every key from st without reporting changes: undoes a load
- * into an empty store. */
-void goblin__snap_rollback(goblin_store *st);
+ * into an empty store, and zeroes res's counts of what was loaded (its
+ * error fields stay). */
+void goblin__snap_rollback(goblin_store *st,
+                           struct goblin_snapshot_result *res);
+
+/* res, or local when res is NULL, zeroed: where a load reports. */
+struct goblin_snapshot_result *goblin__snap_res_init(
+    struct goblin_snapshot_result *res, struct goblin_snapshot_result *local);
 
 /* Builds a sorted-set object from n pairs in strictly increasing (score,
  * member) order. Checks that no member appears twice (the bulk builder
