@@ -6,7 +6,6 @@
 #define GOBLIND_RING_POLL_H
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -24,13 +23,11 @@ struct ring_ep {
     goblin_ring_endpoint *ep;  /* NULL until started */
 };
 
-/* A polling thread: serves its rings in priority order. */
+/* A ring thread: runs a library poller over its rings. */
 struct ring_poller {
     struct goblind *g;
     int cpu;                   /* pinned to this CPU, or -1 */
-    struct ring_ep **eps;      /* in --ring order: the priority order */
-    goblin_ring **wait;        /* scratch for goblin_ring_wait_any */
-    int n;
+    goblin_ring_poller *p;
     pthread_t th;
     bool started;
 };
@@ -46,7 +43,6 @@ struct goblind_rings {
     long idle;                 /* GOBLIN_RING_IDLE_SPIN or _BACKOFF */
     long spin_us;
     long perm;
-    atomic_bool stop;
     char setting[5][GOBLIN_SETTING_VALUE_MAX];
 };
 
