@@ -23,7 +23,7 @@
 #define GOBLIND_NOPTIONS 23
 
 struct goblind;
-struct goblind_rings;
+struct ring_thread;
 
 /* What a registered setting's callbacks get: the server and which of
  * config.c's options it is. */
@@ -86,7 +86,9 @@ struct goblind {
     int64_t loop_ms;               /* monotonic ms, read once per wake-up */
     bool accept_paused;            /* out of descriptors: until next cron */
     bool stopping;
-    struct goblind_rings *rings;   /* ring_poll.c: --ring endpoints */
+    goblin_ring_set *rings;        /* --ring directives, NULL = none */
+    struct ring_thread *ring_threads;
+    int nring_threads;
     char run_id[41];
     int child_pid;                 /* the BGSAVE child, 0 = none; -1 in
                                       the child itself (logs as "C") */
@@ -140,14 +142,13 @@ void goblind_pidfile_remove(struct goblind *g);
 void goblind_lock(void *ctx);
 void goblind_unlock(void *ctx);
 
-/* ring_poll.c and ring_options.c: --ring endpoints and their threads.
- * goblind_ring_option returns 1 for a directive that is not a ring
- * option, 0 once applied, -1 with *why. */
+/* ring_poll.c: --ring directives (a library ring set) and the threads
+ * of its pollers. goblind_ring_option returns 1 for a directive that is
+ * not a ring option, 0 once applied, -1 with *why. */
 int goblind_ring_option(struct goblind *g, int argc, const char *const *argv,
                         const char **why);
 int goblind_ring_register_settings(struct goblind *g);
 int goblind_ring_start(struct goblind *g);
 void goblind_ring_stop(struct goblind *g);
-void goblind_ring_free(struct goblind *g);
 
 #endif

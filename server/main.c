@@ -110,7 +110,7 @@ int main(int argc, char **argv)
     if (rc != 0 || goblind_log_open(&g) < 0) {
         goblind_pidfile_remove(&g);
         goblind_free_options(&g);
-        goblind_ring_free(&g);
+        goblind_ring_stop(&g);
         return rc > 0 ? 0 : 1;
     }
     goblind_log(&g, GOBLIN_LOG_NOTICE, "Goblin version=%s, bits=%d, pid=%d, "
@@ -142,6 +142,5 @@ int main(int argc, char **argv)
     goblind_log_close(&g);
     goblind_pidfile_remove(&g);
     goblind_free_options(&g);
-    goblind_ring_free(&g);
     return rc == 0 ? 0 : 1;
 }

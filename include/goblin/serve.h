@@ -8,7 +8,8 @@
  *    inside; and listener helpers with Redis's bind rules;
  *  - ring endpoints (goblin_ring_endpoint): one ring file and its client;
  *  - a ring poller (goblin_ring_poller): the loop of a thread serving
- *    rings in priority order;
+ *    rings in priority order, and ring sets (goblin_ring_set): rings and
+ *    pollers from Redis-style directives (ring PATH SIZE, ring-cpus ...);
  *  - the persistence policy (goblin_serve_load, goblin_serve_final_save).
  *
  * TLS is an I/O layer under a connection (struct goblin_conn_io); the
@@ -144,6 +145,60 @@ GOBLIN_API void goblin_ring_poller_stop(goblin_ring_poller *p);
 /* Frees the poller (not its endpoints); run must have returned. NULL is
  * a no-op. */
 GOBLIN_API void goblin_ring_poller_close(goblin_ring_poller *p);
+
+/* ---- ring sets: the ring directives, their endpoints and pollers ----
+ *
+ * What a server with rings configured as Redis-style directives needs:
+ * "ring PATH SIZE" (any number, in priority order), "ring-cpus LIST"
+ * (e.g. "0,2-3": one poller per CPU, ring i served by poller i mod the
+ * count; without it one poller), "ring-idle spin|backoff",
+ * "ring-spin-us N" and "ring-perm OCTAL" (the files' mode). The set
+ * registers them as read-only settings that CONFIG GET shows, opens the
+ * endpoints and builds the pollers; the server runs each poller on a
+ * thread of its own (pinned to its CPU if it likes). */
+typedef struct goblin_ring_set goblin_ring_set;
+
+/* An empty set (no rings: backoff, 50 us, mode 0600). Returns 0 or
+ * GOBLIN_ENOMEM. */
+GOBLIN_API int goblin_ring_set_new(goblin_ring_set **out);
+
+/* Applies one directive, argv[0] its name. Returns 1 when it is not a
+ * ring directive, 0 once applied, or -1 with *why (a static text). */
+GOBLIN_API int goblin_ring_set_directive(goblin_ring_set *rs, int argc,
+                                         const char *const *argv,
+                                         const char **why);
+
+/* Registers the read-only settings ring, ring-cpus, ring-idle,
+ * ring-spin-us and ring-perm on eng (rs must outlive it). */
+GOBLIN_API int goblin_ring_set_settings(goblin_ring_set *rs,
+                                        goblin_engine *eng);
+
+/* How the endpoints are served; as in goblin_ring_endpoint_config. */
+struct goblin_ring_set_config {
+    goblin_engine *engine;
+    bool no_sbe;
+    void (*lock)(void *ctx);
+    void (*unlock)(void *ctx);
+    void *lock_ctx;
+    void (*log)(void *ctx, enum goblin_log_level level, const char *text);
+    void *log_ctx;
+};
+
+/* Creates every ring file and endpoint ("Ring ready at ..." at NOTICE)
+ * and the pollers. Returns 0, or a negative code after logging why (the
+ * endpoints opened so far stay until goblin_ring_set_close). */
+GOBLIN_API int goblin_ring_set_open(goblin_ring_set *rs,
+                                    const struct goblin_ring_set_config *cfg);
+
+/* The number of pollers (0 without rings), and poller i with the CPU its
+ * thread should run on (-1: any). */
+GOBLIN_API int goblin_ring_set_npollers(const goblin_ring_set *rs);
+GOBLIN_API goblin_ring_poller *goblin_ring_set_poller(goblin_ring_set *rs,
+                                                      int i, int *cpu);
+
+/* Closes the endpoints (removing their files) and frees the set; every
+ * poller's run must have returned. NULL is a no-op. */
+GOBLIN_API void goblin_ring_set_close(goblin_ring_set *rs);
 
 /* ---- socket connections ----
  *
