@@ -21,13 +21,15 @@ struct net_fx {
     struct goblin_listener l;
 };
 
-static struct net_fx fx_open(long maxclients)
+static struct net_fx f;   /* static: f.l.path points into it */
+
+static void fx_open(long maxclients)
 {
-    struct net_fx f = {0};
     struct goblin_engine_config ecfg = {0};
     struct goblin_net_config ncfg = {0};
     char msg[256];
 
+    memset(&f, 0, sizeof(f));
     assert_int_equal(goblin_store_open(NULL, &f.st), 0);
     ecfg.store = f.st;
     ecfg.session_wake = goblin_net_session_wake;
@@ -40,7 +42,6 @@ static struct net_fx fx_open(long maxclients)
     assert_true(f.lfd >= 0);
     f.l = (struct goblin_listener){f.lfd, GOBLIN_TRANSPORT_UNIX, false,
                                    f.path};
-    return f;
 }
 
 static void fx_close(struct net_fx *f)
@@ -66,14 +67,14 @@ static int dial(struct net_fx *f, goblin_conn **c)
 
 static void bytes_only(void **state)
 {
-    struct net_fx f = fx_open(0);
     goblin_conn *c;
-    int fd = dial(&f, &c);
     size_t len;
     const char *out;
-    int m;
+    int fd, m;
 
     (void)state;
+    fx_open(0);
+    fd = dial(&f, &c);
     assert_non_null(c);
     m = goblin_conn_feed(c, "PING\r\n", 6);
     assert_int_equal(m, GOBLIN_CONN_READ | GOBLIN_CONN_WRITE |
@@ -95,14 +96,15 @@ static void bytes_only(void **state)
 
 static void event_and_kill(void **state)
 {
-    struct net_fx f = fx_open(0);
     goblin_conn *a, *b;
-    int fa = dial(&f, &a), fb = dial(&f, &b);
     char buf[256], cmd[64];
     ssize_t n;
-    int id;
+    int fa, fb, id;
 
     (void)state;
+    fx_open(0);
+    fa = dial(&f, &a);
+    fb = dial(&f, &b);
     assert_int_equal(write(fb, "CLIENT ID\r\n", 11), 11);
     assert_int_equal(goblin_conn_event(b, true, false), GOBLIN_CONN_READ);
     n = read(fb, buf, sizeof(buf) - 1);
@@ -127,18 +129,19 @@ static void event_and_kill(void **state)
 
 static void maxclients_refuses(void **state)
 {
-    struct net_fx f = fx_open(1);
-    goblin_conn *a, *b;
-    int fa = dial(&f, &a), fb = dial(&f, &b);
     static const char full[] = "-ERR max number of clients reached\r\n";
+    goblin_conn *a, *b, *none;
     char buf[128];
+    int fa, fb;
 
     (void)state;
+    fx_open(1);
+    fa = dial(&f, &a);
+    fb = dial(&f, &b);
     assert_non_null(a);
     assert_null(b);
     assert_int_equal(read(fb, buf, sizeof(buf)), sizeof(full) - 1);
     assert_memory_equal(buf, full, sizeof(full) - 1);
-    goblin_conn *none;
     assert_int_equal(goblin_net_accept(f.net, &f.l, &none), 0);
     close(fa);
     close(fb);
