@@ -127,6 +127,7 @@ GOBLIN_API void goblin_ring_endpoint_close(goblin_ring_endpoint *ep);
  * loop may share one engine. */
 typedef struct goblin_ring_poller goblin_ring_poller;
 
+/* Sized as every configuration struct (goblin/common.h). */
 struct goblin_ring_poller_config {
     goblin_ring_endpoint *const *eps; /* in priority order; copied array,
                                        * endpoints borrowed; at most
@@ -137,8 +138,14 @@ struct goblin_ring_poller_config {
 };
 
 /* Returns 0, GOBLIN_EINVAL (no endpoints, too many) or GOBLIN_ENOMEM. */
-GOBLIN_API int goblin_ring_poller_open(
-    const struct goblin_ring_poller_config *cfg, goblin_ring_poller **out);
+GOBLIN_API int goblin_ring_poller_open_sized(
+    const struct goblin_ring_poller_config *cfg, size_t cfg_size,
+    goblin_ring_poller **out);
+static inline int goblin_ring_poller_open(
+    const struct goblin_ring_poller_config *cfg, goblin_ring_poller **out)
+{
+    return goblin_ring_poller_open_sized(cfg, sizeof(*cfg), out);
+}
 
 /* Serves the endpoints on the calling thread until goblin_ring_poller_stop
  * (seen within 100 ms). Returns 0. */
@@ -192,8 +199,14 @@ struct goblin_ring_set_config {
 /* Creates every ring file and endpoint ("Ring ready at ..." at NOTICE)
  * and the pollers. Returns 0, or a negative code after logging why (the
  * endpoints opened so far stay until goblin_ring_set_close). */
-GOBLIN_API int goblin_ring_set_open(goblin_ring_set *rs,
-                                    const struct goblin_ring_set_config *cfg);
+GOBLIN_API int goblin_ring_set_open_sized(
+    goblin_ring_set *rs, const struct goblin_ring_set_config *cfg,
+    size_t cfg_size);
+static inline int goblin_ring_set_open(
+    goblin_ring_set *rs, const struct goblin_ring_set_config *cfg)
+{
+    return goblin_ring_set_open_sized(rs, cfg, sizeof(*cfg));
+}
 
 /* The number of pollers (0 without rings), and poller i with the CPU its
  * thread should run on (-1: any). */
@@ -322,8 +335,13 @@ struct goblin_listener {
 };
 
 /* Opens a net into *out. Returns 0, GOBLIN_EINVAL or GOBLIN_ENOMEM. */
-GOBLIN_API int goblin_net_open(const struct goblin_net_config *cfg,
-                               goblin_net **out);
+GOBLIN_API int goblin_net_open_sized(const struct goblin_net_config *cfg,
+                                     size_t cfg_size, goblin_net **out);
+static inline int goblin_net_open(const struct goblin_net_config *cfg,
+                                  goblin_net **out)
+{
+    return goblin_net_open_sized(cfg, sizeof(*cfg), out);
+}
 
 /* Closes every connection and frees the net (not the engine or the
  * listeners). NULL is a no-op. */
@@ -426,13 +444,24 @@ struct goblin_serve_persist {
 
 /* Returns 0, or a negative code after logging why, with a one-line
  * reason ("can't load the snapshot PATH: WHY") in err for stderr. */
-GOBLIN_API int goblin_serve_load(const struct goblin_serve_persist *p,
-                                 char *err, size_t cap);
+GOBLIN_API int goblin_serve_load_sized(const struct goblin_serve_persist *p,
+                                       size_t p_size, char *err, size_t cap);
+static inline int goblin_serve_load(const struct goblin_serve_persist *p,
+                                    char *err, size_t cap)
+{
+    return goblin_serve_load_sized(p, sizeof(*p), err, cap);
+}
 
 /* Returns true when the server may stop: no policy, or the save worked
  * (a failed save is logged and keeps the server running, as Redis). Call
  * it under the engine lock. */
-GOBLIN_API bool goblin_serve_final_save(const struct goblin_serve_persist *p);
+GOBLIN_API bool goblin_serve_final_save_sized(
+    const struct goblin_serve_persist *p, size_t p_size);
+static inline bool goblin_serve_final_save(
+    const struct goblin_serve_persist *p)
+{
+    return goblin_serve_final_save_sized(p, sizeof(*p));
+}
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@ extern "C" {
 
 typedef struct goblin_tls_server goblin_tls_server;
 
+/* Sized as every configuration struct (goblin/common.h). */
 struct goblin_tls_server_config {
     const char *cert_file;       /* required: PEM certificate chain */
     const char *key_file;        /* required: PEM private key */
@@ -30,9 +31,15 @@ struct goblin_tls_server_config {
 
 /* Builds the server context into *out. Returns 0, or GOBLIN_EINVAL with
  * the reason ("Failed to configure TLS: ...", Redis's words) in err. */
-GOBLIN_API int goblin_tls_server_open(
+GOBLIN_API int goblin_tls_server_open_sized(
+    const struct goblin_tls_server_config *cfg, size_t cfg_size,
+    goblin_tls_server **out, char *err, size_t cap);
+static inline int goblin_tls_server_open(
     const struct goblin_tls_server_config *cfg, goblin_tls_server **out,
-    char *err, size_t cap);
+    char *err, size_t cap)
+{
+    return goblin_tls_server_open_sized(cfg, sizeof(*cfg), out, err, cap);
+}
 
 /* NULL is a no-op; connections using it must be closed first. */
 GOBLIN_API void goblin_tls_server_close(goblin_tls_server *srv);

@@ -31,6 +31,8 @@
 
 #include <goblin/serve.h>
 
+#include "util/config_size.h"
+
 #define READ_CHUNK 65536
 #define DEFAULT_MAXCLIENTS 10000
 
@@ -104,17 +106,21 @@ static void refresh_limits(goblin_net *n)
         n->limits.maxclients = DEFAULT_MAXCLIENTS;
 }
 
-int goblin_net_open(const struct goblin_net_config *cfg, goblin_net **out)
+int goblin_net_open_sized(const struct goblin_net_config *cfg,
+                          size_t cfg_size, goblin_net **out)
 {
+    struct goblin_net_config c;
     goblin_net *n;
 
     *out = NULL;
-    if (cfg == NULL || cfg->engine == NULL)
+    if (cfg == NULL || goblin__config_copy(&c, sizeof(c), cfg, cfg_size,
+                                           sizeof(cfg->engine)) != 0 ||
+        c.engine == NULL)
         return GOBLIN_EINVAL;
     if ((n = calloc(1, sizeof(*n))) == NULL)
         return GOBLIN_ENOMEM;
-    n->cfg = *cfg;
-    n->limits = cfg->limits;
+    n->cfg = c;
+    n->limits = c.limits;
     lock(n);
     refresh_limits(n);
     unlock(n);

@@ -17,6 +17,8 @@
 #include <goblin/serve.h>
 #include <goblin/snapshot.h>
 
+#include "util/config_size.h"
+
 static void say(const struct goblin_serve_persist *p,
                 enum goblin_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -106,9 +108,21 @@ static int import_rdb(const struct goblin_serve_persist *p, char *err,
     return 0;
 }
 
-int goblin_serve_load(const struct goblin_serve_persist *p, char *err,
-                      size_t cap)
+/* The caller's struct in this library's layout; false when it asks for
+ * more than this library knows. */
+static bool copy_in(struct goblin_serve_persist *dst,
+                    const struct goblin_serve_persist *src, size_t size)
 {
+    return src != NULL && goblin__config_copy(dst, sizeof(*dst), src, size,
+                                              sizeof(src->engine)) == 0 &&
+           dst->engine != NULL;
+}
+
+int goblin_serve_load_sized(const struct goblin_serve_persist *in,
+                            size_t in_size, char *err, size_t cap)
+{
+    struct goblin_serve_persist c;
+    const struct goblin_serve_persist *p = &c;
     struct goblin_snapshot_result res;
     char path[4096];
     double t0 = now_s();
@@ -116,6 +130,8 @@ int goblin_serve_load(const struct goblin_serve_persist *p, char *err,
 
     if (cap > 0)
         err[0] = '\0';
+    if (!copy_in(&c, in, in_size))
+        return GOBLIN_EINVAL;
     if (p->import_rdb != NULL)
         return import_rdb(p, err, cap);
     goblin_engine_snapshot_path(p->engine, path, sizeof(path));
@@ -138,8 +154,14 @@ int goblin_serve_load(const struct goblin_serve_persist *p, char *err,
     return 0;
 }
 
-bool goblin_serve_final_save(const struct goblin_serve_persist *p)
+bool goblin_serve_final_save_sized(const struct goblin_serve_persist *in,
+                                   size_t in_size)
 {
+    struct goblin_serve_persist c;
+    const struct goblin_serve_persist *p = &c;
+
+    if (!copy_in(&c, in, in_size))
+        return true;
     if (!goblin_engine_save_policy_set(p->engine))
         return true;
     if (p->bgsave_kill != NULL)

@@ -11,6 +11,8 @@
 
 #include <goblin/serve.h>
 
+#include "util/config_size.h"
+
 #define WAIT_NS 100000000    /* idle pollers look at stop this often */
 #define CHORES_NS 100000000  /* dead clients, kills, failed re-creation */
 #define CHORES_EVERY 4096    /* busy loop turns between clock reads */
@@ -35,14 +37,17 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int goblin_ring_poller_open(const struct goblin_ring_poller_config *cfg,
-                            goblin_ring_poller **out)
+int goblin_ring_poller_open_sized(const struct goblin_ring_poller_config *in,
+                                  size_t in_size, goblin_ring_poller **out)
 {
+    struct goblin_ring_poller_config c;
+    const struct goblin_ring_poller_config *cfg = &c;
     goblin_ring_poller *p;
 
     *out = NULL;
-    if (cfg == NULL || cfg->n <= 0 || cfg->n > GOBLIN_RING_WAIT_MAX ||
-        cfg->eps == NULL)
+    if (in == NULL || goblin__config_copy(&c, sizeof(c), in, in_size,
+                                          sizeof(in->eps)) != 0 ||
+        c.n <= 0 || c.n > GOBLIN_RING_WAIT_MAX || c.eps == NULL)
         return GOBLIN_EINVAL;
     if ((p = calloc(1, sizeof(*p))) == NULL)
         return GOBLIN_ENOMEM;

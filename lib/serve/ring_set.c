@@ -14,6 +14,8 @@
 
 #include <goblin/serve.h>
 
+#include "util/config_size.h"
+
 #define MAX_CPUS 64
 #define NSETTINGS 5
 
@@ -266,11 +268,17 @@ static int make_pollers(goblin_ring_set *rs)
     return 0;
 }
 
-int goblin_ring_set_open(goblin_ring_set *rs,
-                         const struct goblin_ring_set_config *cfg)
+int goblin_ring_set_open_sized(goblin_ring_set *rs,
+                               const struct goblin_ring_set_config *in,
+                               size_t in_size)
 {
+    struct goblin_ring_set_config c;
+    const struct goblin_ring_set_config *cfg = &c;
     int rc;
 
+    if (in == NULL || goblin__config_copy(&c, sizeof(c), in, in_size,
+                                          sizeof(in->engine)) != 0)
+        return GOBLIN_EINVAL;
     if (rs->n == 0)
         return 0;
     if (rs->n > GOBLIN_RING_WAIT_MAX * (rs->ncpus > 0 ? rs->ncpus : 1)) {

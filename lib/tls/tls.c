@@ -46,14 +46,41 @@ static int verify_mode(const char *a)
     return -1;
 }
 
-int goblin_tls_server_open(const struct goblin_tls_server_config *cfg,
-                           goblin_tls_server **out, char *err, size_t cap)
+/* The caller's struct in this library's layout, by goblin/common.h's
+ * rule for sized structs (this library cannot reach libgoblin's internal
+ * helper): bytes past ours must be zero. */
+static bool copy_in(struct goblin_tls_server_config *dst,
+                    const struct goblin_tls_server_config *src, size_t size)
 {
-    int mode = verify_mode(cfg->auth_clients);
+    const unsigned char *b = (const void *)src;
+
+    memset(dst, 0, sizeof(*dst));
+    if (src == NULL || size < sizeof(src->cert_file))
+        return false;
+    for (size_t i = sizeof(*dst); i < size; i++)
+        if (b[i] != 0)
+            return false;
+    memcpy(dst, src, size < sizeof(*dst) ? size : sizeof(*dst));
+    return true;
+}
+
+int goblin_tls_server_open_sized(const struct goblin_tls_server_config *in,
+                                 size_t in_size, goblin_tls_server **out,
+                                 char *err, size_t cap)
+{
+    struct goblin_tls_server_config c;
+    const struct goblin_tls_server_config *cfg = &c;
     goblin_tls_server *srv;
     SSL_CTX *ctx;
+    int mode;
 
     *out = NULL;
+    if (!copy_in(&c, in, in_size)) {
+        snprintf(err, cap, "Failed to configure TLS: a configuration this "
+                 "library does not know");
+        return GOBLIN_EINVAL;
+    }
+    mode = verify_mode(cfg->auth_clients);
     if (mode < 0 || cfg->cert_file == NULL || cfg->key_file == NULL ||
         (mode != SSL_VERIFY_NONE && cfg->ca_cert_file == NULL)) {
         snprintf(err, cap, "Failed to configure TLS: tls-port needs "
