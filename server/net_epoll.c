@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
@@ -28,6 +29,10 @@
 #define SIGNAL_TAG 100
 #define MAX_ACCEPTS_PER_EVENT 1000
 #define CRON_MS 100
+
+/* The Unix socket's path as the listener names it to CLIENT LIST: a copy,
+ * since the option's own string may be replaced when settings change. */
+static char unix_path[108];
 
 static int64_t mono_ns(void)
 {
@@ -233,7 +238,7 @@ static int add_listener(struct goblind *g, int fd, bool is_unix,
     }
     g->listeners[g->nlisten++] = (struct goblin_listener){
         fd, is_unix ? GOBLIN_TRANSPORT_UNIX : GOBLIN_TRANSPORT_TCP, secure,
-        g->unixsocket};
+        unix_path};
     return 0;
 }
 
@@ -337,6 +342,7 @@ int goblind_listen(struct goblind *g)
         return -1;
     if (g->unixsocket == NULL)
         return 0;
+    snprintf(unix_path, sizeof(unix_path), "%s", g->unixsocket);
     fd = goblin_listen_unix(g->unixsocket, (unsigned)g->unixsocketperm, msg,
                             sizeof(msg));
     if (fd < 0)
