@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "goblin/serve.h"
+#include "sbe/request.h"
 
 #define BATCH 64             /* SQ records fed per lock hold */
 #define HELD_MAX 65537       /* records peeked while CQ is full, at most:
@@ -154,11 +155,18 @@ static void output_to_cq(goblin_ring_endpoint *ep)
 static void feed(goblin_ring_endpoint *ep, const struct goblin_slice *recs,
                  int n)
 {
+    int rc;
+
     lock(ep);
-    for (int i = 0; i < n && ep->s != NULL && !ep->closing; i++)
-        if (recs[i].len > 0 &&
-            goblin_session_feed(ep->s, recs[i].ptr, recs[i].len) < 0)
+    for (int i = 0; i < n && ep->s != NULL && !ep->closing; i++) {
+        if (recs[i].len == 0)
+            continue;
+        /* An SBE frame in one record skips the session's input buffer. */
+        if (!goblin__sbe_record(ep->s, recs[i].ptr, recs[i].len, &rc))
+            rc = goblin_session_feed(ep->s, recs[i].ptr, recs[i].len);
+        if (rc < 0)
             ep->closing = true;
+    }
     goblin_ring_release(ep->r);
     if (ep->s != NULL)
         output_to_cq(ep);
