@@ -193,6 +193,12 @@ struct goblin_session {
     int64_t obuf_soft_since_ms; /* soft limit passed since; 0 = not */
     struct goblin_resp_writer writer;
     struct goblin_sink discard; /* CLIENT REPLY OFF/SKIP */
+    /* While out is redirected (goblin__output_redirect): the borrowed
+     * space, the session's own buffer, and the allocator that moves the
+     * bytes out of the borrowed space if they outgrow it. */
+    void *redirect;
+    struct goblin_buf out_saved;
+    struct goblin_allocator spill;
 
     /* MULTI queue. */
     struct goblin__queued *queue;
@@ -337,6 +343,15 @@ void goblin__multi_discard(goblin_session *s);
 
 /* session_io.c: applies the output buffer limits after a batch. */
 void goblin__output_check(goblin_session *s);
+
+/* session_io.c: replies written straight into a transport's buffer (a
+ * CQ reservation): with the output empty, points it at dst[0..cap) for
+ * the commands that follow (false, and nothing changes, when output is
+ * pending). redirect_end gives the session its own buffer back and
+ * returns how many bytes are in dst, or -1 when the replies outgrew it
+ * (or failed) and are in the session's output as usual. */
+bool goblin__output_redirect(goblin_session *s, void *dst, size_t cap);
+int64_t goblin__output_redirect_end(goblin_session *s);
 
 /* respond.c: the name of errorstat slot i. */
 const char *goblin__errstat_name(size_t i);

@@ -198,3 +198,77 @@ over:
     s->out.len = 0;
     s->out_pos = 0;
 }
+
+/* ---- output straight into a transport's buffer ---- */
+
+/* The allocator of a redirected output buffer: the first growth moves the
+ * bytes out of the borrowed space into memory of the engine's own; after
+ * that it is the engine's allocator. */
+static void *spill_realloc(void *ctx, void *p, size_t old, size_t size)
+{
+    goblin_session *s = ctx;
+    const struct goblin_allocator *a = &s->eng->acct;
+    void *q;
+
+    if (p != s->redirect)
+        return a->realloc(a->ctx, p, old, size);
+    q = a->malloc(a->ctx, size);
+    if (q != NULL)
+        memcpy(q, p, s->out.len);
+    return q;
+}
+
+static void *spill_malloc(void *ctx, size_t size)
+{
+    goblin_session *s = ctx;
+
+    return s->eng->acct.malloc(s->eng->acct.ctx, size);
+}
+
+static void spill_free(void *ctx, void *p, size_t size)
+{
+    goblin_session *s = ctx;
+
+    if (p != s->redirect)
+        s->eng->acct.free(s->eng->acct.ctx, p, size);
+}
+
+bool goblin__output_redirect(goblin_session *s, void *dst, size_t cap)
+{
+    if (s->out.len != 0 || s->redirect != NULL || dst == NULL)
+        return false;
+    s->out_saved = s->out;
+    s->spill.malloc = spill_malloc;
+    s->spill.realloc = spill_realloc;
+    s->spill.free = spill_free;
+    s->spill.ctx = s;
+    s->redirect = dst;
+    s->out.data = dst;
+    s->out.len = 0;
+    s->out.cap = cap;
+    s->out.alloc = &s->spill;
+    s->out_pos = 0;
+    return true;
+}
+
+int64_t goblin__output_redirect_end(goblin_session *s)
+{
+    int64_t n = -1;
+
+    if (s->redirect == NULL)
+        return -1;
+    if (s->out.data == s->redirect) {
+        /* Everything fit (or nothing was written): the session's own
+         * buffer comes back, as empty as it was. */
+        n = s->out.failed ? -1 : (int64_t)s->out.len;
+        s->out_saved.failed = s->out.failed;
+        s->out = s->out_saved;
+        s->out_pos = 0;
+    } else {
+        /* It spilled: the grown buffer becomes the session's. */
+        goblin_buf_free(&s->out_saved);
+        s->out.alloc = &s->eng->acct;
+    }
+    s->redirect = NULL;
+    return n;
+}
