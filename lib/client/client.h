@@ -5,7 +5,9 @@
  * bytes, of which [in_pos, in.len) are not consumed. The reply handed to
  * the caller spans [in_pos, in_pos + last) until the next read, which
  * consumes it first; views into it stay put until then because the
- * buffer is compacted and grown only at the start of a read.
+ * buffer is compacted and grown only at the start of a read. Over a ring
+ * (SBE) a reply that fills its CQ record is read in place instead: the
+ * record stays peeked (cq_held) until the next read or send releases it.
  */
 #ifndef GOBLIN_CLIENT_INTERNAL_H
 #define GOBLIN_CLIENT_INTERNAL_H
