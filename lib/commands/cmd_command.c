@@ -117,7 +117,11 @@ static void reply_info(goblin__exec *x, const struct goblin__command *c)
     goblin__reply_set(x, c->nkeyspecs);
     for (i = 0; i < c->nkeyspecs; i++)
         reply_keyspec(x, &c->keyspecs[i]);
-    goblin__reply_set(x, c->nsub);
+    /* Redis's addReplyCommandSubCommands: an empty set, or an array. */
+    if (c->nsub == 0)
+        goblin__reply_set(x, 0);
+    else
+        goblin__reply_array(x, c->nsub);
     for (i = 0; i < c->nsub; i++)
         reply_info(x, c + 1 + i);
 }
@@ -263,7 +267,7 @@ static void reply_docs(goblin__exec *x, const struct goblin__command *c)
     reply_field(x, "replaced_by", c->replaced_by);
     if (c->nhistory > 0) {
         goblin__reply_cstr(x, "history");
-        goblin__reply_array(x, c->nhistory);
+        goblin__reply_set(x, c->nhistory); /* a set in Redis's RESP3 */
         for (i = 0; i < c->nhistory; i++) {
             goblin__reply_array(x, 2);
             goblin__reply_cstr(x, c->history[2 * i]);
