@@ -4,10 +4,10 @@
  * The table (goblin_commands_gen.c, generated at build time by
  * table_gen.py from Redis 7.0's own metadata in redis-commands.json and
  * Goblin's list in goblin-commands.json; docs/commands.md) is one flat,
- * constant array in an order of our choosing: each container command (CLIENT, CONFIG, COMMAND,
- * OBJECT) is followed directly by its subcommands, so a command's index in
- * the array is its statistics slot and its subcommands are
- * cmd + 1 .. cmd + nsub. Names are lower case; a subcommand's fullname is
+ * constant array in an order of our choosing: each container command
+ * (CLIENT, CONFIG, COMMAND, OBJECT, ACL) is followed directly by its
+ * subcommands, so a command's index in the array is its statistics slot
+ * and its subcommands are cmd + 1 .. cmd + nsub. Names are lower case; a subcommand's fullname is
  * "parent|sub" as Redis 7 shows it in errors, COMMAND and INFO.
  *
  * Arity follows Redis: n > 0 means exactly n arguments counting the command

@@ -4,10 +4,11 @@
  * GETKEYS / GETKEYSANDFLAGS use it.
  *
  * Specs come first. SET's spec, whose flags vary with the arguments (GET
- * makes it read its key), is resolved as Redis's setGetKeys does. When a keynum spec cannot be followed (a bad count), Redis falls
- * back to the command's own key procedure, which for every keynum command
- * Goblin has (ZUNIONSTORE, ZINTER, ZINTERCARD, ...) is genericGetKeys: the
- * count read as atoi reads it, the destination last. There is no limit
+ * makes it read its key), is resolved as Redis's setGetKeys does. When a
+ * keynum spec cannot be followed (a bad count), Redis falls back to the
+ * command's own key procedure, which for every keynum command Goblin has
+ * (ZUNIONSTORE, ZINTER, ZINTERCARD, ...) is genericGetKeys: the count
+ * read as atoi reads it, the destination last. There is no limit
  * on how many keys a call may name: the caller sizes the output with
  * goblin__find_keys_cap.
  */
