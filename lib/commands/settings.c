@@ -1,8 +1,9 @@
-/* settings.c - the registry of settings behind CONFIG GET/SET, and the
- * engine's own: requirepass, proto-max-bulk-len, client-query-buffer-limit,
- * client-output-buffer-limit, hz and databases, and the read-only
- * placeholder "appendonly" ("no") a server may replace
- * with its own.
+/* settings.c - the registry of settings behind CONFIG GET/SET: one entry
+ * per descriptor of settings_table.c, holding its value as text until the
+ * engine's own code or a server registers the setting to act on it
+ * (goblin_engine_setting_add replaces the entry and keeps its descriptor);
+ * and the engine's own: requirepass, proto-max-bulk-len,
+ * client-query-buffer-limit, client-output-buffer-limit and hz.
  *
  * Validation texts and ranges are Redis 7.0's (config.c): a setting's set
  * either applies the whole value or changes nothing.
@@ -96,6 +97,12 @@ static int setting_replace(goblin_engine *eng, struct goblin__setting *e,
         *e = old;
         return rc;
     }
+    e->desc = old.desc;
+    if (e->alias == NULL && old.desc != NULL && old.desc->alias != NULL) {
+        e->alias = old.alias;   /* the descriptor's old name stays */
+        e->s.alias = e->alias;
+        old.alias = NULL;
+    }
     free_cstr(eng->st, old.name);
     free_cstr(eng->st, old.alias);
     return 0;
@@ -145,6 +152,14 @@ void goblin__settings_free(goblin_engine *eng)
                  eng->capsettings * sizeof(*eng->settings));
     eng->settings = NULL;
     eng->nsettings = eng->capsettings = 0;
+    for (i = 0; eng->svals != NULL && i < goblin__nsdescs; i++)
+        free_cstr(eng->st, eng->svals[i].text);
+    if (eng->svals != NULL)
+        goblin__free(eng->st, eng->svals,
+                     goblin__nsdescs * sizeof(*eng->svals));
+    eng->svals = NULL;
+    free_cstr(eng->st, eng->config_file);
+    eng->config_file = NULL;
     if (eng->requirepass != NULL)
         goblin__free(eng->st, eng->requirepass, eng->requirepass_len + 1);
     eng->requirepass = NULL;
@@ -287,20 +302,6 @@ static int set_hz(void *ctx, struct goblin_slice v, const char **why)
     return 0;
 }
 
-static int get_databases(void *ctx, char *buf, size_t cap)
-{
-    (void)ctx;
-    return snprintf(buf, cap, "1");
-}
-
-/* "appendonly" until a persistence layer registers its own:
- * redis-benchmark and other clients read it at start. */
-static int get_no(void *ctx, char *buf, size_t cap)
-{
-    (void)ctx;
-    return snprintf(buf, cap, "no");
-}
-
 static const char *const obuf_class[3] = {"normal", "slave", "pubsub"};
 
 static int get_obuf(void *ctx, char *buf, size_t cap)
@@ -393,6 +394,77 @@ void goblin__obuf_trip_update(goblin_engine *eng)
     eng->obuf_trip = t == 0 || t > SIZE_MAX ? SIZE_MAX : (size_t)t;
 }
 
+/* A kept value: the descriptor's text. */
+static int sval_get(void *ctx, char *buf, size_t cap)
+{
+    const struct goblin__sval *v = ctx;
+    size_t n = strlen(v->text);
+
+    n = n < cap ? n : cap;
+    memcpy(buf, v->text, n);
+    return (int)n;
+}
+
+static int sval_set(void *ctx, struct goblin_slice value, const char **why)
+{
+    struct goblin__sval *v = ctx;
+    char norm[GOBLIN_SETTING_VALUE_MAX + 1], *copy, *old;
+    static char whybuf[160];
+    int64_t num;
+    int rc;
+
+    if (value.len > GOBLIN_SETTING_VALUE_MAX) {
+        *why = "argument too long";
+        return GOBLIN_EINVAL;
+    }
+    rc = goblin__sdesc_parse(v->desc, value, norm, sizeof(norm), &num, why,
+                             whybuf, sizeof(whybuf));
+    if (rc != 0)
+        return rc;
+    if ((copy = dup_cstr(v->eng->st, norm, strlen(norm))) == NULL) {
+        *why = "out of memory";
+        return GOBLIN_ENOMEM;
+    }
+    old = v->text;
+    v->text = copy;
+    if ((v->desc->flags & GOBLIN__SF_SERVER) &&
+        v->eng->hooks.changed != NULL &&
+        v->eng->hooks.changed(v->eng->hooks.ctx, v->desc->name, why) != 0) {
+        v->text = old;
+        free_cstr(v->eng->st, copy);
+        return GOBLIN_EINVAL;
+    }
+    free_cstr(v->eng->st, old);
+    return 0;
+}
+
+/* One registry entry per descriptor, keeping its text. */
+static int svals_init(goblin_engine *eng)
+{
+    size_t n = goblin__nsdescs, i;
+    int rc;
+
+    if ((eng->svals = goblin__alloc(eng->st, n * sizeof(*eng->svals))) ==
+        NULL)
+        return GOBLIN_ENOMEM;
+    memset(eng->svals, 0, n * sizeof(*eng->svals));
+    for (i = 0; i < n; i++) {
+        const struct goblin__sdesc *d = &goblin__sdescs[i];
+        struct goblin__sval *v = &eng->svals[i];
+        struct goblin_setting s = {d->name, d->alias, sval_get, sval_set, v};
+
+        v->eng = eng;
+        v->desc = d;
+        if ((v->text = dup_cstr(eng->st, d->def, strlen(d->def))) == NULL)
+            return GOBLIN_ENOMEM;
+        if ((rc = goblin_engine_setting_add(eng, &s)) != 0)
+            return rc;
+        eng->settings[eng->nsettings - 1].desc = d;
+        eng->settings[eng->nsettings - 1].placeholder = true;
+    }
+    return 0;
+}
+
 int goblin__settings_init(goblin_engine *eng)
 {
     const struct goblin_setting own[] = {
@@ -401,10 +473,6 @@ int goblin__settings_init(goblin_engine *eng)
         {"client-query-buffer-limit", NULL, get_qbuf, set_qbuf, eng},
         {"client-output-buffer-limit", NULL, get_obuf, set_obuf, eng},
         {"hz", NULL, get_hz, set_hz, eng},
-        {"databases", NULL, get_databases, NULL, eng},
-    };
-    const struct goblin_setting placeholders[] = {
-        {"appendonly", NULL, get_no, NULL, eng},
     };
     size_t i;
     int rc;
@@ -412,6 +480,10 @@ int goblin__settings_init(goblin_engine *eng)
     eng->proto_max_bulk_len = 512ull * 1024 * 1024;
     eng->qbuf_limit = 1024ull * 1024 * 1024;
     eng->hz = 10;
+    /* goblind's default for normal clients is a hard 256 MiB where Redis
+     * has none: one client that never reads cannot grow the server
+     * without bound. */
+    eng->obuf_limit[0][0] = 256ull * 1024 * 1024;
     eng->obuf_limit[1][0] = 256ull * 1024 * 1024;
     eng->obuf_limit[1][1] = 64ull * 1024 * 1024;
     eng->obuf_limit[1][2] = 60;
@@ -419,14 +491,11 @@ int goblin__settings_init(goblin_engine *eng)
     eng->obuf_limit[2][1] = 8ull * 1024 * 1024;
     eng->obuf_limit[2][2] = 60;
     goblin__obuf_trip_update(eng);
+    if ((rc = svals_init(eng)) != 0)
+        return rc;
     for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         if ((rc = goblin_engine_setting_add(eng, &own[i])) != 0)
             return rc;
-    for (i = 0; i < sizeof(placeholders) / sizeof(placeholders[0]); i++) {
-        if ((rc = goblin_engine_setting_add(eng, &placeholders[i])) != 0)
-            return rc;
-        eng->settings[eng->nsettings - 1].placeholder = true;
-    }
     return goblin__maxmemory_init(eng);
 }
 
