@@ -1,6 +1,7 @@
 /* cmd_rewrite.c - CONFIG REWRITE: writes the current settings back into
  * the config file the server was started with (goblin_server_info's
- * config_file), as Redis does:
+ * config_file, else the one goblin_engine_config_load read), as Redis
+ * does:
  *
  *   - comments, blank lines and directives that are not settings (ring
  *     endpoints, options the server reads only at start) stay as they are;
@@ -155,6 +156,9 @@ void cmd_config_rewrite(goblin__exec *x, int argc,
     (void)argv;
     if (x->eng->cfg.server_info != NULL)
         x->eng->cfg.server_info(x->eng->cfg.server_info_ctx, &si);
+    if ((si.config_file == NULL || si.config_file[0] == '\0') &&
+        x->eng->config_file != NULL)
+        si.config_file = x->eng->config_file; /* goblin_engine_config_load */
     if (si.config_file == NULL || si.config_file[0] == '\0') {
         goblin__reply_error(x, "ERR The server is running without a config "
                                "file");
