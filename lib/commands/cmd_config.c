@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "goblin/keys.h"
 #include "respond.h"
@@ -121,16 +122,26 @@ void cmd_config_get(goblin__exec *x, int argc,
 
 struct old_value {
     const struct goblin__setting *s;
+    const char *shown; /* the name that matched: Redis names it so */
     char buf[GOBLIN_SETTING_VALUE_MAX];
     int len;
 };
 
-static void set_failed(goblin__exec *x, const struct goblin__setting *s,
-                       const char *why)
+static void set_failed(goblin__exec *x, const char *name, const char *why)
 {
     goblin__reply_errorf(x, "ERR CONFIG SET failed (possibly related to "
                             "argument '%s') - %s",
-                         s->name, why);
+                         name, why);
+}
+
+/* The name of s that arg spells: its old name, or its name. */
+static const char *matched_name(const struct goblin__setting *s,
+                                struct goblin_slice arg)
+{
+    if (s->alias != NULL && strlen(s->alias) == arg.len &&
+        strncasecmp(s->alias, arg.ptr, arg.len) == 0)
+        return s->alias;
+    return s->name;
 }
 
 /* Finds and checks every name first, as Redis does before setting
@@ -153,16 +164,24 @@ static bool config_check(goblin__exec *x, int argc,
             return false;
         }
         if (goblin__setting_immutable(s)) {
-            set_failed(x, s, "can't set immutable config");
+            set_failed(x, matched_name(s, argv[j]),
+                       "can't set immutable config");
             return false;
         }
+        /* Redis keeps an old name as a setting of its own: the same
+         * setting under both names is not a duplicate. */
         for (k = 0; k < (j - 2) / 2; k++) {
-            if (old[k].s == s) {
-                set_failed(x, s, "duplicate parameter");
+            if (old[k].s == s && old[k].shown == matched_name(s, argv[j])) {
+                goblin__reply_errorf(x, "ERR CONFIG SET failed (possibly "
+                                        "related to argument '%.*s') - "
+                                        "duplicate parameter",
+                                     goblin__cstr_len(argv[j]),
+                                     (const char *)argv[j].ptr);
                 return false;
             }
         }
         old[(j - 2) / 2].s = s;
+        old[(j - 2) / 2].shown = matched_name(s, argv[j]);
     }
     return true;
 }
@@ -191,7 +210,7 @@ void cmd_config_set(goblin__exec *x, int argc,
                                 (struct goblin_slice){old[k].buf,
                                                       (size_t)old[k].len},
                                 &why);
-            set_failed(x, old[j].s, why);
+            set_failed(x, old[j].shown, why);
             return;
         }
     }

@@ -201,22 +201,26 @@ static int fmt_u64(char *buf, size_t cap, uint64_t v)
     return snprintf(buf, cap, "%llu", (unsigned long long)v);
 }
 
-/* A memory setting with Redis's range [1 MiB, LLONG_MAX]. */
-static int set_big_memory(struct goblin_slice v, uint64_t *dst,
-                          const char **why)
+int goblin__setting_parse(const char *name, struct goblin_slice v,
+                          int64_t *num, const char **why)
 {
-    uint64_t n;
+    static char norm[GOBLIN_SETTING_VALUE_MAX + 1], whybuf[200];
+    const struct goblin__sdesc *d =
+        goblin__sdesc_find((struct goblin_slice){name, strlen(name)});
 
-    if (goblin__parse_memory(v, &n) != 0) {
-        *why = "argument must be a memory value";
+    return goblin__sdesc_parse(d, v, norm, sizeof(norm), num, why, whybuf,
+                               sizeof(whybuf));
+}
+
+/* A memory setting with Redis's range [1 MiB, LLONG_MAX]. */
+static int set_big_memory(const char *name, struct goblin_slice v,
+                          uint64_t *dst, const char **why)
+{
+    int64_t n;
+
+    if (goblin__setting_parse(name, v, &n, why) != 0)
         return GOBLIN_EINVAL;
-    }
-    if (n < 1024 * 1024 || n > (uint64_t)LLONG_MAX) {
-        *why = "argument must be between 1048576 and 9223372036854775807 "
-               "inclusive";
-        return GOBLIN_ERANGE;
-    }
-    *dst = n;
+    *dst = (uint64_t)n;
     return 0;
 }
 
@@ -227,8 +231,8 @@ static int get_bulk_len(void *ctx, char *buf, size_t cap)
 
 static int set_bulk_len(void *ctx, struct goblin_slice v, const char **why)
 {
-    return set_big_memory(v, &((goblin_engine *)ctx)->proto_max_bulk_len,
-                          why);
+    return set_big_memory("proto-max-bulk-len", v,
+                          &((goblin_engine *)ctx)->proto_max_bulk_len, why);
 }
 
 static int get_qbuf(void *ctx, char *buf, size_t cap)
@@ -238,7 +242,8 @@ static int get_qbuf(void *ctx, char *buf, size_t cap)
 
 static int set_qbuf(void *ctx, struct goblin_slice v, const char **why)
 {
-    return set_big_memory(v, &((goblin_engine *)ctx)->qbuf_limit, why);
+    return set_big_memory("client-query-buffer-limit", v,
+                          &((goblin_engine *)ctx)->qbuf_limit, why);
 }
 
 static int get_requirepass(void *ctx, char *buf, size_t cap)
@@ -290,14 +295,8 @@ static int set_hz(void *ctx, struct goblin_slice v, const char **why)
 {
     int64_t n;
 
-    if (goblin_int64_parse(v.ptr, v.len, &n) != 0) {
-        *why = "argument couldn't be parsed into an integer";
+    if (goblin__setting_parse("hz", v, &n, why) != 0)
         return GOBLIN_EINVAL;
-    }
-    if (n < 0 || n > INT_MAX) {
-        *why = "argument must be between 0 and 2147483647 inclusive";
-        return GOBLIN_ERANGE;
-    }
     ((goblin_engine *)ctx)->hz = n < 1 ? 1 : n > 500 ? 500 : (int)n;
     return 0;
 }

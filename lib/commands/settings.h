@@ -54,6 +54,11 @@ int goblin__sdesc_parse(const struct goblin__sdesc *d, struct goblin_slice v,
                         char *norm, size_t cap, int64_t *num,
                         const char **why, char *whybuf, size_t whycap);
 
+/* Parses v as the descriptor called name (which must exist) does: for the
+ * engine's own setters, so each value is checked in one place. */
+int goblin__setting_parse(const char *name, struct goblin_slice v,
+                          int64_t *num, const char **why);
+
 /* A descriptor's type as docs and --help name it ("bool", "integer"...). */
 const char *goblin__stype_name(const struct goblin__sdesc *d);
 

@@ -178,7 +178,7 @@ const struct goblin__sdesc goblin__sdescs[] = {
      0, 0, NULL, "0 200 800"},
     {"pidfile", NULL, T_STRING, F_IMMUTABLE | F_SERVER, 0, 0, NULL, ""},
     {"port", NULL, T_INT, F_IMMUTABLE | F_SERVER, 0, 65535, NULL, "6379"},
-    {"proc-title-template", NULL, T_STRING, 0,
+    {"proc-title-template", NULL, T_SPECIAL, 0,
      0, 0, NULL, "{title} {listen-addr} {server-mode}"},
     {"propagation-error-behavior", NULL, T_ENUM, 0,
      0, 0, "ignore|panic|panic-on-replicas", "ignore"},

@@ -99,17 +99,14 @@ static bool mem_value(const char *p, size_t n, uint64_t *out)
     while (digits < n && p[digits] >= '0' && p[digits] <= '9') {
         unsigned d = (unsigned)(p[digits++] - '0');
 
-        if (v > (UINT64_MAX - d) / 10)
-            return false;
-        v = v * 10 + d;
+        /* strtoull saturates, and Redis does not look at ERANGE */
+        v = v > (UINT64_MAX - d) / 10 ? UINT64_MAX : v * 10 + d;
     }
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (!eq_nocase(units[i].u, strlen(units[i].u), p + digits,
                        n - digits))
             continue;
-        if (units[i].mul > 1 && v > UINT64_MAX / units[i].mul)
-            return false;
-        *out = v * units[i].mul;
+        *out = v * units[i].mul;   /* wraps, as Redis's does */
         return true;
     }
     return false;
@@ -280,6 +277,44 @@ static int parse_percentiles(struct goblin_slice v, char *norm, size_t cap,
     return 0;
 }
 
+/* proc-title-template: {variables} Redis knows, and something left once
+ * they are expanded with an empty title (Redis's validation). */
+static int check_title(struct goblin_slice v, const char **why)
+{
+    static const char *const vars[] = {"title", "server-mode", "unixsocket",
+                                       "config-file", "listen-addr", "port",
+                                       "tls-port"};
+    const char *p = v.ptr, *end = p + v.len;
+    bool shows = false;
+
+    while (p < end) {
+        const char *close;
+        size_t i;
+
+        if (*p != '{') {
+            shows = shows || *p != ' ';
+            p++;
+            continue;
+        }
+        close = memchr(p, '}', (size_t)(end - p));
+        for (i = 0; close != NULL && i < 7; i++)
+            if (eq_nocase(vars[i], strlen(vars[i]), p + 1,
+                          (size_t)(close - p - 1)))
+                break;
+        if (close == NULL || i == 7) {
+            *why = "template format is invalid or contains unknown variables";
+            return GOBLIN_EINVAL;
+        }
+        shows = shows || i >= 4;   /* the address and ports are never "" */
+        p = close + 1;
+    }
+    if (!shows) {
+        *why = "template format is invalid or contains unknown variables";
+        return GOBLIN_EINVAL;
+    }
+    return 0;
+}
+
 static int parse_special(const struct goblin__sdesc *d,
                          struct goblin_slice v, char *norm, size_t cap,
                          const char **why)
@@ -292,6 +327,9 @@ static int parse_special(const struct goblin__sdesc *d,
         return parse_oom_values(v, norm, cap, why);
     if (strcmp(d->name, "latency-tracking-info-percentiles") == 0)
         return parse_percentiles(v, norm, cap, why);
+    if (strcmp(d->name, "proc-title-template") == 0 &&
+        check_title(v, why) != 0)
+        return GOBLIN_EINVAL;
     if (strcmp(d->name, "cluster-announce-hostname") == 0) {
         for (size_t i = 0; i < v.len; i++) {
             unsigned char c = (unsigned char)p[i];
@@ -360,6 +398,16 @@ int goblin__sdesc_parse(const struct goblin__sdesc *d, struct goblin_slice v,
     *num = 0;
     switch (d->type) {
     case GOBLIN__ST_BOOL:
+        if (eq_nocase("yes", 3, p, v.len) &&
+            strcmp(d->name, "activedefrag") == 0) {
+            /* Goblin has no defragmentation: Redis's answer when built
+             * without its jemalloc, which Redis's tests look for. */
+            *why = "Active defragmentation cannot be enabled: it requires a "
+                   "Redis server compiled with a modified Jemalloc like the "
+                   "one shipped by default with the Redis source "
+                   "distribution";
+            return GOBLIN_EINVAL;
+        }
         if (eq_nocase("yes", 3, p, v.len) || eq_nocase("no", 2, p, v.len)) {
             *num = v.len == 3;
             snprintf(norm, cap, "%s", *num ? "yes" : "no");
