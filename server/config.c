@@ -118,6 +118,11 @@ int goblind_parse_args(struct goblind *g, int argc, char **argv)
         return 1;
     }
     goblin_engine_config_hooks(g->engine, &hooks);
+    /* Redis leaves normal clients' output unlimited, so one client that
+     * never reads its replies can grow the server without bound; goblind
+     * caps it at 256 MiB unless told otherwise. */
+    goblin_engine_config_set(g->engine, "client-output-buffer-limit",
+                             "normal 268435456 0 0", err, sizeof(err));
     if (goblin_engine_config_args(g->engine, argc, argv, err, sizeof(err))) {
         fprintf(stderr, "\n%s\n", err);
         return -1;

@@ -250,8 +250,10 @@ GOBLIN_API int goblin_engine_config_get(const goblin_engine *eng,
 GOBLIN_API int64_t goblin_engine_config_int(const goblin_engine *eng,
                                             const char *name, int64_t dflt);
 
-/* Sets one setting as CONFIG SET does (immutable ones refused). Returns 0,
- * or GOBLIN_EINVAL with Redis's reason in err. */
+/* Sets one setting as CONFIG SET does (immutable ones refused), but as a
+ * server's own default: CONFIG REWRITE does not write it unless it is in
+ * the file or changed later. Returns 0, or GOBLIN_EINVAL with Redis's
+ * reason in err. */
 GOBLIN_API int goblin_engine_config_set(goblin_engine *eng, const char *name,
                                         const char *value, char *err,
                                         size_t cap);

@@ -479,10 +479,6 @@ int goblin__settings_init(goblin_engine *eng)
     eng->proto_max_bulk_len = 512ull * 1024 * 1024;
     eng->qbuf_limit = 1024ull * 1024 * 1024;
     eng->hz = 10;
-    /* goblind's default for normal clients is a hard 256 MiB where Redis
-     * has none: one client that never reads cannot grow the server
-     * without bound. */
-    eng->obuf_limit[0][0] = 256ull * 1024 * 1024;
     eng->obuf_limit[1][0] = 256ull * 1024 * 1024;
     eng->obuf_limit[1][1] = 64ull * 1024 * 1024;
     eng->obuf_limit[1][2] = 60;

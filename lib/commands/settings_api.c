@@ -74,10 +74,8 @@ int goblin_engine_config_set(goblin_engine *eng, const char *name,
         if (!goblin__setting_immutable(s) &&
             (rc = s->s.set(s->s.ctx, (struct goblin_slice){value,
                                                            strlen(value)},
-                           &why)) == 0) {
-            s->changed = true;
+                           &why)) == 0)
             return 0;
-        }
     }
     if (err != NULL && cap > 0)
         snprintf(err, cap, "%s", why);

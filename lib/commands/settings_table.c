@@ -6,8 +6,8 @@
  * The table is the one place a setting is described: CONFIG GET/SET, the
  * config-file reader, the command line, CONFIG REWRITE and goblind --help
  * all read it. Defaults are Goblin's: where they differ from Redis's
- * (bind, save, dbfilename, databases, unixsocketperm, the normal class of
- * client-output-buffer-limit) docs/config.md says so. Settings marked
+ * (bind, save, dbfilename, databases, unixsocketperm) docs/config.md
+ * says so. Settings marked
  * F_ENGINE are applied by the engine's own code (settings.c, maxmemory.c,
  * cmd_persist.c), F_SERVER ones by the server that reads them; the rest
  * are kept and shown but change nothing (docs/config.md lists them).
@@ -76,7 +76,7 @@ const struct goblin__sdesc goblin__sdescs[] = {
      F_MULTI_ARG | F_ENGINE,
      0, 0,
      NULL,
-     "normal 268435456 0 0 slave 268435456 67108864 60 "
+     "normal 0 0 0 slave 268435456 67108864 60 "
      "pubsub 33554432 8388608 60"},
     {"client-query-buffer-limit", NULL, T_MEMORY, F_ENGINE,
      1048576, INT64_MAX, NULL, "1073741824"},
