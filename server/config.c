@@ -86,9 +86,12 @@ static int ring_directive(void *ctx, int argc, const char *const *argv,
     return goblind_ring_option(ctx, argc, argv, why);
 }
 
-static void usage(void)
+/* The directives goblind acts on, with its defaults (the engine's values
+ * before the command line is read). */
+static void usage(struct goblind *g)
 {
     struct goblin_setting_info s;
+    char v[GOBLIN_SETTING_VALUE_MAX];
 
     printf("usage: goblind [config-file | -] [--directive value...]...\n"
            "Every directive of a Redis 7.0 config file (docs/config.md);\n"
@@ -96,11 +99,11 @@ static void usage(void)
            "  --ring-spin-us N, --ring-perm OCT  shared-memory rings\n"
            "Directives Goblin acts on, with their defaults:\n");
     for (size_t i = 0; goblin_setting_info(i, &s) == 0; i++)
-        if (s.acts)
-            printf("  --%-26s %-8s %s%s%s\n", s.name, s.type,
-                   s.choices != NULL ? s.choices : "\"",
-                   s.choices != NULL ? " " : s.def,
-                   s.choices != NULL ? s.def : "\"");
+        if (s.acts && goblin_engine_config_get(g->engine, s.name, v,
+                                               sizeof(v)) >= 0)
+            printf("  --%-26s %-8s \"%s\"%s%s\n", s.name, s.type, v,
+                   s.choices != NULL ? " of " : "",
+                   s.choices != NULL ? s.choices : "");
 }
 
 /* 0 to go on, 1 after --help or --version, -1 after an error. */
@@ -109,8 +112,13 @@ int goblind_parse_args(struct goblind *g, int argc, char **argv)
     struct goblin_config_hooks hooks = {ring_directive, pull, g};
     char err[4096];
 
+    /* Redis leaves normal clients' output unlimited, so one client that
+     * never reads its replies can grow the server without bound; goblind
+     * caps it at 256 MiB unless told otherwise. */
+    goblin_engine_config_set(g->engine, "client-output-buffer-limit",
+                             "normal 268435456 0 0", err, sizeof(err));
     if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        usage();
+        usage(g);
         return 1;
     }
     if (argc > 1 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
@@ -118,11 +126,6 @@ int goblind_parse_args(struct goblind *g, int argc, char **argv)
         return 1;
     }
     goblin_engine_config_hooks(g->engine, &hooks);
-    /* Redis leaves normal clients' output unlimited, so one client that
-     * never reads its replies can grow the server without bound; goblind
-     * caps it at 256 MiB unless told otherwise. */
-    goblin_engine_config_set(g->engine, "client-output-buffer-limit",
-                             "normal 268435456 0 0", err, sizeof(err));
     if (goblin_engine_config_args(g->engine, argc, argv, err, sizeof(err))) {
         fprintf(stderr, "\n%s\n", err);
         return -1;
