@@ -290,7 +290,7 @@ static void range_reply(struct goblin__sbe_req *r, struct goblin_slice key,
                         const struct goblin_zrange *rg, bool scores)
 {
     struct goblin_zset_iter it;
-    struct goblin__sbe_scored *v;
+    struct goblin__scored *v;
     int64_t n = goblin_zset_range(r->x.st, key, rg, &it);
     size_t i;
 

@@ -92,7 +92,7 @@ void goblin__sbe_hit(struct goblin__sbe_req *r, int found)
 int goblin__sbe_keep(void *ctx, struct goblin_slice member, double score)
 {
     struct goblin__sbe_members *c = ctx;
-    struct goblin__sbe_scored e = {member, score};
+    struct goblin__scored e = {member, score};
     struct goblin_buf *b = &c->r->ss->scratch;
 
     if (c->copy) {
@@ -112,9 +112,9 @@ int goblin__sbe_keep(void *ctx, struct goblin_slice member, double score)
     return 0;
 }
 
-struct goblin__sbe_scored *goblin__sbe_kept(struct goblin__sbe_members *c)
+struct goblin__scored *goblin__sbe_kept(struct goblin__sbe_members *c)
 {
-    struct goblin__sbe_scored *v = (void *)c->r->ss->scratch.data;
+    struct goblin__scored *v = (void *)c->r->ss->scratch.data;
     const char *base = c->r->ss->copies.data;
     size_t i;
 
@@ -135,7 +135,7 @@ void goblin__sbe_members_start(struct goblin__sbe_members *c,
 }
 
 void goblin__sbe_reply_members(struct goblin__sbe_req *r,
-                               struct goblin__sbe_scored *v, size_t n,
+                               struct goblin__scored *v, size_t n,
                                bool scores)
 {
     struct goblin__sbe_sink *k = goblin__sbe_out(r);

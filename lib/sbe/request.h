@@ -50,6 +50,9 @@ struct goblin__sbe_req {
 GOBLIN_SBE_REQUESTS(GOBLIN__SBE_DECLARE)
 #undef GOBLIN__SBE_DECLARE
 
+/* typed.c: the typed list replies a request's x.typed points to. */
+extern const struct goblin__typed_replies goblin__sbe_typed;
+
 /* ---- helpers (request.c) ---- */
 
 /* Checks a decode result: on failure replies "ERR malformed SBE frame:
@@ -101,12 +104,12 @@ struct goblin__sbe_members {
 void goblin__sbe_members_start(struct goblin__sbe_members *c,
                                struct goblin__sbe_req *r, bool copy);
 int goblin__sbe_keep(void *ctx, struct goblin_slice member, double score);
-struct goblin__sbe_scored *goblin__sbe_kept(struct goblin__sbe_members *c);
+struct goblin__scored *goblin__sbe_kept(struct goblin__sbe_members *c);
 
 /* ScoredArrayReply of v, or with !scores ArrayReply of the members (v is
  * overwritten). Nothing while replies are suppressed. */
 void goblin__sbe_reply_members(struct goblin__sbe_req *r,
-                               struct goblin__sbe_scored *v, size_t n,
+                               struct goblin__scored *v, size_t n,
                                bool scores);
 
 /* req_keys.c: the SCAN family's flags and count into *o; replies a
