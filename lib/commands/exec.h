@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "command.h"
+#include "goblin/keys.h"
 #include "goblin/str.h"
 
 /* ---- strings (cmd_string.c) ---- */
@@ -65,5 +66,83 @@ void goblin__exec_decrby(goblin__exec *x, struct goblin_slice key,
 void goblin__exec_incrbyfloat(goblin__exec *x, struct goblin_slice key,
                               const long double *incr,
                               struct goblin_slice text);
+
+/* ---- keys (cmd_keys.c) ---- */
+
+/* DEL and UNLINK. */
+void goblin__exec_del(goblin__exec *x, const struct goblin_slice *keys,
+                      size_t n);
+/* EXISTS and TOUCH. */
+void goblin__exec_exists(goblin__exec *x, const struct goblin_slice *keys,
+                         size_t n);
+void goblin__exec_type(goblin__exec *x, struct goblin_slice key);
+/* RENAME (nx 0) and RENAMENX (nx 1). */
+void goblin__exec_rename(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice new_key, int nx);
+/* KEYS: a pattern whose ptr is NULL matches every key. */
+void goblin__exec_keys(goblin__exec *x, struct goblin_slice pattern);
+/* SCAN: o as goblin_key_scan takes it; !type_known for a TYPE Goblin has
+ * no keys of (the page is then empty, the cursor still moves). */
+void goblin__exec_scan(goblin__exec *x, uint64_t cursor,
+                       const struct goblin_scan_options *o, bool type_known);
+void goblin__exec_randomkey(goblin__exec *x);
+void goblin__exec_dbsize(goblin__exec *x);
+/* FLUSHDB and FLUSHALL (SYNC and ASYNC are the same in Goblin). */
+void goblin__exec_flush(goblin__exec *x);
+
+/* The EXPIRE family: t in the unit and base its command names. */
+enum goblin__expire_kind {
+    GOBLIN__EXPIRE, GOBLIN__PEXPIRE, GOBLIN__EXPIREAT, GOBLIN__PEXPIREAT,
+};
+/* flags: one of GOBLIN_EXPIRE_NX, _XX, _GT, _LT, or XX with GT or LT, or
+ * 0 (the decoders refuse the other mixes). */
+void goblin__exec_expire(goblin__exec *x, enum goblin__expire_kind kind,
+                         struct goblin_slice key, int64_t t, int flags);
+/* TTL, PTTL, EXPIRETIME and PEXPIRETIME. */
+enum goblin__ttl_kind {
+    GOBLIN__TTL, GOBLIN__PTTL, GOBLIN__EXPIRETIME, GOBLIN__PEXPIRETIME,
+};
+void goblin__exec_ttl(goblin__exec *x, enum goblin__ttl_kind kind,
+                      struct goblin_slice key);
+void goblin__exec_persist(goblin__exec *x, struct goblin_slice key);
+
+/* ---- hashes (cmd_hash.c) ---- */
+
+/* HSET and HMSET: fv holds field, value, field, value, ... (npairs). */
+void goblin__exec_hset(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *fv, size_t npairs);
+void goblin__exec_hmset(goblin__exec *x, struct goblin_slice key,
+                        const struct goblin_slice *fv, size_t npairs);
+void goblin__exec_hsetnx(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice field, struct goblin_slice value);
+void goblin__exec_hget(goblin__exec *x, struct goblin_slice key,
+                       struct goblin_slice field);
+/* HMGET: fields must not be the session's scratch array. */
+void goblin__exec_hmget(goblin__exec *x, struct goblin_slice key,
+                        const struct goblin_slice *fields, size_t n);
+void goblin__exec_hdel(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *fields, size_t n);
+void goblin__exec_hlen(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_hexists(goblin__exec *x, struct goblin_slice key,
+                          struct goblin_slice field);
+void goblin__exec_hstrlen(goblin__exec *x, struct goblin_slice key,
+                          struct goblin_slice field);
+void goblin__exec_hgetall(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_hkeys(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_hvals(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_hincrby(goblin__exec *x, struct goblin_slice key,
+                          struct goblin_slice field, int64_t incr);
+/* HINCRBYFLOAT: a NaN increment is "not a valid float" (as the text
+ * "nan" is), an infinite one "NaN or Infinity". */
+void goblin__exec_hincrbyfloat(goblin__exec *x, struct goblin_slice key,
+                               struct goblin_slice field, long double incr);
+/* HRANDFIELD key, or (has_count) key count [WITHVALUES]; count within
+ * goblin__rand_count_ok. */
+void goblin__exec_hrandfield(goblin__exec *x, struct goblin_slice key,
+                             bool has_count, int64_t count, bool withvalues);
+/* HSCAN of a hash (the decoders have answered a missing key or another
+ * type with goblin__scan_key); o->type is unused. */
+void goblin__exec_hscan(goblin__exec *x, struct goblin_slice key,
+                        uint64_t cursor, const struct goblin_scan_options *o);
 
 #endif

@@ -9,6 +9,7 @@
  */
 #include "goblin/numtext.h"
 #include "respond.h"
+#include "session.h"
 
 void goblin__reply_strings(goblin__exec *x, const struct goblin_slice *v,
                            size_t n, bool nullable)
@@ -48,8 +49,9 @@ void goblin__reply_scored(goblin__exec *x, const struct goblin__scored *v,
     }
 }
 
-/* The cursor of a SCAN reply, as a bulk string. */
-static void cursor(goblin__exec *x, uint64_t c)
+/* The cursor of a SCAN reply, as a bulk string, after the header of the
+ * two-element page. */
+void goblin__reply_cursor(goblin__exec *x, uint64_t c)
 {
     char buf[GOBLIN_INT64_TEXT_MAX];
     size_t n = 0, i;
@@ -74,7 +76,7 @@ void goblin__reply_scan(goblin__exec *x, uint64_t c,
         x->typed->scan(x, c, v, n);
         return;
     }
-    cursor(x, c);
+    goblin__reply_cursor(x, c);
     goblin__reply_array(x, n);
     for (i = 0; i < n; i++)
         goblin__reply_slice(x, v[i]);
@@ -90,7 +92,7 @@ void goblin__reply_scored_scan(goblin__exec *x, uint64_t c,
         x->typed->scored_scan(x, c, v, n);
         return;
     }
-    cursor(x, c);
+    goblin__reply_cursor(x, c);
     goblin__reply_array(x, 2 * n);
     for (i = 0; i < n; i++) {
         goblin__reply_slice(x, v[i].member);

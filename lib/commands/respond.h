@@ -109,6 +109,11 @@ bool goblin__arg_rand_count(goblin__exec *x, int argc,
                             const struct goblin_slice *argv, const char *opt,
                             int64_t *count);
 
+/* The count of HRANDFIELD / ZRANDMEMBER as Redis bounds it (INT64_MIN
+ * cannot be negated; with values or scores, pairs, |count| <=
+ * INT64_MAX / 2); replies Redis's text and returns false outside. */
+bool goblin__rand_count_ok(goblin__exec *x, int64_t count, bool pairs);
+
 /* The length of arg as Redis's "%s" of it shows it: up to the first NUL
  * byte (Redis formats arguments as C strings), as an int for "%.*s". */
 int goblin__cstr_len(struct goblin_slice arg);

@@ -10,13 +10,11 @@
 #include "goblin/str.h"
 #include "request.h"
 
-#define DECODED(name, v) goblin__sbe_decoded(r, goblin_sbe_##name##_decode(&(v), r->m))
-
 void goblin__sbe_get(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_get v;
 
-    if (DECODED(get, v))
+    if (GOBLIN__SBE_DECODED(get, v))
         goblin__exec_get(&r->x, v.key);
 }
 
@@ -51,7 +49,7 @@ void goblin__sbe_set(struct goblin__sbe_req *r)
     struct goblin_set_options so = {GOBLIN_SET_ALWAYS, GOBLIN_TTL_DEFAULT, 0,
                                     0};
 
-    if (!DECODED(set, v))
+    if (!GOBLIN__SBE_DECODED(set, v))
         return;
     if (set_options(goblin_sbe_set_flags(&v), goblin_sbe_set_expire_mode(&v),
                     goblin_sbe_set_expire_value(&v), &so))
@@ -64,7 +62,7 @@ void goblin__sbe_setnx(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_setnx v;
 
-    if (DECODED(setnx, v))
+    if (GOBLIN__SBE_DECODED(setnx, v))
         goblin__exec_setnx(&r->x, v.key, v.value);
 }
 
@@ -73,7 +71,7 @@ void goblin__sbe_setex(struct goblin__sbe_req *r)
     struct goblin_sbe_setex v;
     struct goblin_set_options so = {GOBLIN_SET_ALWAYS, GOBLIN_TTL_EX, 0, 0};
 
-    if (!DECODED(setex, v))
+    if (!GOBLIN__SBE_DECODED(setex, v))
         return;
     so.ttl_value = goblin_sbe_setex_seconds(&v);
     goblin__exec_set(&r->x, v.key, v.value, &so);
@@ -84,7 +82,7 @@ void goblin__sbe_psetex(struct goblin__sbe_req *r)
     struct goblin_sbe_psetex v;
     struct goblin_set_options so = {GOBLIN_SET_ALWAYS, GOBLIN_TTL_PX, 0, 0};
 
-    if (!DECODED(psetex, v))
+    if (!GOBLIN__SBE_DECODED(psetex, v))
         return;
     so.ttl_value = goblin_sbe_psetex_milliseconds(&v);
     goblin__exec_set(&r->x, v.key, v.value, &so);
@@ -94,7 +92,7 @@ void goblin__sbe_getset(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_getset v;
 
-    if (DECODED(getset, v))
+    if (GOBLIN__SBE_DECODED(getset, v))
         goblin__exec_getset(&r->x, v.key, v.value);
 }
 
@@ -102,7 +100,7 @@ void goblin__sbe_getdel(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_getdel v;
 
-    if (DECODED(getdel, v))
+    if (GOBLIN__SBE_DECODED(getdel, v))
         goblin__exec_getdel(&r->x, v.key);
 }
 
@@ -114,7 +112,7 @@ void goblin__sbe_getex(struct goblin__sbe_req *r)
     struct goblin_sbe_getex v;
     unsigned mode;
 
-    if (!DECODED(getex, v))
+    if (!GOBLIN__SBE_DECODED(getex, v))
         return;
     mode = goblin_sbe_getex_mode(&v);
     if (goblin_sbe_get_ex_mode_valid(mode))
@@ -130,7 +128,7 @@ void goblin__sbe_mget(struct goblin__sbe_req *r)
     struct goblin_slice *keys;
     size_t n;
 
-    if (!DECODED(mget, v))
+    if (!GOBLIN__SBE_DECODED(mget, v))
         return;
     if (v.keys.count == 0)
         goblin__sbe_arity(r, "mget");
@@ -167,7 +165,7 @@ void goblin__sbe_mset(struct goblin__sbe_req *r)
     struct goblin_slice *kv;
     size_t n;
 
-    if (DECODED(mset, v) && (kv = mset_split(r, v.entries, "mset", &n)) != NULL)
+    if (GOBLIN__SBE_DECODED(mset, v) && (kv = mset_split(r, v.entries, "mset", &n)) != NULL)
         goblin__exec_mset(&r->x, kv, kv + n, n);
 }
 
@@ -177,7 +175,7 @@ void goblin__sbe_msetnx(struct goblin__sbe_req *r)
     struct goblin_slice *kv;
     size_t n;
 
-    if (DECODED(msetnx, v) &&
+    if (GOBLIN__SBE_DECODED(msetnx, v) &&
         (kv = mset_split(r, v.entries, "msetnx", &n)) != NULL)
         goblin__exec_msetnx(&r->x, kv, kv + n, n);
 }
@@ -186,7 +184,7 @@ void goblin__sbe_append(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_append v;
 
-    if (DECODED(append, v))
+    if (GOBLIN__SBE_DECODED(append, v))
         goblin__exec_append(&r->x, v.key, v.value);
 }
 
@@ -194,7 +192,7 @@ void goblin__sbe_strlen(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_strlen v;
 
-    if (DECODED(strlen, v))
+    if (GOBLIN__SBE_DECODED(strlen, v))
         goblin__exec_strlen(&r->x, v.key);
 }
 
@@ -202,7 +200,7 @@ void goblin__sbe_incr(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_incr v;
 
-    if (DECODED(incr, v))
+    if (GOBLIN__SBE_DECODED(incr, v))
         goblin__exec_incrby(&r->x, v.key, 1);
 }
 
@@ -210,7 +208,7 @@ void goblin__sbe_decr(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_decr v;
 
-    if (DECODED(decr, v))
+    if (GOBLIN__SBE_DECODED(decr, v))
         goblin__exec_incrby(&r->x, v.key, -1);
 }
 
@@ -218,7 +216,7 @@ void goblin__sbe_incrby(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_incrby v;
 
-    if (DECODED(incrby, v))
+    if (GOBLIN__SBE_DECODED(incrby, v))
         goblin__exec_incrby(&r->x, v.key, goblin_sbe_incrby_increment(&v));
 }
 
@@ -226,7 +224,7 @@ void goblin__sbe_decrby(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_decrby v;
 
-    if (DECODED(decrby, v))
+    if (GOBLIN__SBE_DECODED(decrby, v))
         goblin__exec_decrby(&r->x, v.key, goblin_sbe_decrby_decrement(&v));
 }
 
@@ -236,7 +234,7 @@ void goblin__sbe_incrbyfloat(struct goblin__sbe_req *r)
     struct goblin_sbe_incrbyfloat v;
     long double incr;
 
-    if (!DECODED(incrbyfloat, v))
+    if (!GOBLIN__SBE_DECODED(incrbyfloat, v))
         return;
     incr = goblin_sbe_incrbyfloat_increment(&v);
     /* A NaN is refused as RESP refuses the text "nan", in Redis's order
@@ -249,7 +247,7 @@ void goblin__sbe_getrange(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_getrange v;
 
-    if (DECODED(getrange, v))
+    if (GOBLIN__SBE_DECODED(getrange, v))
         goblin__exec_getrange(&r->x, v.key, goblin_sbe_getrange_start(&v),
                               goblin_sbe_getrange_end(&v));
 }
@@ -258,7 +256,7 @@ void goblin__sbe_setrange(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_setrange v;
 
-    if (DECODED(setrange, v))
+    if (GOBLIN__SBE_DECODED(setrange, v))
         goblin__exec_setrange(&r->x, v.key, goblin_sbe_setrange_offset(&v),
                               v.value);
 }

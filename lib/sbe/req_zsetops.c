@@ -130,6 +130,7 @@ void goblin__sbe_zscan(struct goblin__sbe_req *r)
     uint64_t next = 0;
     unsigned flags;
     int64_t rc;
+    bool known;
 
     if (!goblin__sbe_decoded(r, goblin_sbe_zscan_decode(&v, r->m)))
         return;
@@ -141,11 +142,8 @@ void goblin__sbe_zscan(struct goblin__sbe_req *r)
     flags = goblin_sbe_zscan_flags(&v);
     if (t == GOBLIN_TYPE_ZSET &&
         !goblin__sbe_scan_options(r, flags, goblin_sbe_zscan_count(&v),
-                                  false, &o))
+                                  v.pattern, NULL, &o, &known))
         return;
-    if ((flags & GOBLIN_SBE_SCAN_FLAGS_HAS_MATCH) &&
-        !(v.pattern.len == 1 && ((const char *)v.pattern.ptr)[0] == '*'))
-        o.match = v.pattern;
     goblin__sbe_members_start(&c, r, false);
     rc = goblin_zset_scan(r->x.st, v.key, goblin_sbe_zscan_cursor(&v),
                           o.count, o.match, goblin__sbe_keep, &c, &next);

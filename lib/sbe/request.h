@@ -59,6 +59,11 @@ extern const struct goblin__typed_replies goblin__sbe_typed;
  * <why>" and returns false. */
 bool goblin__sbe_decoded(struct goblin__sbe_req *r, int rc);
 
+/* Decodes request r->m of template name into v (a struct
+ * goblin_sbe_<name>); on failure replies as goblin__sbe_decoded. */
+#define GOBLIN__SBE_DECODED(name, v) \
+    goblin__sbe_decoded(r, goblin_sbe_##name##_decode(&(v), r->m))
+
 /* The sink typed replies go to, or NULL while replies are suppressed. */
 struct goblin__sbe_sink *goblin__sbe_out(struct goblin__sbe_req *r);
 
@@ -112,12 +117,15 @@ void goblin__sbe_reply_members(struct goblin__sbe_req *r,
                                struct goblin__scored *v, size_t n,
                                bool scores);
 
-/* req_keys.c: the SCAN family's flags and count into *o; replies a
- * syntax error and returns false for a count below 1, unknown flags, or
- * a type where none is allowed. */
+/* req_keys.c: the SCAN family's flags, count, pattern and (SCAN only;
+ * NULL for HSCAN and ZSCAN) type into *o and *type_known, as
+ * goblin__scan_options reads them from text; replies a syntax error and
+ * returns false for a count below 1, unknown flags, or a type where none
+ * is allowed. */
 bool goblin__sbe_scan_options(struct goblin__sbe_req *r, unsigned flags,
-                              int64_t count, bool allow_type,
-                              struct goblin_scan_options *o);
+                              int64_t count, struct goblin_slice pattern,
+                              const struct goblin_slice *type,
+                              struct goblin_scan_options *o, bool *type_known);
 
 /* session.c: sets the session's frame limit (tests use small ones). */
 void goblin__sbe_set_max_frame(goblin_session *s, uint32_t max);
