@@ -23,6 +23,7 @@
 #include "command.h"
 #include "goblin/keys.h"
 #include "goblin/str.h"
+#include "goblin/zset.h"
 
 /* ---- strings (cmd_string.c) ---- */
 
@@ -144,5 +145,50 @@ void goblin__exec_hrandfield(goblin__exec *x, struct goblin_slice key,
  * type with goblin__scan_key); o->type is unused. */
 void goblin__exec_hscan(goblin__exec *x, struct goblin_slice key,
                         uint64_t cursor, const struct goblin_scan_options *o);
+
+/* ---- sorted sets (cmd_zset.c, cmd_zrange.c) ---- */
+
+/* ZADD: flags GOBLIN_ZADD_* (checked by goblin__zadd_check), with incr
+ * the single pair is an increment; pairs may be in the session's scratch
+ * bytes. */
+void goblin__exec_zadd(goblin__exec *x, struct goblin_slice key,
+                       unsigned flags, bool incr,
+                       const struct goblin_zpair *pairs, size_t n);
+void goblin__exec_zincrby(goblin__exec *x, struct goblin_slice key,
+                          double incr, struct goblin_slice member);
+void goblin__exec_zscore(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice member);
+/* ZMSCORE: members must not be the session's scratch array. */
+void goblin__exec_zmscore(goblin__exec *x, struct goblin_slice key,
+                          const struct goblin_slice *members, size_t n);
+void goblin__exec_zcard(goblin__exec *x, struct goblin_slice key);
+/* ZRANK (rev 0) and ZREVRANK (rev 1). */
+void goblin__exec_zrank(goblin__exec *x, struct goblin_slice key,
+                        struct goblin_slice member, int rev, bool withscore);
+void goblin__exec_zrem(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *members, size_t n);
+/* ZCOUNT and ZLEXCOUNT: r by score or by lex. */
+void goblin__exec_zcount(goblin__exec *x, struct goblin_slice key,
+                         const struct goblin_zrange *r);
+/* ZREMRANGEBYRANK, ZREMRANGEBYSCORE and ZREMRANGEBYLEX. */
+void goblin__exec_zremrange(goblin__exec *x, struct goblin_slice key,
+                            const struct goblin_zrange *r);
+/* The ZRANGE family (r passed goblin__zrange_check). */
+void goblin__exec_zrange(goblin__exec *x, struct goblin_slice key,
+                         const struct goblin_zrange *r, bool withscores);
+void goblin__exec_zrangestore(goblin__exec *x, struct goblin_slice dst,
+                              struct goblin_slice src,
+                              const struct goblin_zrange *r);
+
+/* ---- argument checks both decoders make, with Redis's texts ---- */
+
+/* ZADD's option mixes (GOBLIN_ZADD_* flags, incr) for n pairs, in
+ * Redis's order; replies and returns false on a refused one. */
+bool goblin__zadd_check(goblin__exec *x, unsigned flags, bool incr,
+                        size_t n);
+/* ZRANGE's LIMIT only by score or lex, WITHSCORES not by lex; replies
+ * and returns false. */
+bool goblin__zrange_check(goblin__exec *x, enum goblin_zrange_by by,
+                          bool limit, bool withscores);
 
 #endif
