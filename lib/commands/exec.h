@@ -25,6 +25,12 @@
 #include "goblin/str.h"
 #include "goblin/zset.h"
 
+/* ---- connection (cmd_conn.c) ---- */
+
+/* PING, or PING message (message not NULL). */
+void goblin__exec_ping(goblin__exec *x, const struct goblin_slice *message);
+void goblin__exec_echo(goblin__exec *x, struct goblin_slice message);
+
 /* ---- strings (cmd_string.c) ---- */
 
 void goblin__exec_get(goblin__exec *x, struct goblin_slice key);
@@ -180,6 +186,36 @@ void goblin__exec_zrangestore(goblin__exec *x, struct goblin_slice dst,
                               struct goblin_slice src,
                               const struct goblin_zrange *r);
 
+/* ---- sorted sets as wholes (cmd_zsetops.c) ---- */
+
+/* ZPOPMIN (max 0) and ZPOPMAX (max 1): count >= 0, or !has_count. */
+void goblin__exec_zpop(goblin__exec *x, struct goblin_slice key, int max,
+                       bool has_count, int64_t count);
+/* ZRANDMEMBER key, or (has_count) key count [WITHSCORES]; count within
+ * goblin__rand_count_ok. */
+void goblin__exec_zrandmember(goblin__exec *x, struct goblin_slice key,
+                              bool has_count, int64_t count,
+                              bool withscores);
+/* ZSCAN of a sorted set (the decoders have answered a missing key or
+ * another type with goblin__scan_key); o->type is unused. */
+void goblin__exec_zscan(goblin__exec *x, struct goblin_slice key,
+                        uint64_t cursor, const struct goblin_scan_options *o);
+
+/* ZUNION, ZINTER, ZDIFF and their STORE forms, decoded. */
+struct goblin__zcombine {
+    enum goblin_zset_op op;
+    const struct goblin_slice *dst; /* NULL: reply the result */
+    const struct goblin_slice *keys; /* passed goblin__zkeys_check */
+    size_t nkeys;
+    const double *weights; /* NULL: all 1 */
+    enum goblin_zset_aggregate agg;
+    bool withscores;
+};
+void goblin__exec_zcombine(goblin__exec *x, const struct goblin__zcombine *a);
+/* ZINTERCARD: limit >= 0 (0: no limit). */
+void goblin__exec_zintercard(goblin__exec *x, const struct goblin_slice *keys,
+                             size_t n, int64_t limit);
+
 /* ---- argument checks both decoders make, with Redis's texts ---- */
 
 /* ZADD's option mixes (GOBLIN_ZADD_* flags, incr) for n pairs, in
@@ -190,5 +226,16 @@ bool goblin__zadd_check(goblin__exec *x, unsigned flags, bool incr,
  * and returns false. */
 bool goblin__zrange_check(goblin__exec *x, enum goblin_zrange_by by,
                           bool limit, bool withscores);
+/* The input keys of ZUNION, ZINTER, ZDIFF (and STORE) and ZINTERCARD,
+ * before their options, as Redis checks them: none is "at least 1 input
+ * key", another type than a sorted set WRONGTYPE. Replies and returns
+ * false. */
+bool goblin__zkeys_check(goblin__exec *x, const struct goblin_slice *keys,
+                         size_t n);
+
+/* Texts several decoders share. */
+#define GOBLIN__ERR_POSITIVE "ERR value is out of range, must be positive"
+#define GOBLIN__ERR_WEIGHT "ERR weight value is not a float"
+#define GOBLIN__ERR_LIMIT_NEGATIVE "ERR LIMIT can't be negative"
 
 #endif

@@ -3,11 +3,13 @@
  * (GOBLIN_SBE_REQUESTS, generated from the schema, lists them; session.c
  * dispatches on the template id with one dense switch).
  *
- * A handler decodes its message in place, calls the store with the
- * native numbers it carries and replies through the command layer's reply
- * helpers (respond.h) on the session's SBE sink, or through the typed
- * replies of sbe.h, so errors count in INFO errorstats as on RESP. Texts
- * are Redis's, as the RESP handlers write them. Views into the message
+ * A handler decodes its message in place into the arguments of the
+ * command's execution function (commands/exec.h) and calls it: the
+ * execution is the one RESP's handler calls, so the store calls, the
+ * replies and Redis's texts exist once. Decoders refuse only what the
+ * frame itself gets wrong (bits or enums the schema does not define, an
+ * empty group where RESP's arity needs one, a NaN RESP cannot spell),
+ * with the texts RESP gives in the same place. Views into the message
  * stay valid for the whole handler.
  */
 #ifndef GOBLIN_SBE_REQUEST_H
@@ -64,16 +66,6 @@ bool goblin__sbe_decoded(struct goblin__sbe_req *r, int rc);
 #define GOBLIN__SBE_DECODED(name, v) \
     goblin__sbe_decoded(r, goblin_sbe_##name##_decode(&(v), r->m))
 
-/* The sink typed replies go to, or NULL while replies are suppressed. */
-struct goblin__sbe_sink *goblin__sbe_out(struct goblin__sbe_req *r);
-
-/* Replies an int64 result, or the error of a negative one. */
-void goblin__sbe_count(struct goblin__sbe_req *r, int64_t rc);
-
-/* Replies a view (rc 1), nil (rc 0) or the error of rc. */
-void goblin__sbe_view(struct goblin__sbe_req *r, int rc,
-                      struct goblin_slice v);
-
 /* Room for n items of size bytes in the scratch area (previous contents
  * dropped); replies OOM and returns NULL when it cannot grow. */
 void *goblin__sbe_scratch(struct goblin__sbe_req *r, size_t n, size_t size);
@@ -92,30 +84,6 @@ void goblin__sbe_arity(struct goblin__sbe_req *r, const char *name);
  * request's sink. */
 void goblin__sbe_run_argv(struct goblin__sbe_req *r, int argc,
                       const struct goblin_slice *argv);
-
-/* Counts a keyspace hit (found > 0) or miss (found == 0). */
-void goblin__sbe_hit(struct goblin__sbe_req *r, int found);
-
-/* Members with scores gathered from a store visitor into the scratch
- * area (goblin__sbe_keep is the visitor). With copy, the member bytes
- * are copied too, for visitors whose views die with the call (ZPOP*,
- * ZUNION, ...). goblin__sbe_kept() gives the array once the call is
- * done. */
-struct goblin__sbe_members {
-    struct goblin__sbe_req *r;
-    size_t n;
-    bool copy;
-};
-void goblin__sbe_members_start(struct goblin__sbe_members *c,
-                               struct goblin__sbe_req *r, bool copy);
-int goblin__sbe_keep(void *ctx, struct goblin_slice member, double score);
-struct goblin__scored *goblin__sbe_kept(struct goblin__sbe_members *c);
-
-/* ScoredArrayReply of v, or with !scores ArrayReply of the members (v is
- * overwritten). Nothing while replies are suppressed. */
-void goblin__sbe_reply_members(struct goblin__sbe_req *r,
-                               struct goblin__scored *v, size_t n,
-                               bool scores);
 
 /* req_keys.c: the SCAN family's flags, count, pattern and (SCAN only;
  * NULL for HSCAN and ZSCAN) type into *o and *type_known, as
