@@ -105,28 +105,29 @@ bool goblin__zrange_check(goblin__exec *x, enum goblin_zrange_by by,
 }
 
 /* Members of the walk, with scores flat (RESP2) or in pairs (RESP3)
- * when asked. */
+ * when asked. The walk is gathered first, so that a typed protocol sends
+ * it as one message. */
 void goblin__exec_zrange(goblin__exec *x, struct goblin_slice key,
                          const struct goblin_zrange *r, bool withscores)
 {
-    bool pairs = withscores && x->resp == 3;
     struct goblin_zset_iter it;
-    struct goblin_slice m;
-    double score;
+    struct goblin__scored *v;
     int64_t n = goblin_zset_range(x->st, key, r, &it);
+    size_t i;
 
     if (n < 0) {
         goblin__reply_code(x, (int)n);
         return;
     }
-    goblin__reply_array(x, (size_t)n * (withscores && !pairs ? 2 : 1));
-    while (goblin_zset_next(&it, &m, &score) == 1) {
-        if (pairs)
-            goblin__reply_array(x, 2);
-        goblin__reply_slice(x, m);
-        if (withscores)
-            goblin__reply_double(x, score);
+    v = goblin__scratch_bytes(x->sess, (size_t)n * sizeof(*v));
+    if (v == NULL && n > 0) {
+        goblin__reply_code(x, GOBLIN_ENOMEM);
+        return;
     }
+    for (i = 0; i < (size_t)n; i++)
+        if (goblin_zset_next(&it, &v[i].member, &v[i].score) != 1)
+            break;
+    goblin__reply_scored(x, v, i, withscores);
 }
 
 void goblin__exec_zrangestore(goblin__exec *x, struct goblin_slice dst,

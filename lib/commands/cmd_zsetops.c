@@ -102,9 +102,9 @@ static int gather_zpair(void *ctx, struct goblin_slice m, double score)
     return 0;
 }
 
-static const struct goblin__scored *gathered(goblin__exec *x)
+static struct goblin__scored *gathered(goblin__exec *x)
 {
-    return (const void *)x->sess->scratch;
+    return (void *)x->sess->scratch;
 }
 
 void goblin__exec_zrandmember(goblin__exec *x, struct goblin_slice key,

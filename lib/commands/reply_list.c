@@ -29,14 +29,22 @@ void goblin__reply_strings(goblin__exec *x, const struct goblin_slice *v,
     }
 }
 
-void goblin__reply_scored(goblin__exec *x, const struct goblin__scored *v,
+void goblin__reply_scored(goblin__exec *x, struct goblin__scored *v,
                           size_t n, bool withscores)
 {
     bool pairs = withscores && x->resp == 3;
+    struct goblin_slice *m = (struct goblin_slice *)(void *)v;
     size_t i;
 
     if (x->typed != NULL && withscores) {
         x->typed->scored(x, v, n);
+        return;
+    }
+    if (x->typed != NULL) {
+        /* Members only: packed in place over the pairs. */
+        for (i = 0; i < n; i++)
+            m[i] = v[i].member;
+        x->typed->strings(x, m, n, false);
         return;
     }
     goblin__reply_array(x, withscores && !pairs ? 2 * n : n);

@@ -44,8 +44,9 @@ struct goblin__typed_replies {
 void goblin__reply_strings(goblin__exec *x, const struct goblin_slice *v,
                            size_t n, bool nullable);
 /* Members, with their scores when withscores: RESP3 [member, score]
- * pairs, RESP2 a flat array with scores as bulk strings. */
-void goblin__reply_scored(goblin__exec *x, const struct goblin__scored *v,
+ * pairs, RESP2 a flat array with scores as bulk strings. Without scores
+ * v may be overwritten (members packed in place). */
+void goblin__reply_scored(goblin__exec *x, struct goblin__scored *v,
                           size_t n, bool withscores);
 /* A SCAN page: the cursor as a bulk string, then the n strings. */
 void goblin__reply_scan(goblin__exec *x, uint64_t cursor,
