@@ -20,15 +20,22 @@
 #include "respond.h"
 #include "session.h"
 
-void goblin__exec_del(goblin__exec *x, const struct goblin_slice *keys,
-                      size_t n)
+/* Sums fn over the keys (DEL and UNLINK, EXISTS and TOUCH). */
+static void sum_keys(goblin__exec *x, const struct goblin_slice *keys,
+                     size_t n, int (*fn)(goblin_store *, struct goblin_slice))
 {
     int64_t count = 0;
     size_t i;
 
     for (i = 0; i < n; i++)
-        count += goblin_key_delete(x->st, keys[i]);
+        count += fn(x->st, keys[i]);
     goblin__reply_int(x, count);
+}
+
+void goblin__exec_del(goblin__exec *x, const struct goblin_slice *keys,
+                      size_t n)
+{
+    sum_keys(x, keys, n, goblin_key_delete);
 }
 
 void cmd_del(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -44,12 +51,7 @@ void cmd_unlink(goblin__exec *x, int argc, const struct goblin_slice *argv)
 void goblin__exec_exists(goblin__exec *x, const struct goblin_slice *keys,
                          size_t n)
 {
-    int64_t count = 0;
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        count += goblin_key_exists(x->st, keys[i]);
-    goblin__reply_int(x, count);
+    sum_keys(x, keys, n, goblin_key_exists);
 }
 
 void cmd_exists(goblin__exec *x, int argc, const struct goblin_slice *argv)

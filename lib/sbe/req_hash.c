@@ -7,18 +7,6 @@
 #include "goblin/hash.h"
 #include "request.h"
 
-/* The data fields of group g (nvar per entry) in the scratch area; NULL
- * after a reply (an empty group is RESP's arity error). */
-static struct goblin_slice *entries(struct goblin__sbe_req *r,
-                                    struct goblin_sbe_group g, unsigned nvar,
-                                    const char *name, size_t *n)
-{
-    if (g.count != 0)
-        return goblin__sbe_gather(r, g, nvar, n);
-    goblin__sbe_arity(r, name);
-    return NULL;
-}
-
 void goblin__sbe_hset(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_hset v;
@@ -26,7 +14,7 @@ void goblin__sbe_hset(struct goblin__sbe_req *r)
     size_t n;
 
     if (GOBLIN__SBE_DECODED(hset, v) &&
-        (fv = entries(r, v.entries, 2, "hset", &n)) != NULL)
+        (fv = goblin__sbe_args(r, v.entries, 2, "hset", &n)) != NULL)
         goblin__exec_hset(&r->x, v.key, fv, n / 2);
 }
 
@@ -37,7 +25,7 @@ void goblin__sbe_hmset(struct goblin__sbe_req *r)
     size_t n;
 
     if (GOBLIN__SBE_DECODED(hmset, v) &&
-        (fv = entries(r, v.entries, 2, "hmset", &n)) != NULL)
+        (fv = goblin__sbe_args(r, v.entries, 2, "hmset", &n)) != NULL)
         goblin__exec_hmset(&r->x, v.key, fv, n / 2);
 }
 
@@ -64,7 +52,7 @@ void goblin__sbe_hmget(struct goblin__sbe_req *r)
     size_t n;
 
     if (GOBLIN__SBE_DECODED(hmget, v) &&
-        (fields = entries(r, v.fields, 1, "hmget", &n)) != NULL)
+        (fields = goblin__sbe_args(r, v.fields, 1, "hmget", &n)) != NULL)
         goblin__exec_hmget(&r->x, v.key, fields, n);
 }
 
@@ -75,7 +63,7 @@ void goblin__sbe_hdel(struct goblin__sbe_req *r)
     size_t n;
 
     if (GOBLIN__SBE_DECODED(hdel, v) &&
-        (fields = entries(r, v.fields, 1, "hdel", &n)) != NULL)
+        (fields = goblin__sbe_args(r, v.fields, 1, "hdel", &n)) != NULL)
         goblin__exec_hdel(&r->x, v.key, fields, n);
 }
 
@@ -159,23 +147,16 @@ void goblin__sbe_hscan(struct goblin__sbe_req *r)
         goblin__exec_hscan(&r->x, v.key, goblin_sbe_hscan_cursor(&v), &o);
 }
 
-/* HRANDFIELD's flags: hasCount, and withScores standing for WITHVALUES
- * (only with a count, as on RESP). */
 void goblin__sbe_hrandfield(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_hrandfield v;
-    unsigned flags;
     int64_t count;
     bool has_count, values;
 
     if (!GOBLIN__SBE_DECODED(hrandfield, v))
         return;
-    flags = goblin_sbe_hrandfield_flags(&v);
     count = goblin_sbe_hrandfield_count(&v);
-    has_count = (flags & GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT) != 0;
-    values = (flags & GOBLIN_SBE_COUNT_FLAGS_WITH_SCORES) != 0;
-    if ((flags & ~GOBLIN_SBE_COUNT_FLAGS_MASK) || (values && !has_count))
-        goblin__reply_error(&r->x, GOBLIN__ERR_SYNTAX);
-    else if (!has_count || goblin__rand_count_ok(&r->x, count, values))
+    if (goblin__sbe_count_flags(r, goblin_sbe_hrandfield_flags(&v), count,
+                                &has_count, &values))
         goblin__exec_hrandfield(&r->x, v.key, has_count, count, values);
 }

@@ -8,18 +8,6 @@
 #include "goblin/keys.h"
 #include "request.h"
 
-/* The keys of a DEL, UNLINK, EXISTS or TOUCH in the scratch area; NULL
- * after a reply (none is RESP's arity error). */
-static struct goblin_slice *keys_of(struct goblin__sbe_req *r,
-                                    struct goblin_sbe_group g,
-                                    const char *name, size_t *n)
-{
-    if (g.count != 0)
-        return goblin__sbe_gather(r, g, 1, n);
-    goblin__sbe_arity(r, name);
-    return NULL;
-}
-
 #define KEYS_REQUEST(name, exec)                                              \
     void goblin__sbe_##name(struct goblin__sbe_req *r)                        \
     {                                                                         \
@@ -27,8 +15,8 @@ static struct goblin_slice *keys_of(struct goblin__sbe_req *r,
         struct goblin_slice *keys;                                            \
         size_t n;                                                             \
                                                                               \
-        if (GOBLIN__SBE_DECODED(name, v) &&                                               \
-            (keys = keys_of(r, v.keys, #name, &n)) != NULL)                   \
+        if (GOBLIN__SBE_DECODED(name, v) &&                                   \
+            (keys = goblin__sbe_args(r, v.keys, 1, #name, &n)) != NULL)       \
             exec(&r->x, keys, n);                                             \
     }
 
@@ -127,7 +115,7 @@ void goblin__sbe_randomkey(struct goblin__sbe_req *r)
         struct goblin_sbe_##name v;                                           \
         unsigned cond;                                                        \
                                                                               \
-        if (!GOBLIN__SBE_DECODED(name, v))                                                \
+        if (!GOBLIN__SBE_DECODED(name, v))                                    \
             return;                                                           \
         cond = goblin_sbe_##name##_condition(&v);                             \
         if (goblin_sbe_expire_condition_valid(cond))                          \
@@ -147,7 +135,7 @@ EXPIRE_REQUEST(pexpireat, GOBLIN__PEXPIREAT)
     {                                                                         \
         struct goblin_sbe_##name v;                                           \
                                                                               \
-        if (GOBLIN__SBE_DECODED(name, v))                                                 \
+        if (GOBLIN__SBE_DECODED(name, v))                                     \
             goblin__exec_ttl(&r->x, kind, v.key);                             \
     }
 
@@ -177,7 +165,7 @@ void goblin__sbe_dbsize(struct goblin__sbe_req *r)
     {                                                                         \
         struct goblin_sbe_##name v;                                           \
                                                                               \
-        if (!GOBLIN__SBE_DECODED(name, v))                                                \
+        if (!GOBLIN__SBE_DECODED(name, v))                                    \
             return;                                                           \
         if (goblin_sbe_flush_mode_valid(goblin_sbe_##name##_mode(&v)))        \
             goblin__exec_flush(&r->x);                                        \

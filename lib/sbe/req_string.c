@@ -165,7 +165,8 @@ void goblin__sbe_mset(struct goblin__sbe_req *r)
     struct goblin_slice *kv;
     size_t n;
 
-    if (GOBLIN__SBE_DECODED(mset, v) && (kv = mset_split(r, v.entries, "mset", &n)) != NULL)
+    if (GOBLIN__SBE_DECODED(mset, v) &&
+        (kv = mset_split(r, v.entries, "mset", &n)) != NULL)
         goblin__exec_mset(&r->x, kv, kv + n, n);
 }
 

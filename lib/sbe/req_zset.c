@@ -20,18 +20,6 @@
 #define ERR_MINMAX_FLOAT "ERR min or max is not a float"
 #define ERR_MINMAX_LEX "ERR min or max not valid string range item"
 
-/* The members of group g in the scratch area; NULL after a reply (an
- * empty group is RESP's arity error). */
-static struct goblin_slice *members_of(struct goblin__sbe_req *r,
-                                       struct goblin_sbe_group g,
-                                       const char *name, size_t *n)
-{
-    if (g.count != 0)
-        return goblin__sbe_gather(r, g, 1, n);
-    goblin__sbe_arity(r, name);
-    return NULL;
-}
-
 void goblin__sbe_zadd(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_zadd v;
@@ -98,7 +86,8 @@ void goblin__sbe_zmscore(struct goblin__sbe_req *r)
     size_t n;
 
     if (GOBLIN__SBE_DECODED(zmscore, v) &&
-        (members = members_of(r, v.members, "zmscore", &n)) != NULL)
+        (members = goblin__sbe_args(r, v.members, 1, "zmscore", &n)) !=
+            NULL)
         goblin__exec_zmscore(&r->x, v.key, members, n);
 }
 
@@ -125,7 +114,7 @@ void goblin__sbe_zrem(struct goblin__sbe_req *r)
     size_t n;
 
     if (GOBLIN__SBE_DECODED(zrem, v) &&
-        (members = members_of(r, v.members, "zrem", &n)) != NULL)
+        (members = goblin__sbe_args(r, v.members, 1, "zrem", &n)) != NULL)
         goblin__exec_zrem(&r->x, v.key, members, n);
 }
 

@@ -59,19 +59,14 @@ void goblin__sbe_zpopmax(struct goblin__sbe_req *r)
 void goblin__sbe_zrandmember(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_zrandmember v;
-    unsigned flags;
     int64_t count;
     bool has_count, scores;
 
     if (!GOBLIN__SBE_DECODED(zrandmember, v))
         return;
-    flags = goblin_sbe_zrandmember_flags(&v);
     count = goblin_sbe_zrandmember_count(&v);
-    has_count = (flags & GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT) != 0;
-    scores = (flags & GOBLIN_SBE_COUNT_FLAGS_WITH_SCORES) != 0;
-    if ((flags & ~GOBLIN_SBE_COUNT_FLAGS_MASK) || (scores && !has_count))
-        goblin__reply_error(&r->x, GOBLIN__ERR_SYNTAX);
-    else if (!has_count || goblin__rand_count_ok(&r->x, count, scores))
+    if (goblin__sbe_count_flags(r, goblin_sbe_zrandmember_flags(&v), count,
+                                &has_count, &scores))
         goblin__exec_zrandmember(&r->x, v.key, has_count, count, scores);
 }
 

@@ -44,6 +44,29 @@ struct goblin_slice *goblin__sbe_gather(struct goblin__sbe_req *r,
     return v;
 }
 
+struct goblin_slice *goblin__sbe_args(struct goblin__sbe_req *r,
+                                      struct goblin_sbe_group g,
+                                      unsigned nvar, const char *name,
+                                      size_t *n)
+{
+    if (g.count != 0)
+        return goblin__sbe_gather(r, g, nvar, n);
+    goblin__sbe_arity(r, name);
+    return NULL;
+}
+
+bool goblin__sbe_count_flags(struct goblin__sbe_req *r, unsigned flags,
+                             int64_t count, bool *has_count, bool *with)
+{
+    *has_count = (flags & GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT) != 0;
+    *with = (flags & GOBLIN_SBE_COUNT_FLAGS_WITH_SCORES) != 0;
+    if ((flags & ~GOBLIN_SBE_COUNT_FLAGS_MASK) || (*with && !*has_count)) {
+        goblin__reply_error(&r->x, GOBLIN__ERR_SYNTAX);
+        return false;
+    }
+    return !*has_count || goblin__rand_count_ok(&r->x, count, *with);
+}
+
 void goblin__sbe_arity(struct goblin__sbe_req *r, const char *name)
 {
     goblin__reply_errorf(&r->x,

@@ -77,6 +77,19 @@ struct goblin_slice *goblin__sbe_gather(struct goblin__sbe_req *r,
                                         struct goblin_sbe_group g,
                                         unsigned nvar, size_t *n);
 
+/* goblin__sbe_gather of a group the command needs entries in: an empty
+ * one is RESP's arity error for command name (replied; NULL). */
+struct goblin_slice *goblin__sbe_args(struct goblin__sbe_req *r,
+                                      struct goblin_sbe_group g,
+                                      unsigned nvar, const char *name,
+                                      size_t *n);
+
+/* CountFlags of HRANDFIELD and ZRANDMEMBER (withScores standing for
+ * WITHVALUES, only with a count, as on RESP) and the count's bounds
+ * (goblin__rand_count_ok); replies and returns false on a refused one. */
+bool goblin__sbe_count_flags(struct goblin__sbe_req *r, unsigned flags,
+                             int64_t count, bool *has_count, bool *with);
+
 /* "ERR wrong number of arguments for '<name>' command". */
 void goblin__sbe_arity(struct goblin__sbe_req *r, const char *name);
 
