@@ -207,7 +207,7 @@ static void g_range(struct req *q)
         Ws(q, "GETRANGE"), Ws(q, k), Wi(q, a), Wi(q, b);
         goblin_sbe_getrange_encode(SW, a, b, K(k));
     } else {
-        a = a < 0 && pick(2) ? a : (a < 0 ? -a : a);
+        a = a < 0 && (pick(2) || a == INT64_MIN) ? a : (a < 0 ? -a : a);
         Ws(q, "SETRANGE"), Ws(q, k), Wi(q, a), Ws(q, v);
         goblin_sbe_setrange_encode(SW, a, K(k), K(v));
     }
@@ -495,7 +495,7 @@ static void g_hread(struct req *q)
 static void g_hincr(struct req *q)
 {
     const char *k = h_key(), *f = PICK(fields);
-    int64_t i = PICK(ints);
+    int64_t i = pick(8) ? PICK(ints) : PICK(ranks); /* overflows too */
     double d = PICK(dyadic);
 
     if (pick(2)) {
