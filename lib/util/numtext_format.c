@@ -1,6 +1,9 @@
 /* numtext_format.c - numbers to text as Redis writes them: int64 (ll2string),
  * doubles (d2string of Redis 7.2+) and long doubles (ld2string, human mode).
  *
+ * Integers below 10^16 are written eight digits at a time (digits8), the
+ * rest two digits per step.
+ *
  * Doubles take one of three roads. Special values and integral values with
  * |v| <= 2^62 print directly (Redis's double2ll fast path). Everything else
  * gets its shortest round-trip digits from the Schubfach algorithm
@@ -49,6 +52,7 @@ static unsigned digits10(uint64_t v)
     return t + (v >= pow10_u64[t]) + (v == 0);
 }
 
+/* Writes exactly its digits: for callers that size buf to the text. */
 size_t goblin__u64_format(char *buf, uint64_t v)
 {
     unsigned n = digits10(v);
@@ -70,14 +74,65 @@ size_t goblin__u64_format(char *buf, uint64_t v)
     return n;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR_DIGITS 1
+
+/* The eight decimal digits of v < 10^8 (leading zeros included) as ASCII
+ * bytes, the most significant in the lowest byte, with no division loop:
+ * v splits into two 4-digit halves in 32-bit lanes, each into two 2-digit
+ * quarters in 16-bit lanes, each into two digits in bytes. The multiply
+ * and shift pairs divide exactly in their ranges (10486 / 2^20 is 1/100
+ * for n < 10^4, 103 / 2^10 is 1/10 for n < 100: checked for every v), and
+ * no lane's product reaches the next lane's bits that its mask keeps. */
+static inline uint64_t digits8(uint32_t v)
+{
+    uint64_t x = (v / 10000) | ((uint64_t)(v % 10000) << 32);
+    uint64_t h = ((x * 10486) >> 20) & UINT64_C(0x0000007F0000007F);
+
+    x = h | ((x - h * 100) << 16);
+    h = ((x * 103) >> 10) & UINT64_C(0x000F000F000F000F);
+    x = h | ((x - h * 10) << 8);
+    return x + UINT64_C(0x3030303030303030);
+}
+
+/* v < 10^16 in decimal at buf, in one or two 8-byte stores: it writes
+ * max(n, 8) bytes for its n digits. */
+static inline size_t u64_format_short(char *buf, uint64_t v)
+{
+    unsigned n = digits10(v);
+    uint64_t hi, lo;
+
+    if (n <= 8) {
+        lo = digits8((uint32_t)v) >> (8 * (8 - n));
+        memcpy(buf, &lo, 8);
+        return n;
+    }
+    hi = digits8((uint32_t)(v / 100000000)) >> (8 * (16 - n));
+    lo = digits8((uint32_t)(v % 100000000));
+    memcpy(buf, &hi, 8);
+    memcpy(buf + n - 8, &lo, 8);
+    return n;
+}
+#endif
+
+/* v in decimal at buf, which has room for 20 bytes. */
+static inline size_t u64_format_roomy(char *buf, uint64_t v)
+{
+#ifdef SWAR_DIGITS
+    if (v < UINT64_C(10000000000000000))
+        return u64_format_short(buf, v);
+#endif
+    return goblin__u64_format(buf, v);
+}
+
 size_t goblin_int64_format(char *buf, int64_t v)
 {
     if (v < 0) {
         buf[0] = '-';
         /* The negation in unsigned arithmetic is exact for INT64_MIN. */
-        return 1 + goblin__u64_format(buf + 1, 0 - (uint64_t)v);
+        return 1 + u64_format_roomy(buf + 1, 0 - (uint64_t)v);
     }
-    return goblin__u64_format(buf, (uint64_t)v);
+    return u64_format_roomy(buf, (uint64_t)v);
 }
 
 /* ---- Schubfach -------------------------------------------------------- */
@@ -297,7 +352,7 @@ size_t goblin_double_format(char *buf, double v)
     if (!short_decimal(neg ? -v : v, &c, &e10))
         c = shortest_decimal(q, c, &e10);
     c = strip_zeros(c, &e10);
-    n = (int)goblin__u64_format(digits, c);
+    n = (int)u64_format_roomy(digits, c);
     buf[0] = '-';
     return neg + emit_digits(buf + neg, digits, n, e10);
 }
