@@ -99,9 +99,18 @@ static inline uint64_t digits8(uint32_t v)
  * max(n, 8) bytes for its n digits. */
 static inline size_t u64_format_short(char *buf, uint64_t v)
 {
-    unsigned n = digits10(v);
+    unsigned n;
     uint64_t hi, lo;
 
+    if (v < 100) { /* the digits of most short decimals: cheaper alone */
+        if (v < 10) {
+            buf[0] = (char)('0' + v);
+            return 1;
+        }
+        memcpy(buf, digit_pairs + v * 2, 2);
+        return 2;
+    }
+    n = digits10(v);
     if (n <= 8) {
         lo = digits8((uint32_t)v) >> (8 * (8 - n));
         memcpy(buf, &lo, 8);
