@@ -95,8 +95,10 @@ static inline uint64_t digits8(uint32_t v)
     return x + UINT64_C(0x3030303030303030);
 }
 
-/* v < 10^16 in decimal at buf, in one or two 8-byte stores: it writes
- * max(n, 8) bytes for its n digits. */
+/* v < 10^16 in decimal at buf, in at most one copy of two digits and two
+ * 8-byte stores: it writes max(n, 8) bytes for its n digits. Numbers of 9
+ * or 10 digits (every uint32 score past 10^8) split as two digits and
+ * eight. */
 static inline size_t u64_format_short(char *buf, uint64_t v)
 {
     unsigned n;
@@ -110,15 +112,27 @@ static inline size_t u64_format_short(char *buf, uint64_t v)
         memcpy(buf, digit_pairs + v * 2, 2);
         return 2;
     }
-    n = digits10(v);
-    if (n <= 8) {
+    if (v < 100000000) {
+        n = digits10(v);
         lo = digits8((uint32_t)v) >> (8 * (8 - n));
         memcpy(buf, &lo, 8);
         return n;
     }
-    hi = digits8((uint32_t)(v / 100000000)) >> (8 * (16 - n));
-    lo = digits8((uint32_t)(v % 100000000));
-    memcpy(buf, &hi, 8);
+    hi = v / 100000000;
+    lo = digits8((uint32_t)(v - hi * 100000000));
+    if (hi < 100) {
+        /* Without a branch on hi < 10, which random scores leave to
+         * chance: the pair is copied from its second digit then, and
+         * the eight digits overwrite what is left of it. */
+        unsigned one = hi < 10;
+
+        n = 10 - one;
+        memcpy(buf, digit_pairs + hi * 2 + one, 2);
+    } else {
+        n = digits10(v);
+        hi = digits8((uint32_t)hi) >> (8 * (16 - n));
+        memcpy(buf, &hi, 8);
+    }
     memcpy(buf + n - 8, &lo, 8);
     return n;
 }
@@ -134,7 +148,7 @@ static inline size_t u64_format_roomy(char *buf, uint64_t v)
     return goblin__u64_format(buf, v);
 }
 
-size_t goblin_int64_format(char *buf, int64_t v)
+static inline size_t int64_format(char *buf, int64_t v)
 {
     if (v < 0) {
         buf[0] = '-';
@@ -142,6 +156,11 @@ size_t goblin_int64_format(char *buf, int64_t v)
         return 1 + u64_format_roomy(buf + 1, 0 - (uint64_t)v);
     }
     return u64_format_roomy(buf, (uint64_t)v);
+}
+
+size_t goblin_int64_format(char *buf, int64_t v)
+{
+    return int64_format(buf, v);
 }
 
 /* ---- Schubfach -------------------------------------------------------- */
@@ -349,7 +368,7 @@ size_t goblin_double_format(char *buf, double v)
         int64_t i = (int64_t)v;
 
         if ((double)i == v)
-            return goblin_int64_format(buf, i);
+            return int64_format(buf, i);
     }
     c = bits & ((UINT64_C(1) << 52) - 1);
     if (bq != 0) {
