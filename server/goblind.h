@@ -2,13 +2,14 @@
  * passes by pointer (options, the store, the engine, the event loop), and
  * the functions each file offers the others.
  *
- * Threading: the epoll thread serves sockets and one thread per --ring
- * serves that ring; both call into the one engine under the engine lock
- * (goblind_lock), never held while waiting (docs/threading.md).
+ * Threading: the epoll thread serves sockets and the ring threads serve
+ * the rings; both call into the one engine under the engine lock (g->lock,
+ * goblind_lock), never held while waiting (docs/threading.md).
  */
 #ifndef GOBLIND_H
 #define GOBLIND_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,34 +17,26 @@
 #include <goblin.h>
 #include <goblin/engine.h>
 #include <goblin/resp.h>
+#include <goblin/serve.h>
 
 #define GOBLIND_MAX_BIND 16
-#define GOBLIND_NOPTIONS 23
 
 struct goblind;
-struct goblind_conn;
-struct goblind_rings;
-
-/* What a registered setting's callbacks get: the server and which of
- * config.c's options it is. */
-struct goblind_setting_ref {
-    struct goblind *g;
-    int index;
-};
+struct ring_thread;
 
 struct goblind {
-    /* Options: embedded defaults, then the config file, then argv. */
+    /* Options: copies of the engine's settings (config.c), refreshed
+     * whenever one changes; the engine reads the command line and the
+     * config file. */
     long port;                     /* 0 = no TCP */
     char *bind[GOBLIND_MAX_BIND];  /* addresses; a leading '-' = optional */
     int nbind;
     bool bind_default;             /* bind not given: its entries optional */
     char *unixsocket;              /* NULL = no Unix socket */
     long unixsocketperm;           /* shown in octal, as Redis: 700 */
-    char *requirepass;
-    char *aclfile;                 /* users: "user NAME rules" lines */
     bool protected_mode;           /* refuse non-loopback clients while
                                     * the default user has no password */
-    long tls_port;                 /* 0 = no TLS listener (tls.c) */
+    long tls_port;                 /* 0 = no TLS listener */
     char *tls_cert_file, *tls_key_file, *tls_ca_cert_file;
     char *tls_auth_clients;        /* yes, no or optional */
     long maxclients;
@@ -57,37 +50,28 @@ struct goblind {
     bool daemonize;
     char *pidfile;                 /* NULL = none */
     char *import_rdb;              /* --import-rdb: a Redis dump to load */
-    char *save;                    /* the save directives, joined; NULL =
-                                      none given (the engine's: no saves) */
     FILE *logf;
     char *config_file;             /* absolute path, or NULL */
-    /* Directives goblind does not know itself, as CONFIG SET commands
-     * run once the engine is open: command i ends at engine_ends[i] and
-     * came from engine_origins[i] (for the error message). */
-    struct goblin_buf engine_cmds;
-    size_t *engine_ends;
-    char **engine_origins;
-    int nengine;
-    struct goblind_setting_ref setting_refs[GOBLIND_NOPTIONS];
+    bool started;                  /* options read: maxclients checked */
     char why[128];                 /* a CONFIG SET error text */
 
     /* Run time. */
     goblin_store *store;
     goblin_engine *engine;
+    pthread_mutex_t lock;          /* the engine lock */
+    struct goblin_serve_persist persist;
+    goblin_net *net;               /* the socket connections */
     int epfd;
     int sigfd;
-    int listen_fds[2 * GOBLIND_MAX_BIND + 1];
-    bool listen_unix[2 * GOBLIND_MAX_BIND + 1];
-    bool listen_tls[2 * GOBLIND_MAX_BIND + 1];
-    void *tls_ctx;                 /* tls.c: the SSL_CTX, or NULL */
+    struct goblin_listener listeners[2 * GOBLIND_MAX_BIND + 1];
     int nlisten;
+    void *tls;                     /* the goblin_tls_server, or NULL */
     int64_t loop_ms;               /* monotonic ms, read once per wake-up */
-    struct goblind_conn *conns;    /* every open connection, a list */
-    long nconns;
-    struct goblind_conn *woken;    /* sessions to look at after an event */
     bool accept_paused;            /* out of descriptors: until next cron */
     bool stopping;
-    struct goblind_rings *rings;   /* ring_poll.c: --ring endpoints */
+    goblin_ring_set *rings;        /* --ring directives, NULL = none */
+    struct ring_thread *ring_threads;
+    int nring_threads;
     char run_id[41];
     int child_pid;                 /* the BGSAVE child, 0 = none; -1 in
                                       the child itself (logs as "C") */
@@ -107,26 +91,28 @@ const char *goblind_loglevel_name(int level);
 void goblind_engine_log(void *ctx, enum goblin_log_level level,
                         const char *text);
 
-/* config.c: options and settings. */
+/* config.c: options, read by the engine (g->engine must be open);
+ * goblind_parse_args returns 0, 1 after --help or --version, or -1. */
 void goblind_defaults(struct goblind *g);
 int goblind_parse_args(struct goblind *g, int argc, char **argv);
-int goblind_register_settings(struct goblind *g);
-int goblind_apply_engine_directives(struct goblind *g);
 void goblind_free_options(struct goblind *g);
 
-/* net_epoll.c: listeners, connections and the event loop. */
+/* maxclients.c: the open-files limit maxclients needs. */
+void goblind_maxclients_start(struct goblind *g);
+int goblind_maxclients_check(struct goblind *g, const char **why);
+
+/* net_epoll.c: listeners, the connections' epoll loop, signals. */
 int goblind_listen(struct goblind *g);
 int goblind_run(struct goblind *g);
 void goblind_shutdown_net(struct goblind *g);
-void goblind_session_wake(void *ctx, void *user);
 
-/* persist.c: loading at start, BGSAVE's fork, SIGCHLD, SIGTERM saves. */
+/* persist.c: BGSAVE's fork, reaping it (SIGCHLD), SHUTDOWN; loading and
+ * the final save are the library's (goblin_serve_load, _final_save). */
 void goblind_persist_hooks(struct goblind *g,
                            struct goblin_engine_config *ecfg);
 int goblind_persist_load(struct goblind *g);
 void goblind_persist_reap(struct goblind *g);
 void goblind_persist_kill_child(struct goblind *g);
-bool goblind_persist_on_signal(struct goblind *g);
 
 /* notify.c: systemd's sd_notify by hand ("READY=1", "STOPPING=1"). */
 void goblind_notify(const char *state);
@@ -136,17 +122,19 @@ int goblind_daemonize(struct goblind *g);
 int goblind_pidfile_write(struct goblind *g);
 void goblind_pidfile_remove(struct goblind *g);
 
-/* ring_poll.c: --ring endpoints and their polling threads. The engine
- * lock is held around every call into the engine or a session once ring
- * threads may run (docs/threading.md). goblind_ring_option returns 1 for
- * a directive that is not a ring option, 0 once applied, -1 with *why. */
-void goblind_lock(void);
-void goblind_unlock(void);
+/* main.c: the engine lock, held around every call into the engine or a
+ * session once ring threads may run (docs/threading.md); ctx is the
+ * struct goblind, so these are also the library's lock callbacks. */
+void goblind_lock(void *ctx);
+void goblind_unlock(void *ctx);
+
+/* ring_poll.c: --ring directives (a library ring set) and the threads
+ * of its pollers. goblind_ring_option returns 1 for a directive that is
+ * not a ring option, 0 once applied, -1 with *why. */
 int goblind_ring_option(struct goblind *g, int argc, const char *const *argv,
                         const char **why);
 int goblind_ring_register_settings(struct goblind *g);
 int goblind_ring_start(struct goblind *g);
 void goblind_ring_stop(struct goblind *g);
-void goblind_ring_free(struct goblind *g);
 
 #endif

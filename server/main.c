@@ -4,8 +4,10 @@
  * SHUTDOWN; then closes every connection, removes its Unix socket and
  * pidfile and frees everything (so a leak checker sees a clean exit).
  *
- * Everything a command does happens in libgoblin; goblind only moves bytes
- * between sockets and sessions (net_epoll.c) and keeps its own options
+ * Everything a command does happens in libgoblin, and so does serving
+ * it (goblin/serve.h): goblind drives the library's connections from its
+ * epoll loop (net_epoll.c), runs its ring pollers on threads
+ * (ring_poll.c), forks for BGSAVE (persist.c) and keeps its own options
  * (config.c) and log (log.c).
  */
 #include <stdio.h>
@@ -15,6 +17,16 @@
 #include <unistd.h>
 
 #include "goblind.h"
+
+void goblind_lock(void *ctx)
+{
+    pthread_mutex_lock(&((struct goblind *)ctx)->lock);
+}
+
+void goblind_unlock(void *ctx)
+{
+    pthread_mutex_unlock(&((struct goblind *)ctx)->lock);
+}
 
 static void server_info(void *ctx, struct goblin_server_info *out)
 {
@@ -60,28 +72,9 @@ static int open_engine(struct goblind *g)
     ecfg.log_ctx = g;
     ecfg.server_info = server_info;
     ecfg.server_info_ctx = g;
-    ecfg.session_wake = goblind_session_wake;
-    ecfg.session_wake_ctx = g;
-    ecfg.requirepass = g->requirepass;
+    ecfg.session_wake = goblin_net_session_wake;
     goblind_persist_hooks(g, &ecfg);
-    if ((rc = goblin_engine_open(&ecfg, &g->engine)) < 0)
-        return rc;
-    if ((rc = goblind_register_settings(g)) < 0 ||
-        (rc = goblind_ring_register_settings(g)) < 0)
-        return rc;
-    if (goblind_apply_engine_directives(g) < 0)
-        return GOBLIN_EINVAL;
-    if (g->aclfile != NULL) {
-        char err[1024];
-
-        if ((rc = goblin_engine_acl_file(g->engine, g->aclfile, err,
-                                         sizeof(err))) < 0) {
-            fprintf(stderr, "goblind: aclfile: %s\n",
-                    rc == GOBLIN_ENOMEM ? "out of memory" : err + 4);
-            return GOBLIN_EINVAL;
-        }
-    }
-    return 0;
+    return goblin_engine_open(&ecfg, &g->engine);
 }
 
 int main(int argc, char **argv)
@@ -90,25 +83,30 @@ int main(int argc, char **argv)
     int rc;
 
     goblind_defaults(&g);
-    rc = goblind_parse_args(&g, argc, argv);
+    pthread_mutex_init(&g.lock, NULL);
+    if ((rc = open_engine(&g)) < 0)
+        fprintf(stderr, "goblind: can't open the store: %s\n",
+                goblin_strerror(rc));
+    rc = rc < 0 ? -1 : goblind_parse_args(&g, argc, argv);
+    if (rc == 0 && goblind_ring_register_settings(&g) < 0)
+        rc = -1;
     if (rc == 0 && g.daemonize && goblind_daemonize(&g) < 0)
         rc = -1;
     if (rc == 0 && g.pidfile != NULL && goblind_pidfile_write(&g) < 0)
         rc = -1;
     if (rc != 0 || goblind_log_open(&g) < 0) {
         goblind_pidfile_remove(&g);
+        goblin_engine_close(g.engine);
+        goblin_store_close(g.store);
         goblind_free_options(&g);
-        goblind_ring_free(&g);
+        goblind_ring_stop(&g);
         return rc > 0 ? 0 : 1;
     }
     goblind_log(&g, GOBLIN_LOG_NOTICE, "Goblin version=%s, bits=%d, pid=%d, "
                 "just started", GOBLIN_VERSION_STRING,
                 (int)sizeof(void *) * 8, (int)getpid());
-    rc = open_engine(&g);
-    if (rc < 0 && rc != GOBLIN_EINVAL)
-        goblind_log(&g, GOBLIN_LOG_WARNING, "Can't open the store: %s",
-                    goblin_strerror(rc));
-    if (rc == 0 && (rc = goblind_persist_load(&g)) == 0 &&
+    goblind_maxclients_start(&g);
+    if ((rc = goblind_persist_load(&g)) == 0 &&
         (rc = goblind_listen(&g)) == 0 &&
         (rc = goblind_ring_start(&g)) == 0) {
         goblind_log(&g, GOBLIN_LOG_NOTICE, "Ready to accept connections");
@@ -130,6 +128,5 @@ int main(int argc, char **argv)
     goblind_log_close(&g);
     goblind_pidfile_remove(&g);
     goblind_free_options(&g);
-    goblind_ring_free(&g);
     return rc == 0 ? 0 : 1;
 }

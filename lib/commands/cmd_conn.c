@@ -10,26 +10,38 @@
 #include <string.h>
 
 #include "acl.h"
+#include "exec.h"
 #include "respond.h"
 #include "session.h"
 
 #define REDIS_VERSION "7.2.0"
+
+void goblin__exec_ping(goblin__exec *x, const struct goblin_slice *message)
+{
+    if (message == NULL)
+        goblin__reply_status(x, "PONG");
+    else
+        goblin__reply_slice(x, *message);
+}
 
 void cmd_ping(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     if (argc > 2)
         goblin__reply_errorf(x, "ERR wrong number of arguments for '%s' "
                                 "command", x->cmd->fullname);
-    else if (argc == 1)
-        goblin__reply_status(x, "PONG");
     else
-        goblin__reply_slice(x, argv[1]);
+        goblin__exec_ping(x, argc == 2 ? &argv[1] : NULL);
+}
+
+void goblin__exec_echo(goblin__exec *x, struct goblin_slice message)
+{
+    goblin__reply_slice(x, message);
 }
 
 void cmd_echo(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    goblin__reply_slice(x, argv[1]);
+    goblin__exec_echo(x, argv[1]);
 }
 
 void cmd_select(goblin__exec *x, int argc, const struct goblin_slice *argv)

@@ -24,16 +24,27 @@
 struct goblin__cmdstat {
     uint64_t calls;
     uint64_t ticks; /* time spent, in the engine's clock ticks */
+    uint64_t sample; /* ticks of the last timed call (goblin__cmdstat_*) */
     uint64_t rejected;
     uint64_t failed;
 };
+
+struct goblin__sdesc;
 
 struct goblin__setting {
     struct goblin_setting s; /* name and alias point at the copies below */
     char *name;
     char *alias;
-    bool placeholder; /* the engine's stand-in a server may replace */
+    const struct goblin__sdesc *desc; /* its descriptor, NULL if none */
+    bool placeholder; /* kept text only: an engine or server may replace */
     bool changed;     /* set by CONFIG SET: CONFIG REWRITE writes it */
+};
+
+/* The value of a descriptor nobody applies: its text (settings.c). */
+struct goblin__sval {
+    goblin_engine *eng;
+    const struct goblin__sdesc *desc;
+    char *text; /* NUL-terminated, from the store's allocator */
 };
 
 /* One watched key: its bytes and the sessions watching it. */
@@ -71,9 +82,14 @@ struct goblin_engine {
     uint64_t next_id;
     goblin_session *running; /* the session executing a command, if any */
 
-    /* Settings. */
+    /* Settings: the registry, the kept values of the descriptors
+     * (goblin__nsdescs of them), the config file read at start and the
+     * server's hooks (goblin_engine_config_hooks). */
     struct goblin__setting *settings;
     size_t nsettings, capsettings;
+    struct goblin__sval *svals;
+    char *config_file;
+    struct goblin_config_hooks hooks;
     char *requirepass; /* NULL = none */
     struct goblin__acl_user *users;        /* acl.c: sorted by name */
     struct goblin__acl_user *default_user; /* always in users */
@@ -192,6 +208,12 @@ struct goblin_session {
     int64_t obuf_soft_since_ms; /* soft limit passed since; 0 = not */
     struct goblin_resp_writer writer;
     struct goblin_sink discard; /* CLIENT REPLY OFF/SKIP */
+    /* While out is redirected (goblin__output_redirect): the borrowed
+     * space, the session's own buffer, and the allocator that moves the
+     * bytes out of the borrowed space if they outgrow it. */
+    void *redirect;
+    struct goblin_buf out_saved;
+    struct goblin_allocator spill;
 
     /* MULTI queue. */
     struct goblin__queued *queue;
@@ -209,7 +231,10 @@ struct goblin_session {
     struct goblin_slice *scratch;
     size_t scratch_cap;
 
-    void *sbe; /* lib/sbe's per-session state */
+    /* lib/sbe's per-session state, NULL at first, and how it is freed
+     * (set by lib/sbe with it: lib/commands does not call lib/sbe). */
+    void *sbe;
+    void (*sbe_free)(goblin_session *s);
 };
 
 /* session.c */
@@ -263,6 +288,10 @@ bool goblin__scan_key(goblin__exec *x, struct goblin_slice key,
 /* Starts a SCAN reply: a 2-array whose first element is the cursor. */
 void goblin__reply_cursor(goblin__exec *x, uint64_t cursor);
 const char *goblin__type_name(enum goblin_type t);
+/* cmd_keys.c: "*" as no pattern (ptr NULL), as Redis reads MATCH. */
+struct goblin_slice goblin__match_pattern(struct goblin_slice p);
+/* cmd_keys.c: the type SCAN's TYPE names; GOBLIN_TYPE_NONE if none. */
+enum goblin_type goblin__scan_type(struct goblin_slice name);
 /* One bounded step of active expiry (cron). */
 void goblin__expire_step(goblin_engine *eng);
 
@@ -277,31 +306,56 @@ struct goblin__acl_user *goblin__auth_ok(const goblin_engine *eng,
                                          struct goblin_slice user,
                                          struct goblin_slice pass);
 
-/* cmd_command.c: key positions of argv for c from its key specs (Redis's
- * getKeysUsingKeySpecs): up to max positions into pos, their spec flags
- * into flags; returns how many, or -1 for an unusable keynum. */
+/* keyspec.c: the key positions of argv for c (Redis's
+ * getKeysFromCommandWithSpecs) into pos, their key-spec flags (KS_*) into
+ * flags; returns how many (0 when the arguments name none or do not fit
+ * the specs). pos and flags must hold goblin__find_keys_cap(c, argc)
+ * entries: there is no other limit. */
 int goblin__find_keys(const struct goblin__command *c, int argc,
                       const struct goblin_slice *argv, int *pos,
-                      uint16_t *flags, int max);
+                      uint16_t *flags);
+size_t goblin__find_keys_cap(const struct goblin__command *c, int argc);
 
 /* engine.c: the clock commands are timed with (see engine.c). */
 uint64_t goblin__ticks(const goblin_engine *eng);
 uint64_t goblin__ticks_to_us(const goblin_engine *eng, uint64_t ticks);
 uint64_t goblin__ops_per_sec(const goblin_engine *eng);
 
+static inline void goblin__cmdstat_count(const goblin_engine *eng,
+                                         struct goblin__cmdstat *st,
+                                         bool timed, uint64_t t0)
+{
+    if (timed)
+        st->sample = goblin__ticks(eng) - t0;
+    st->calls++;
+    st->ticks += st->sample;
+}
+
+/* Command timing for INFO commandstats without a clock read per command:
+ * one call in GOBLIN__TIME_SAMPLE of each command is timed (two clock
+ * reads around its handler), and every call is charged the time of the
+ * last timed one. The first call of a command is always timed. */
+#define GOBLIN__TIME_SAMPLE 16u
+static inline bool goblin__cmdstat_timed(const struct goblin__cmdstat *st)
+{
+    return (st->calls & (GOBLIN__TIME_SAMPLE - 1)) == 0;
+}
+/* Counts one call; t0 is the clock read before it when it was timed. */
+static inline void goblin__cmdstat_count(const goblin_engine *eng,
+                                         struct goblin__cmdstat *st,
+                                         bool timed, uint64_t t0);
+
 /* dispatch.c */
 /* Runs argv for s into sink with every check (see command.h's
- * goblin__command_execute); *clock as for goblin__run. */
+ * goblin__command_execute). */
 int goblin__dispatch(goblin_session *s, int argc,
                      const struct goblin_slice *argv,
-                     struct goblin_sink *sink, uint64_t *clock);
+                     struct goblin_sink *sink);
 /* goblin__dispatch into the session's own RESP writer. */
 int goblin__execute(goblin_session *s, int argc,
-                    const struct goblin_slice *argv, uint64_t *clock);
-/* Runs x->cmd's handler, which passed every check, and counts it; *clock
- * is the last clock reading and becomes the new one. */
-void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv,
-                 uint64_t *clock);
+                    const struct goblin_slice *argv);
+/* Runs x->cmd's handler, which passed every check, and counts it. */
+void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv);
 
 /* cmd_multi.c */
 void goblin__multi_queue(goblin__exec *x, int argc,
@@ -311,6 +365,15 @@ void goblin__multi_discard(goblin_session *s);
 
 /* session_io.c: applies the output buffer limits after a batch. */
 void goblin__output_check(goblin_session *s);
+
+/* session_io.c: replies written straight into a transport's buffer (a
+ * CQ reservation): with the output empty, points it at dst[0..cap) for
+ * the commands that follow (false, and nothing changes, when output is
+ * pending). redirect_end gives the session its own buffer back and
+ * returns how many bytes are in dst, or -1 when the replies outgrew it
+ * (or failed) and are in the session's output as usual. */
+bool goblin__output_redirect(goblin_session *s, void *dst, size_t cap);
+int64_t goblin__output_redirect_end(goblin_session *s);
 
 /* respond.c: the name of errorstat slot i. */
 const char *goblin__errstat_name(size_t i);
@@ -328,20 +391,15 @@ void goblin__watch_touch_if(goblin_engine *eng,
                                             struct goblin_slice key));
 void goblin__watch_free(goblin_engine *eng);
 
-/* SBE sessions (DESIGN.md, Protocol selection). lib/sbe implements these;
- * until it is built, sbe_none.c makes goblin__sbe_enabled() false and the
- * magic bytes are plain RESP (an unknown command).
- *
- * goblin__sbe_session_input: consumes SBE frames from p[0..len), executing
- * each (goblin__command_execute is the way into the command table) and
- * appending replies to goblin__session_out(s). Sets *used to the bytes
- * consumed (whole frames; the session keeps the rest for the next call).
- * Returns 0, or a negative code when the session must close after its
- * output is flushed. s->sbe is lib/sbe's state, NULL at first;
- * goblin__sbe_session_free releases it when the session closes. */
-bool goblin__sbe_enabled(void);
-int goblin__sbe_session_input(goblin_session *s, const unsigned char *p,
-                              size_t len, size_t *used);
-void goblin__sbe_session_free(goblin_session *s);
+/* session_io.c: the pieces of a session's input that lib/sbe/input.c
+ * (goblin_session_input_commit, goblin_session_feed) puts together.
+ * detect: reads the first bytes against the SBE magic and settles
+ * s->proto once they match or differ. resp_input: runs every complete
+ * RESP command in the input. verdict: what the session's state means for
+ * the server once input is done (rc, or the close/limit/OOM codes). */
+void goblin__input_compact(goblin_session *s);
+void goblin__session_detect(goblin_session *s);
+int goblin__resp_input(goblin_session *s);
+int goblin__input_verdict(goblin_session *s, int rc);
 
 #endif
