@@ -70,6 +70,7 @@ struct goblin_engine {
     size_t nsessions;
     uint64_t next_id;
     goblin_session *running; /* the session executing a command, if any */
+    bool in_exec;            /* EXEC is running its queue (BGSAVE waits) */
 
     /* Settings. */
     struct goblin__setting *settings;
