@@ -13,8 +13,6 @@
 #include "respond.h"
 #include "session.h"
 
-#define REDIS_VERSION "7.2.0"
-
 void cmd_ping(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     if (argc > 2)
@@ -125,7 +123,7 @@ static void hello_reply(goblin__exec *x)
     goblin__reply_cstr(x, "server");
     goblin__reply_cstr(x, "redis");
     goblin__reply_cstr(x, "version");
-    goblin__reply_cstr(x, REDIS_VERSION);
+    goblin__reply_cstr(x, GOBLIN__REDIS_VERSION);
     goblin__reply_cstr(x, "proto");
     goblin__reply_int(x, x->sess->resp);
     goblin__reply_cstr(x, "id");

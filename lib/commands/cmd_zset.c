@@ -240,43 +240,33 @@ void cmd_zlexcount(goblin__exec *x, int argc, const struct goblin_slice *argv)
         int_reply(x, goblin_zset_count(x->st, argv[1], &r));
 }
 
-static void rank_common(goblin__exec *x, int argc,
-                        const struct goblin_slice *argv, int rev)
+/* ZRANK and ZREVRANK as Redis 7.0 has them: exactly key and member (7.2's
+ * WITHSCORE would change 7.0's arity error; docs/errors.md). */
+static void rank_common(goblin__exec *x, const struct goblin_slice *argv,
+                        int rev)
 {
-    bool withscore = argc == 4;
     int64_t rank;
     double score;
-    int rc;
+    int rc = goblin_zset_rank(x->st, argv[1], argv[2], rev, &rank, &score);
 
-    if (argc > 4 || (argc == 4 && !goblin__arg_is(argv[3], "withscore"))) {
-        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
-        return;
-    }
-    rc = goblin_zset_rank(x->st, argv[1], argv[2], rev, &rank, &score);
-    if (rc < 0) {
+    if (rc < 0)
         goblin__reply_code(x, rc);
-    } else if (rc == 0) {
-        if (withscore)
-            goblin__reply_null_array(x);
-        else
-            goblin__reply_null(x);
-    } else if (withscore) {
-        goblin__reply_array(x, 2);
+    else if (rc == 0)
+        goblin__reply_null(x);
+    else
         goblin__reply_int(x, rank);
-        goblin__reply_double(x, score);
-    } else {
-        goblin__reply_int(x, rank);
-    }
 }
 
 void cmd_zrank(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    rank_common(x, argc, argv, 0);
+    (void)argc;
+    rank_common(x, argv, 0);
 }
 
 void cmd_zrevrank(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    rank_common(x, argc, argv, 1);
+    (void)argc;
+    rank_common(x, argv, 1);
 }
 
 void cmd_zrem(goblin__exec *x, int argc, const struct goblin_slice *argv)

@@ -5,8 +5,10 @@
  *
  * Invariants: names are lower case; a container is followed directly by
  * its nsub subcommands; the order is otherwise free and is the order of
- * COMMAND, COMMAND LIST and INFO commandstats. CLIENT SETINFO and CLIENT
- * NO-TOUCH follow Redis 7.2.
+ * COMMAND, COMMAND LIST and INFO commandstats. Everything follows Redis
+ * 7.0.15 except CLIENT SETINFO and CLIENT NO-TOUCH, which 7.0 lacks and
+ * which follow Redis 7.2 (docs/errors.md, "Which Redis version Goblin
+ * follows").
  */
 #include "command.h"
 #include "handlers.h"
@@ -981,7 +983,7 @@ const struct goblin__command goblin__commands[] = {
     },
     {
         .name = "zrank", .fullname = "zrank",
-        .fn = cmd_zrank, .arity = -3,
+        .fn = cmd_zrank, .arity = 3,
         .first_key = 1, .last_key = 1, .key_step = 1,
         .flags = CMD_READONLY | CMD_FAST,
         .acl = ACL_READ | ACL_SORTEDSET | ACL_FAST,
@@ -993,7 +995,7 @@ const struct goblin__command goblin__commands[] = {
     },
     {
         .name = "zrevrank", .fullname = "zrevrank",
-        .fn = cmd_zrevrank, .arity = -3,
+        .fn = cmd_zrevrank, .arity = 3,
         .first_key = 1, .last_key = 1, .key_step = 1,
         .flags = CMD_READONLY | CMD_FAST,
         .acl = ACL_READ | ACL_SORTEDSET | ACL_FAST,
