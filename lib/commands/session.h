@@ -64,6 +64,9 @@ struct goblin_engine {
     uint32_t slot_mask;
     unsigned char *names; /* lower-case names, zero-padded to 48 bytes */
     struct goblin__cmdstat *stats; /* goblin__command_count entries */
+    /* Per command (goblin__command_count entries): GOBLIN__TOUCH_NEVER,
+     * GOBLIN__TOUCH_ALWAYS or 0 (maxmemory.c, built at open). */
+    uint8_t *touch_rule;
 
     /* Sessions, in id order. */
     goblin_session *first, *last;
