@@ -77,30 +77,54 @@ struct goblin_client_config {
 /* Connects to host:port (a name or address; IPv4 or IPv6). cfg may be
  * NULL. Returns 0, a -errno code such as GOBLIN_ECONNREFUSED (-111), or
  * GOBLIN_EREPLY when AUTH or HELLO was refused. */
-GOBLIN_API int goblin_client_connect_tcp(
+GOBLIN_API int goblin_client_connect_tcp_sized(
     const char *host, int port, const struct goblin_client_config *cfg,
-    goblin_client **out);
+    size_t cfg_size, goblin_client **out);
+static inline int goblin_client_connect_tcp(
+    const char *host, int port, const struct goblin_client_config *cfg,
+    goblin_client **out)
+{
+    return goblin_client_connect_tcp_sized(host, port, cfg, sizeof(*cfg), out);
+}
 
 /* Connects to a Unix socket at path. As goblin_client_connect_tcp. */
-GOBLIN_API int goblin_client_connect_unix(
-    const char *path, const struct goblin_client_config *cfg,
+GOBLIN_API int goblin_client_connect_unix_sized(
+    const char *path, const struct goblin_client_config *cfg, size_t cfg_size,
     goblin_client **out);
+static inline int goblin_client_connect_unix(
+    const char *path, const struct goblin_client_config *cfg,
+    goblin_client **out)
+{
+    return goblin_client_connect_unix_sized(path, cfg, sizeof(*cfg), out);
+}
 
 /* Attaches to the ring file at path that a server created (goblin/ring.h),
  * waiting up to 2 s for it. Requests go to SQ (over SBE one frame per
  * record, the magic first on its own), replies come from CQ. Returns 0,
  * the errors of goblin_ring_open, or GOBLIN_EREPLY. */
-GOBLIN_API int goblin_client_connect_ring(
-    const char *path, const struct goblin_client_config *cfg,
+GOBLIN_API int goblin_client_connect_ring_sized(
+    const char *path, const struct goblin_client_config *cfg, size_t cfg_size,
     goblin_client **out);
+static inline int goblin_client_connect_ring(
+    const char *path, const struct goblin_client_config *cfg,
+    goblin_client **out)
+{
+    return goblin_client_connect_ring_sized(path, cfg, sizeof(*cfg), out);
+}
 
 /* Talks to an in-process session (borrowed; it must outlive the client
  * and have seen no bytes yet): requests go in with goblin_session_feed and
  * replies come from goblin_session_output, with no thread and no socket.
  * For embedding and for tests. */
-GOBLIN_API int goblin_client_connect_session(
-    goblin_session *s, const struct goblin_client_config *cfg,
+GOBLIN_API int goblin_client_connect_session_sized(
+    goblin_session *s, const struct goblin_client_config *cfg, size_t cfg_size,
     goblin_client **out);
+static inline int goblin_client_connect_session(
+    goblin_session *s, const struct goblin_client_config *cfg,
+    goblin_client **out)
+{
+    return goblin_client_connect_session_sized(s, cfg, sizeof(*cfg), out);
+}
 
 /* Closes the connection and frees the client. NULL is a no-op. */
 GOBLIN_API void goblin_client_close(goblin_client *c);

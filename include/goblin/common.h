@@ -31,6 +31,9 @@ extern "C" {
 #define GOBLIN_VERSION_MINOR 1
 #define GOBLIN_VERSION_PATCH 0
 #define GOBLIN_VERSION_STRING "0.1.0"
+/* One integer for compile-time checks (#if GOBLIN_VERSION_NUM >= 200):
+ * MAJOR * 10000 + MINOR * 100 + PATCH, as goblin_version() returns it. */
+#define GOBLIN_VERSION_NUM 100
 
 /* The version of the library linked at run time, as
  * MAJOR * 10000 + MINOR * 100 + PATCH. */
@@ -105,6 +108,17 @@ struct goblin_allocator {
     void *ctx;
 };
 
+/* Configuration structs (this one, goblin_engine_config, goblin_client_config,
+ * goblin_ring_config, goblin_ring_endpoint_config) grow only at the end, and
+ * every call that takes one is an inline wrapper that also passes the size
+ * the caller was compiled with (goblin_store_open calls
+ * goblin_store_open_sized with sizeof(*cfg)). So a binary built against an
+ * older header keeps working: the library reads only the bytes it was given
+ * and defaults the rest. A caller built against a newer header works with
+ * an older library as long as it sets none of the fields that library does
+ * not know; if it does, the call fails with GOBLIN_EINVAL rather than
+ * ignoring the setting. */
+
 /* Store configuration. A zeroed field means its default; the struct grows
  * only at the end. */
 struct goblin_config {
@@ -133,8 +147,13 @@ typedef struct goblin_store goblin_store;
 
 /* Opens an empty store into *out. Returns 0, GOBLIN_ENOMEM or
  * GOBLIN_EINVAL. cfg may be NULL; it is copied. */
-GOBLIN_API int goblin_store_open(const struct goblin_config *cfg,
-                                 goblin_store **out);
+GOBLIN_API int goblin_store_open_sized(
+    const struct goblin_config *cfg, size_t cfg_size, goblin_store **out);
+static inline int goblin_store_open(
+    const struct goblin_config *cfg, goblin_store **out)
+{
+    return goblin_store_open_sized(cfg, sizeof(*cfg), out);
+}
 
 /* Frees the store and everything in it. NULL is a no-op. */
 GOBLIN_API void goblin_store_close(goblin_store *st);

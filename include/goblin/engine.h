@@ -156,8 +156,14 @@ struct goblin_engine_config {
 /* Opens an engine over cfg->store into *out and installs the engine's
  * key_changed hook in the store (see the top of this file). Returns 0,
  * GOBLIN_EINVAL (no store) or GOBLIN_ENOMEM. cfg is copied. */
-GOBLIN_API int goblin_engine_open(const struct goblin_engine_config *cfg,
-                                  goblin_engine **out);
+GOBLIN_API int goblin_engine_open_sized(
+    const struct goblin_engine_config *cfg, size_t cfg_size,
+    goblin_engine **out);
+static inline int goblin_engine_open(
+    const struct goblin_engine_config *cfg, goblin_engine **out)
+{
+    return goblin_engine_open_sized(cfg, sizeof(*cfg), out);
+}
 
 /* Closes every session still open, restores the store's own key_changed
  * hook and frees the engine. The store stays open. NULL is a no-op. */

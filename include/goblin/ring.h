@@ -115,9 +115,14 @@ GOBLIN_API uint64_t goblin_ring_capacity(uint64_t size);
  * still attached to a replaced file sees GOBLIN_ECONNRESET. Returns 0,
  * GOBLIN_EINVAL, GOBLIN_ERANGE, GOBLIN_ENOMEM, GOBLIN_EBUSY or -errno of
  * a failed system call (e.g. -13 EACCES, -28 ENOSPC). */
-GOBLIN_API int goblin_ring_create(const char *path,
-                                  const struct goblin_ring_config *cfg,
-                                  goblin_ring **out);
+GOBLIN_API int goblin_ring_create_sized(
+    const char *path, const struct goblin_ring_config *cfg, size_t cfg_size,
+    goblin_ring **out);
+static inline int goblin_ring_create(
+    const char *path, const struct goblin_ring_config *cfg, goblin_ring **out)
+{
+    return goblin_ring_create_sized(path, cfg, sizeof(*cfg), out);
+}
 
 /* Client side. Opens the ring file at path, waiting up to open_timeout_ns
  * for the server to publish it, then runs the epoch handshake: the server
@@ -129,9 +134,14 @@ GOBLIN_API int goblin_ring_create(const char *path,
  * this version, or an impossible layout), GOBLIN_ECONNREFUSED (stale file:
  * its server is dead), GOBLIN_EBUSY (another client has it open),
  * GOBLIN_ENOMEM, GOBLIN_EINVAL or -errno (e.g. -13 EACCES). */
-GOBLIN_API int goblin_ring_open(const char *path,
-                                const struct goblin_ring_config *cfg,
-                                goblin_ring **out);
+GOBLIN_API int goblin_ring_open_sized(
+    const char *path, const struct goblin_ring_config *cfg, size_t cfg_size,
+    goblin_ring **out);
+static inline int goblin_ring_open(
+    const char *path, const struct goblin_ring_config *cfg, goblin_ring **out)
+{
+    return goblin_ring_open_sized(path, cfg, sizeof(*cfg), out);
+}
 
 /* Both sides. Unmaps and frees. The server also marks the file closed,
  * wakes a sleeping client and unlinks path if it is still its file.

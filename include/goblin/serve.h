@@ -61,9 +61,14 @@ struct goblin_ring_endpoint_config {
 /* Creates the ring file and the endpoint into *out. Returns 0, the
  * errors of goblin_ring_create (the file could not be made: nothing is
  * left behind), GOBLIN_EINVAL or GOBLIN_ENOMEM. cfg is copied. */
-GOBLIN_API int goblin_ring_endpoint_open(
-    const struct goblin_ring_endpoint_config *cfg,
+GOBLIN_API int goblin_ring_endpoint_open_sized(
+    const struct goblin_ring_endpoint_config *cfg, size_t cfg_size,
     goblin_ring_endpoint **out);
+static inline int goblin_ring_endpoint_open(
+    const struct goblin_ring_endpoint_config *cfg, goblin_ring_endpoint **out)
+{
+    return goblin_ring_endpoint_open_sized(cfg, sizeof(*cfg), out);
+}
 
 /* Does one unit of work (see the top of this file). Returns 1 when it
  * did something, 0 when there was nothing to do. Never blocks. */

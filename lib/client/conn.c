@@ -22,6 +22,7 @@
 #include "client/client.h"
 #include "goblin/sbe.h"
 #include "sbe/goblin_sbe_gen.h"
+#include "util/config_size.h"
 
 static void *mem(const struct goblin_allocator *a, size_t n)
 {
@@ -317,7 +318,7 @@ static int finish(goblin_client *c, int rc,
     return 0;
 }
 
-int goblin_client_connect_tcp(const char *host, int port,
+static int client_connect_tcp(const char *host, int port,
                               const struct goblin_client_config *cfg,
                               goblin_client **out)
 {
@@ -329,7 +330,21 @@ int goblin_client_connect_tcp(const char *host, int port,
     return finish(c, tcp_open(c, host, port), cfg, out);
 }
 
-int goblin_client_connect_unix(const char *path,
+int goblin_client_connect_tcp_sized(const char *host, int port,
+                                    const struct goblin_client_config *cfg,
+                                    size_t cfg_size, goblin_client **out)
+{
+    struct goblin_client_config c;
+
+    if (cfg == NULL)
+        return client_connect_tcp(host, port, NULL, out);
+    if (goblin__config_copy(&c, sizeof(c), cfg, cfg_size,
+                            sizeof(cfg->protocol)) != 0)
+        return GOBLIN_EINVAL;
+    return client_connect_tcp(host, port, &c, out);
+}
+
+static int client_connect_unix(const char *path,
                                const struct goblin_client_config *cfg,
                                goblin_client **out)
 {
@@ -341,7 +356,21 @@ int goblin_client_connect_unix(const char *path,
     return finish(c, unix_open(c, path), cfg, out);
 }
 
-int goblin_client_connect_session(goblin_session *s,
+int goblin_client_connect_unix_sized(const char *path,
+                                     const struct goblin_client_config *cfg,
+                                     size_t cfg_size, goblin_client **out)
+{
+    struct goblin_client_config c;
+
+    if (cfg == NULL)
+        return client_connect_unix(path, NULL, out);
+    if (goblin__config_copy(&c, sizeof(c), cfg, cfg_size,
+                            sizeof(cfg->protocol)) != 0)
+        return GOBLIN_EINVAL;
+    return client_connect_unix(path, &c, out);
+}
+
+static int client_connect_session(goblin_session *s,
                                   const struct goblin_client_config *cfg,
                                   goblin_client **out)
 {
@@ -353,6 +382,20 @@ int goblin_client_connect_session(goblin_session *s,
     c->sess = s;
     c->tr = &goblin__session_transport;
     return finish(c, 0, cfg, out);
+}
+
+int goblin_client_connect_session_sized(goblin_session *s,
+                                        const struct goblin_client_config *cfg,
+                                        size_t cfg_size, goblin_client **out)
+{
+    struct goblin_client_config c;
+
+    if (cfg == NULL)
+        return client_connect_session(s, NULL, out);
+    if (goblin__config_copy(&c, sizeof(c), cfg, cfg_size,
+                            sizeof(cfg->protocol)) != 0)
+        return GOBLIN_EINVAL;
+    return client_connect_session(s, &c, out);
 }
 
 /* ---- a shared-memory ring ---- */
@@ -442,7 +485,7 @@ static void ring_close(goblin_client *c)
 const struct goblin__transport goblin__ring_transport = {ring_send, ring_recv,
                                                          ring_close};
 
-int goblin_client_connect_ring(const char *path,
+static int client_connect_ring(const char *path,
                                const struct goblin_client_config *cfg,
                                goblin_client **out)
 {
@@ -461,4 +504,18 @@ int goblin_client_connect_ring(const char *path,
         c->max_request = goblin_ring_max_record(c->ring);
     }
     return finish(c, r, cfg, out);
+}
+
+int goblin_client_connect_ring_sized(const char *path,
+                                     const struct goblin_client_config *cfg,
+                                     size_t cfg_size, goblin_client **out)
+{
+    struct goblin_client_config c;
+
+    if (cfg == NULL)
+        return client_connect_ring(path, NULL, out);
+    if (goblin__config_copy(&c, sizeof(c), cfg, cfg_size,
+                            sizeof(cfg->protocol)) != 0)
+        return GOBLIN_EINVAL;
+    return client_connect_ring(path, &c, out);
 }

@@ -16,6 +16,7 @@
 #include "maxmemory.h"
 #include "session.h"
 #include "settings.h"
+#include "util/config_size.h"
 
 static uint64_t monotonic_ns(void *ctx)
 {
@@ -139,7 +140,7 @@ static void engine_free(goblin_engine *eng)
     goblin__free(st, eng, sizeof(*eng));
 }
 
-int goblin_engine_open(const struct goblin_engine_config *cfg,
+static int engine_open(const struct goblin_engine_config *cfg,
                        goblin_engine **out)
 {
     goblin_engine *eng;
@@ -181,6 +182,19 @@ int goblin_engine_open(const struct goblin_engine_config *cfg,
     eng->mem_startup = goblin_store_used_memory(eng->st);
     *out = eng;
     return 0;
+}
+
+int goblin_engine_open_sized(const struct goblin_engine_config *cfg,
+                             size_t cfg_size, goblin_engine **out)
+{
+    struct goblin_engine_config c;
+
+    if (cfg == NULL)
+        return engine_open(NULL, out);
+    if (goblin__config_copy(&c, sizeof(c), cfg, cfg_size,
+                            sizeof(cfg->store)) != 0)
+        return GOBLIN_EINVAL;
+    return engine_open(&c, out);
 }
 
 void goblin_engine_close(goblin_engine *eng)

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "ring_int.h"
+#include "util/config_size.h"
 
 static void *libc_malloc(void *ctx, size_t size)
 {
@@ -274,7 +275,7 @@ static int create_file(goblin_ring *r, const char *path, uint64_t sq_cap,
     return rc;
 }
 
-int goblin_ring_create(const char *path, const struct goblin_ring_config *cfg,
+static int ring_create(const char *path, const struct goblin_ring_config *cfg,
                        goblin_ring **out)
 {                                                 /* server side */
     uint64_t sq_cap, cq_cap;
@@ -304,6 +305,20 @@ int goblin_ring_create(const char *path, const struct goblin_ring_config *cfg,
     }
     *out = r;
     return 0;
+}
+
+int goblin_ring_create_sized(const char *path,
+                             const struct goblin_ring_config *cfg,
+                             size_t cfg_size, goblin_ring **out)
+{
+    struct goblin_ring_config c;
+
+    if (cfg == NULL)
+        return ring_create(path, NULL, out);
+    if (goblin__config_copy(&c, sizeof(c), cfg, cfg_size,
+                            sizeof(cfg->sq_size)) != 0)
+        return GOBLIN_EINVAL;
+    return ring_create(path, &c, out);
 }
 
 /* Client: checks the published header h against the file's size st_size.
@@ -377,7 +392,7 @@ static int try_open(goblin_ring *r, const char *path)
     return 0;
 }
 
-int goblin_ring_open(const char *path, const struct goblin_ring_config *cfg,
+static int ring_open(const char *path, const struct goblin_ring_config *cfg,
                      goblin_ring **out)
 {                                                 /* client side */
     int64_t deadline;
@@ -416,6 +431,20 @@ int goblin_ring_open(const char *path, const struct goblin_ring_config *cfg,
     }
     *out = r;
     return 0;
+}
+
+int goblin_ring_open_sized(const char *path,
+                           const struct goblin_ring_config *cfg,
+                           size_t cfg_size, goblin_ring **out)
+{
+    struct goblin_ring_config c;
+
+    if (cfg == NULL)
+        return ring_open(path, NULL, out);
+    if (goblin__config_copy(&c, sizeof(c), cfg, cfg_size,
+                            sizeof(cfg->sq_size)) != 0)
+        return GOBLIN_EINVAL;
+    return ring_open(path, &c, out);
 }
 
 /* Server: unlinks path only if it still names the file we created. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "goblin/serve.h"
+#include "util/config_size.h"
 
 #define BATCH 64             /* SQ records fed per lock hold */
 #define HELD_MAX 65537       /* records peeked while CQ is full, at most:
@@ -270,7 +271,7 @@ bool goblin_ring_endpoint_full(const goblin_ring_endpoint *ep)
     return ep->pending > 0;
 }
 
-int goblin_ring_endpoint_open(const struct goblin_ring_endpoint_config *cfg,
+static int ring_endpoint_open(const struct goblin_ring_endpoint_config *cfg,
                               goblin_ring_endpoint **out)
 {
     goblin_ring_endpoint *ep;
@@ -300,6 +301,20 @@ int goblin_ring_endpoint_open(const struct goblin_ring_endpoint_config *cfg,
     }
     *out = ep;
     return 0;
+}
+
+int goblin_ring_endpoint_open_sized(const struct goblin_ring_endpoint_config *cfg,
+                                    size_t cfg_size,
+                                    goblin_ring_endpoint **out)
+{
+    struct goblin_ring_endpoint_config c;
+
+    if (cfg == NULL)
+        return ring_endpoint_open(NULL, out);
+    if (goblin__config_copy(&c, sizeof(c), cfg, cfg_size,
+                            sizeof(cfg->engine)) != 0)
+        return GOBLIN_EINVAL;
+    return ring_endpoint_open(&c, out);
 }
 
 void goblin_ring_endpoint_close(goblin_ring_endpoint *ep)

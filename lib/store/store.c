@@ -16,6 +16,7 @@
 #endif
 
 #include "store.h"
+#include "util/config_size.h"
 
 void goblin__keyspace_init(goblin_store *st);
 void goblin__keyspace_free(goblin_store *st);
@@ -53,6 +54,11 @@ static int64_t realtime_ms(void *ctx)
     clock_gettime(CLOCK_REALTIME, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+_Static_assert(GOBLIN_VERSION_NUM == GOBLIN_VERSION_MAJOR * 10000 +
+                                         GOBLIN_VERSION_MINOR * 100 +
+                                         GOBLIN_VERSION_PATCH,
+               "GOBLIN_VERSION_NUM must agree with its parts");
 
 static int64_t realtime_us(void *ctx)
 {
@@ -105,7 +111,7 @@ int goblin_version(void)
            GOBLIN_VERSION_PATCH;
 }
 
-int goblin_store_open(const struct goblin_config *cfg, goblin_store **out)
+static int store_open(const struct goblin_config *cfg, goblin_store **out)
 {
     struct goblin_config c = {0};
     const struct goblin_allocator *a;
@@ -135,6 +141,19 @@ int goblin_store_open(const struct goblin_config *cfg, goblin_store **out)
     goblin__lru_tick(st);
     *out = st;
     return 0;
+}
+
+int goblin_store_open_sized(const struct goblin_config *cfg, size_t cfg_size,
+                            goblin_store **out)
+{
+    struct goblin_config c;
+
+    if (cfg == NULL)
+        return store_open(NULL, out);
+    if (goblin__config_copy(&c, sizeof(c), cfg, cfg_size,
+                            sizeof(cfg->allocator)) != 0)
+        return GOBLIN_EINVAL;
+    return store_open(&c, out);
 }
 
 void goblin_store_close(goblin_store *st)
