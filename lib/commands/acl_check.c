@@ -81,6 +81,7 @@ enum goblin__acl_denied goblin__acl_check(goblin_session *s,
                                           const struct goblin_slice *argv,
                                           int *pos)
 {
+    size_t cap;
     int n, i, *kpos;
     uint16_t *kfl;
 
@@ -88,11 +89,12 @@ enum goblin__acl_denied goblin__acl_check(goblin_session *s,
         return ACL_DENIED_CMD;
     if (cmd->nkeyspecs == 0 || has_all_keys(u))
         return ACL_OK;
-    kpos = goblin__scratch_bytes(s, (size_t)argc * (sizeof(int) + 2) + 8);
+    cap = goblin__find_keys_cap(cmd, argc);
+    kpos = goblin__scratch_bytes(s, cap * (sizeof(int) + 2) + 8);
     if (kpos == NULL)
         return ACL_DENIED_KEY;
-    kfl = (uint16_t *)(kpos + argc);
-    n = goblin__find_keys(cmd, argc, argv, kpos, kfl, argc);
+    kfl = (uint16_t *)(kpos + cap);
+    n = goblin__find_keys(cmd, argc, argv, kpos, kfl);
     for (i = 0; i < n; i++)
         if (!key_ok(u, argv[kpos[i]], key_needs(kfl[i]))) {
             *pos = kpos[i];

@@ -1,11 +1,15 @@
 /* cmd_command.c - COMMAND and its subcommands: the bare form, COUNT, INFO,
  * DOCS, GETKEYS, GETKEYSANDFLAGS, LIST and HELP, built from the command
- * table as Redis 7 builds them from its own (server.c).
+ * table as Redis 7.0 builds them from its own (server.c).
  *
  * A command's COMMAND entry has Redis 7's ten fields: name, arity, flags,
  * first key, last key, step, ACL categories, tips, key specs and
- * subcommands. COMMAND DOCS gives summary, since, group and complexity
- * (and subcommands); argument descriptions are not carried.
+ * subcommands. Its COMMAND DOCS map has Redis's keys in Redis's order:
+ * summary, since, group, complexity, doc_flags, deprecated_since,
+ * replaced_by, history, arguments (the nested tree redis-cli's hints and
+ * client generators read) and subcommands, each only when present. The
+ * table lists only what Goblin implements, so COUNT, LIST and a
+ * container's subcommands cover those (docs/commands.md).
  */
 #include <string.h>
 
@@ -58,9 +62,13 @@ static void reply_keyspec(goblin__exec *x, const struct goblin__keyspec *k)
     goblin__reply_cstr(x, "begin_search");
     goblin__reply_map(x, 2);
     goblin__reply_cstr(x, "type");
-    goblin__reply_cstr(x, k->begin_keyword ? "keyword" : "index");
+    goblin__reply_cstr(x, k->begin_keyword == 0   ? "index"
+                          : k->begin_keyword == 1 ? "keyword"
+                                                  : "unknown");
     goblin__reply_cstr(x, "spec");
-    if (k->begin_keyword) {
+    if (k->begin_keyword > 1) {
+        goblin__reply_map(x, 0);
+    } else if (k->begin_keyword) {
         goblin__reply_map(x, 2);
         goblin__reply_cstr(x, "keyword");
         goblin__reply_cstr(x, k->keyword);
@@ -69,12 +77,19 @@ static void reply_keyspec(goblin__exec *x, const struct goblin__keyspec *k)
         goblin__reply_map(x, 1);
         goblin__reply_cstr(x, "index");
     }
-    goblin__reply_int(x, k->bs);
+    if (k->begin_keyword <= 1)
+        goblin__reply_int(x, k->bs);
     goblin__reply_cstr(x, "find_keys");
     goblin__reply_map(x, 2);
     goblin__reply_cstr(x, "type");
-    goblin__reply_cstr(x, k->find_keynum ? "keynum" : "range");
+    goblin__reply_cstr(x, k->find_keynum == 0   ? "range"
+                          : k->find_keynum == 1 ? "keynum"
+                                                : "unknown");
     goblin__reply_cstr(x, "spec");
+    if (k->find_keynum > 1) {
+        goblin__reply_map(x, 0);
+        return;
+    }
     goblin__reply_map(x, 3);
     goblin__reply_cstr(x, k->find_keynum ? "keynumidx" : "lastkey");
     goblin__reply_int(x, k->fk[0]);
@@ -102,7 +117,11 @@ static void reply_info(goblin__exec *x, const struct goblin__command *c)
     goblin__reply_set(x, c->nkeyspecs);
     for (i = 0; i < c->nkeyspecs; i++)
         reply_keyspec(x, &c->keyspecs[i]);
-    goblin__reply_set(x, c->nsub);
+    /* Redis's addReplyCommandSubCommands: an empty set, or an array. */
+    if (c->nsub == 0)
+        goblin__reply_set(x, 0);
+    else
+        goblin__reply_array(x, c->nsub);
     for (i = 0; i < c->nsub; i++)
         reply_info(x, c + 1 + i);
 }
@@ -145,7 +164,7 @@ void cmd_command_count(goblin__exec *x, int argc,
 static const struct goblin__command *find_any(const goblin_engine *eng,
                                               struct goblin_slice name)
 {
-    return goblin__command_lookup(eng, name);
+    return goblin__command_lookup_fullname(eng, name);
 }
 
 void cmd_command_info(goblin__exec *x, int argc,
@@ -168,19 +187,97 @@ void cmd_command_info(goblin__exec *x, int argc,
     }
 }
 
+static const char *const arg_type_names[ARGT_NTYPES] = {
+    "string", "integer", "double", "key", "pattern", "unix-time",
+    "pure-token", "oneof", "block",
+};
+
+static const char *const arg_flag_names[ARGF_NFLAGS] = {
+    "optional", "multiple", "multiple_token",
+};
+
+static const char *const doc_flag_names[DOCF_NFLAGS] = {
+    "deprecated", "syscmd",
+};
+
+/* An optional string field of a map: its name and value, if present. */
+static void reply_field(goblin__exec *x, const char *name, const char *v)
+{
+    if (v == NULL)
+        return;
+    goblin__reply_cstr(x, name);
+    goblin__reply_cstr(x, v);
+}
+
+/* COMMAND DOCS "arguments": Redis's addReplyCommandArgList. */
+static void reply_args(goblin__exec *x, const struct goblin__arg *a,
+                       size_t n)
+{
+    size_t i;
+
+    goblin__reply_array(x, n);
+    for (i = 0; i < n; i++, a++) {
+        bool nested = a->type == ARGT_ONEOF || a->type == ARGT_BLOCK;
+
+        goblin__reply_map(x, 2 + (a->key_spec_index >= 0) +
+                                 (a->token != NULL) + (a->since != NULL) +
+                                 (a->deprecated_since != NULL) +
+                                 (a->flags != 0) + nested);
+        reply_field(x, "name", a->name);
+        reply_field(x, "type", arg_type_names[a->type]);
+        if (a->key_spec_index >= 0) {
+            goblin__reply_cstr(x, "key_spec_index");
+            goblin__reply_int(x, a->key_spec_index);
+        }
+        reply_field(x, "token", a->token);
+        reply_field(x, "since", a->since);
+        reply_field(x, "deprecated_since", a->deprecated_since);
+        if (a->flags != 0) {
+            goblin__reply_cstr(x, "flags");
+            reply_bits(x, a->flags, arg_flag_names, ARGF_NFLAGS);
+        }
+        if (nested) {
+            goblin__reply_cstr(x, "arguments");
+            reply_args(x, a->args, a->nargs);
+        }
+    }
+}
+
+/* COMMAND DOCS for one command: Redis's addReplyCommandDocs. */
 static void reply_docs(goblin__exec *x, const struct goblin__command *c)
 {
     size_t i;
 
-    goblin__reply_map(x, c->nsub > 0 ? 5 : 4);
-    goblin__reply_cstr(x, "summary");
-    goblin__reply_cstr(x, c->summary);
-    goblin__reply_cstr(x, "since");
-    goblin__reply_cstr(x, c->since);
-    goblin__reply_cstr(x, "group");
-    goblin__reply_cstr(x, c->group);
-    goblin__reply_cstr(x, "complexity");
-    goblin__reply_cstr(x, c->complexity);
+    goblin__reply_map(x, 1 + (c->summary != NULL) + (c->since != NULL) +
+                             (c->complexity != NULL) +
+                             (c->doc_flags != 0) +
+                             (c->deprecated_since != NULL) +
+                             (c->replaced_by != NULL) +
+                             (c->nhistory > 0) + (c->nargs > 0) +
+                             (c->nsub > 0));
+    reply_field(x, "summary", c->summary);
+    reply_field(x, "since", c->since);
+    reply_field(x, "group", c->group);
+    reply_field(x, "complexity", c->complexity);
+    if (c->doc_flags != 0) {
+        goblin__reply_cstr(x, "doc_flags");
+        reply_bits(x, c->doc_flags, doc_flag_names, DOCF_NFLAGS);
+    }
+    reply_field(x, "deprecated_since", c->deprecated_since);
+    reply_field(x, "replaced_by", c->replaced_by);
+    if (c->nhistory > 0) {
+        goblin__reply_cstr(x, "history");
+        goblin__reply_set(x, c->nhistory); /* a set in Redis's RESP3 */
+        for (i = 0; i < c->nhistory; i++) {
+            goblin__reply_array(x, 2);
+            goblin__reply_cstr(x, c->history[2 * i]);
+            goblin__reply_cstr(x, c->history[2 * i + 1]);
+        }
+    }
+    if (c->nargs > 0) {
+        goblin__reply_cstr(x, "arguments");
+        reply_args(x, c->args, c->nargs);
+    }
     if (c->nsub == 0)
         return;
     goblin__reply_cstr(x, "subcommands");
@@ -217,79 +314,29 @@ void cmd_command_docs(goblin__exec *x, int argc,
     }
 }
 
-/* A spec with variable flags gets them from the arguments, as Redis's
- * getkeys procs do: SET without GET only overwrites its key. */
-static uint16_t variable_flags(const struct goblin__command *c,
-                               uint16_t flags, int argc,
-                               const struct goblin_slice *argv)
+/* Whether c has keys at all: a key spec that is not NOT_KEY (Redis's
+ * doesCommandHaveKeys). */
+static bool has_keys(const struct goblin__command *c)
 {
-    int i;
+    size_t i;
 
-    if (!(flags & KS_VARIABLE_FLAGS) || strcmp(c->fullname, "set") != 0)
-        return flags;
-    for (i = 3; i < argc; i++)
-        if (goblin__arg_is(argv[i], "get"))
-            return KS_RW | KS_ACCESS | KS_UPDATE;
-    return KS_OW | KS_UPDATE;
+    for (i = 0; i < c->nkeyspecs; i++)
+        if (!(c->keyspecs[i].flags & KS_NOT_KEY))
+            return true;
+    return false;
 }
 
-/* Key positions of argv for command c from its key specs, as Redis's
- * getKeysUsingKeySpecs finds them. Writes up to max positions into pos and
- * their spec's flags into flags; returns how many, or -1 when a keynum
- * argument is not a usable count. */
-int goblin__find_keys(const struct goblin__command *c, int argc,
-                      const struct goblin_slice *argv, int *pos,
-                      uint16_t *flags, int max)
-{
-    int n = 0, s, first, last, step, k;
-    int64_t num;
-
-    for (s = 0; s < c->nkeyspecs; s++) {
-        const struct goblin__keyspec *ks = &c->keyspecs[s];
-
-        first = ks->bs;
-        if (ks->begin_keyword) {
-            for (k = ks->bs; k < argc; k++)
-                if (goblin__arg_is(argv[k], ks->keyword))
-                    break;
-            if (k >= argc)
-                continue;
-            first = k + 1;
-        }
-        if (first >= argc)
-            continue;
-        if (ks->find_keynum) {
-            if (first + ks->fk[0] >= argc ||
-                goblin_int64_parse(argv[first + ks->fk[0]].ptr,
-                                   argv[first + ks->fk[0]].len, &num) != 0 ||
-                num <= 0 || num > argc)
-                return -1;
-            step = ks->fk[2];
-            first += ks->fk[1];
-            last = first + ((int)num - 1) * step;
-        } else {
-            step = ks->fk[1];
-            last = ks->fk[0] >= 0 ? first + ks->fk[0] : argc + ks->fk[0];
-            if (ks->fk[0] < 0 && ks->fk[2] > 1)
-                last = first + ((argc - first) / ks->fk[2]) - 1;
-        }
-        if (last >= argc)
-            return -1;
-        for (k = first; k <= last && n < max; k += step) {
-            pos[n] = k;
-            flags[n++] = variable_flags(c, ks->flags, argc, argv);
-        }
-    }
-    return n;
-}
-
+/* COMMAND GETKEYS and GETKEYSANDFLAGS: Redis's getKeysSubcommandImpl, in
+ * its order of checks. The positions live in the session's scratch space,
+ * as many as the command names. */
 static void getkeys(goblin__exec *x, int argc,
                     const struct goblin_slice *argv, bool with_flags)
 {
     const struct goblin__command *c = goblin__command_lookup(x->eng, argv[2]);
     const struct goblin_slice *cargv = argv + 2;
-    int cargc = argc - 2, n, i, pos[64];
-    uint16_t fl[64];
+    int cargc = argc - 2, n, i, *pos;
+    uint16_t *fl;
+    size_t cap;
 
     if (c != NULL && c->nsub > 0 && cargc >= 2)
         c = goblin__command_lookup_sub(x->eng, c, cargv[1]);
@@ -297,17 +344,29 @@ static void getkeys(goblin__exec *x, int argc,
         goblin__reply_error(x, "ERR Invalid command specified");
         return;
     }
+    if (!has_keys(c)) {
+        goblin__reply_error(x, "ERR The command has no key arguments");
+        return;
+    }
     if ((c->arity > 0 && cargc != c->arity) || cargc < -c->arity) {
         goblin__reply_error(
             x, "ERR Invalid number of arguments specified for command");
         return;
     }
-    n = goblin__find_keys(c, cargc, cargv, pos, fl, 64);
-    if (n <= 0) {
-        goblin__reply_error(x, c->flags & CMD_MOVABLEKEYS || n < 0
-                                   ? "ERR Invalid arguments specified for "
-                                     "command"
-                                   : "ERR The command has no key arguments");
+    cap = goblin__find_keys_cap(c, cargc);
+    pos = goblin__scratch_bytes(x->sess, cap * (sizeof(int) + 2) + 8);
+    if (pos == NULL) {
+        goblin__reply_code(x, GOBLIN_ENOMEM);
+        return;
+    }
+    fl = (uint16_t *)(pos + cap);
+    n = goblin__find_keys(c, cargc, cargv, pos, fl);
+    if (n == 0) {
+        if (c->flags & CMD_NO_MANDATORY_KEYS)
+            goblin__reply_array(x, 0);
+        else
+            goblin__reply_error(x, "ERR Invalid arguments specified for "
+                                   "command");
         return;
     }
     goblin__reply_array(x, (size_t)n);

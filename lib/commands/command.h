@@ -1,11 +1,13 @@
 /* command.h - the one command table every protocol shares, and the entry
  * point that runs a command given as argv into any reply sink.
  *
- * The table (table.c) is one flat, constant array in Redis's COMMAND
- * order of our choosing: each container command (CLIENT, CONFIG, COMMAND,
- * OBJECT) is followed directly by its subcommands, so a command's index in
- * the array is its statistics slot and its subcommands are
- * cmd + 1 .. cmd + nsub. Names are lower case; a subcommand's fullname is
+ * The table (goblin_commands_gen.c, generated at build time by
+ * table_gen.py from Redis 7.0's own metadata in redis-commands.json and
+ * Goblin's list in goblin-commands.json; docs/commands.md) is one flat,
+ * constant array in an order of our choosing: each container command
+ * (CLIENT, CONFIG, COMMAND, OBJECT, ACL) is followed directly by its
+ * subcommands, so a command's index in the array is its statistics slot
+ * and its subcommands are cmd + 1 .. cmd + nsub. Names are lower case; a subcommand's fullname is
  * "parent|sub" as Redis 7 shows it in errors, COMMAND and INFO.
  *
  * Arity follows Redis: n > 0 means exactly n arguments counting the command
@@ -95,16 +97,62 @@ enum {
 
 /* A Redis 7 key spec: where the search for keys begins (an index, or after
  * a keyword) and how keys are found from there (a range, or a count
- * argument). */
+ * argument). "unknown" is Redis's word for a spec no rule describes. */
 struct goblin__keyspec {
     uint16_t flags;
-    uint8_t begin_keyword; /* 0: begin at index bs; 1: after keyword */
+    uint8_t begin_keyword; /* 0: begin at index bs; 1: after keyword;
+                            * 2: unknown */
     uint8_t find_keynum;   /* 0: range(fk0 lastkey, fk1 step, fk2 limit);
-                            * 1: keynum(fk0 idx, fk1 firstkey, fk2 step) */
+                            * 1: keynum(fk0 idx, fk1 firstkey, fk2 step);
+                            * 2: unknown */
     int16_t bs;            /* index, or the keyword's startfrom */
     int16_t fk[3];
     const char *keyword;
     const char *notes;
+};
+
+/* Argument types, as COMMAND DOCS names them (order = Redis's). */
+enum {
+    ARGT_STRING,
+    ARGT_INTEGER,
+    ARGT_DOUBLE,
+    ARGT_KEY,
+    ARGT_PATTERN,
+    ARGT_UNIX_TIME,
+    ARGT_PURE_TOKEN,
+    ARGT_ONEOF,
+    ARGT_BLOCK,
+    ARGT_NTYPES,
+};
+
+/* Argument flags, as COMMAND DOCS names them (order = bit order). */
+enum {
+    ARGF_OPTIONAL = 1u << 0,
+    ARGF_MULTIPLE = 1u << 1,
+    ARGF_MULTIPLE_TOKEN = 1u << 2,
+    ARGF_NFLAGS = 3,
+};
+
+/* Command doc flags, as COMMAND DOCS names them. */
+enum {
+    DOCF_DEPRECATED = 1u << 0,
+    DOCF_SYSCMD = 1u << 1,
+    DOCF_NFLAGS = 2,
+};
+
+/* One node of a command's arguments tree (COMMAND DOCS "arguments"): a
+ * oneof or a block has nargs children in args. NULL strings are absent
+ * fields. */
+struct goblin__arg {
+    const char *name;
+    const char *token;
+    const char *since;
+    const char *deprecated_since;
+    const struct goblin__arg *args;
+    int8_t key_spec_index; /* -1: none */
+    uint8_t type;          /* ARGT_* */
+    uint8_t flags;         /* ARGF_* */
+    uint8_t nargs;
 };
 
 typedef struct goblin__exec goblin__exec;
@@ -128,6 +176,12 @@ struct goblin__command {
     const char *since, *group, *summary, *complexity;
     const char *const *tips;
     const struct goblin__keyspec *keyspecs;
+    /* COMMAND DOCS beyond the four strings above (NULL: absent). */
+    uint8_t doc_flags; /* DOCF_* */
+    uint8_t nhistory, nargs;
+    const char *deprecated_since, *replaced_by;
+    const char *const *history; /* nhistory (version, change) pairs */
+    const struct goblin__arg *args;
 };
 
 extern const struct goblin__command goblin__commands[];
@@ -158,8 +212,15 @@ int goblin__command_execute(goblin_session *s, int argc,
                             struct goblin_sink *sink);
 
 /* Finds a top-level command by name, case-insensitively, in O(1) through
- * the engine's lookup table; NULL if unknown. */
+ * the engine's lookup table, without allocating; NULL if unknown. This is
+ * the lookup for calls: a "parent|sub" fullname is not a command name
+ * (Redis answers "unknown command 'CONFIG|GET'"). */
 const struct goblin__command *goblin__command_lookup(
+    const goblin_engine *eng, struct goblin_slice name);
+
+/* Finds a command or, by its "parent|sub" fullname, a subcommand, as
+ * COMMAND INFO and COMMAND DOCS name them; NULL if unknown. */
+const struct goblin__command *goblin__command_lookup_fullname(
     const goblin_engine *eng, struct goblin_slice name);
 
 /* Finds the subcommand of container parent named sub; NULL if none. */

@@ -1,5 +1,6 @@
-/* handlers.h - the handler of every command in table.c, grouped by the
- * file that implements it. */
+/* handlers.h - the handler of every command in the command table (named in
+ * goblin-commands.json, see docs/commands.md), grouped by the file that
+ * implements it. */
 #ifndef GOBLIN_HANDLERS_H
 #define GOBLIN_HANDLERS_H
 

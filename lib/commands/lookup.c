@@ -2,6 +2,11 @@
  * built at engine open over the lower-case names of the top-level commands
  * and the "parent|sub" fullnames of subcommands.
  *
+ * A slot holds the command's index + 1 (bits 0-15), its name's length
+ * (bits 16-30) and whether it is a subcommand (bit 31). Calls look up
+ * top-level names only: "CONFIG|GET" is no command to Redis, only a name
+ * COMMAND INFO, COMMAND DOCS and ACL rules use.
+ *
  * A name is read in fixed-size words, folded to lower case eight bytes at
  * a time (SWAR), hashed, and compared word by word with a zero-padded
  * lower-case copy of the table's name: no strcasecmp chain, no copy. Names
@@ -14,6 +19,7 @@
 
 #define NAME_MAX_LEN 40
 #define NAME_SLOT 48 /* bytes per padded lower-case name copy */
+#define SLOT_SUB 0x80000000u
 
 /* Folds 'A'..'Z' to lower case in each byte of w (SWAR; other bytes,
  * including bytes >= 0x80, are left alone). */
@@ -102,7 +108,7 @@ static uint32_t probe(const goblin_engine *eng, const unsigned char *p,
             *found = false;
             return i;
         }
-        if ((v >> 16) == n &&
+        if (((v >> 16) & 0x7fff) == n &&
             name_eq(p, n,
                     eng->names + (size_t)((v & 0xffff) - 1) * NAME_SLOT)) {
             *found = true;
@@ -131,7 +137,10 @@ int goblin__lookup_build(goblin_engine *eng)
         assert(len <= NAME_MAX_LEN);
         memcpy(eng->names + i * NAME_SLOT, goblin__commands[i].fullname, len);
         at = probe(eng, eng->names + i * NAME_SLOT, len, &found);
-        eng->slots[at] = (uint32_t)(i + 1) | (uint32_t)len << 16;
+        eng->slots[at] = (uint32_t)(i + 1) | (uint32_t)len << 16 |
+                         (strchr(goblin__commands[i].fullname, '|') != NULL
+                              ? SLOT_SUB
+                              : 0);
     }
     return 0;
 }
@@ -146,16 +155,33 @@ void goblin__lookup_free(goblin_engine *eng)
     eng->names = NULL;
 }
 
-const struct goblin__command *goblin__command_lookup(
-    const goblin_engine *eng, struct goblin_slice name)
+/* The slot naming name, or 0 when none does. */
+static uint32_t find_slot(const goblin_engine *eng, struct goblin_slice name)
 {
     bool found;
     uint32_t at;
 
     if (name.len == 0 || name.len > NAME_MAX_LEN)
-        return NULL;
+        return 0;
     at = probe(eng, name.ptr, name.len, &found);
-    return found ? &goblin__commands[(eng->slots[at] & 0xffff) - 1] : NULL;
+    return found ? eng->slots[at] : 0;
+}
+
+const struct goblin__command *goblin__command_lookup(
+    const goblin_engine *eng, struct goblin_slice name)
+{
+    uint32_t v = find_slot(eng, name);
+
+    return v != 0 && !(v & SLOT_SUB) ? &goblin__commands[(v & 0xffff) - 1]
+                                     : NULL;
+}
+
+const struct goblin__command *goblin__command_lookup_fullname(
+    const goblin_engine *eng, struct goblin_slice name)
+{
+    uint32_t v = find_slot(eng, name);
+
+    return v != 0 ? &goblin__commands[(v & 0xffff) - 1] : NULL;
 }
 
 const struct goblin__command *goblin__command_lookup_sub(
@@ -170,6 +196,6 @@ const struct goblin__command *goblin__command_lookup_sub(
     memcpy(name, parent->name, plen);
     name[plen] = '|';
     memcpy(name + plen + 1, sub.ptr, sub.len);
-    return goblin__command_lookup(
+    return goblin__command_lookup_fullname(
         eng, (struct goblin_slice){name, plen + 1 + sub.len});
 }

@@ -281,12 +281,15 @@ struct goblin__acl_user *goblin__auth_ok(const goblin_engine *eng,
                                          struct goblin_slice user,
                                          struct goblin_slice pass);
 
-/* cmd_command.c: key positions of argv for c from its key specs (Redis's
- * getKeysUsingKeySpecs): up to max positions into pos, their spec flags
- * into flags; returns how many, or -1 for an unusable keynum. */
+/* keyspec.c: the key positions of argv for c (Redis's
+ * getKeysFromCommandWithSpecs) into pos, their key-spec flags (KS_*) into
+ * flags; returns how many (0 when the arguments name none or do not fit
+ * the specs). pos and flags must hold goblin__find_keys_cap(c, argc)
+ * entries: there is no other limit. */
 int goblin__find_keys(const struct goblin__command *c, int argc,
                       const struct goblin_slice *argv, int *pos,
-                      uint16_t *flags, int max);
+                      uint16_t *flags);
+size_t goblin__find_keys_cap(const struct goblin__command *c, int argc);
 
 /* engine.c: the clock commands are timed with (see engine.c). */
 uint64_t goblin__ticks(const goblin_engine *eng);

@@ -192,6 +192,38 @@ static void test_key_patterns_for_reading_and_writing(void **state)
     goblin_session_close(a);
 }
 
+/* Every key a call names is checked, however many: the 100th of DEL,
+ * the 90th source of ZUNIONSTORE. A "parent|sub" name stays a rule word,
+ * never a command. */
+static void test_every_key_is_checked(void **state)
+{
+    struct cfix *f = *state;
+    goblin_session *a;
+    char del[2048], zu[2048];
+    size_t n, m;
+    int i;
+
+    EXPECT("acl setuser k on nopass ~a* +@all", "+OK\r\n");
+    login(f, &a, "auth k any");
+    n = (size_t)snprintf(del, sizeof(del), "del");
+    m = (size_t)snprintf(zu, sizeof(zu), "zunionstore a0 90");
+    for (i = 0; i < 99; i++)
+        n += (size_t)snprintf(del + n, sizeof(del) - n, " a%d", i);
+    for (i = 0; i < 89; i++)
+        m += (size_t)snprintf(zu + m, sizeof(zu) - m, " a%d", i);
+    assert_string_equal(cmd_on(f, a, del), ":0\r\n");
+    snprintf(del + n, sizeof(del) - n, " b");
+    assert_string_equal(cmd_on(f, a, del), NOPERM_KEY);
+    snprintf(zu + m, sizeof(zu) - m, " a89");
+    assert_string_equal(cmd_on(f, a, zu), ":0\r\n");
+    snprintf(zu + m, sizeof(zu) - m, " b");
+    assert_string_equal(cmd_on(f, a, zu), NOPERM_KEY);
+    assert_string_equal(cmd_on(f, a, "config|get maxmemory"),
+                        "-ERR unknown command 'config|get', with args "
+                        "beginning with: 'maxmemory' \r\n");
+    goblin_session_close(a);
+}
+
 static void test_passwords_on_and_off(void **state)
 {
     struct cfix *f = *state;
@@ -560,6 +592,7 @@ int main(void)
         CMD_TEST(test_a_password_keeps_new_sessions_out),
         CMD_TEST(test_categories_and_commands),
         CMD_TEST(test_key_patterns_for_reading_and_writing),
+        CMD_TEST(test_every_key_is_checked),
         CMD_TEST(test_passwords_on_and_off),
         CMD_TEST(test_setuser_is_all_or_nothing),
         CMD_TEST(test_setuser_survives_every_failed_allocation),

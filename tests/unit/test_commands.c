@@ -416,9 +416,11 @@ static void test_command_count_info_docs(void **state)
            "\r\n:1\r\n$5\r\nlimit\r\n:0\r\n*0\r\n");
     EXPECT("command info nosuch", "*1\r\n$-1\r\n");
     EXPECT("command docs get",
-           "*2\r\n$3\r\nget\r\n*8\r\n$7\r\nsummary\r\n$22\r\nGet the "
+           "*2\r\n$3\r\nget\r\n*10\r\n$7\r\nsummary\r\n$22\r\nGet the "
            "value of a key\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup"
-           "\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n");
+           "\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"
+           "$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n"
+           "$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n");
     EXPECT("command docs nosuch", "*0\r\n");
     EXPECT("command count x", "-ERR wrong number of arguments for "
                               "'command|count' command\r\n");
@@ -438,6 +440,51 @@ static void test_command_count_info_docs(void **state)
     EXPECT("command list foo", "-ERR syntax error\r\n");
     EXPECT("command foo",
            "-ERR unknown subcommand 'foo'. Try COMMAND HELP.\r\n");
+}
+
+/* Redis finds every key a call names; so does Goblin, past any fixed
+ * buffer (64 once stopped GETKEYS). */
+static void test_command_getkeys_has_no_key_limit(void **state)
+{
+    struct cfix *f = *state;
+    char words[4096], want[64];
+    size_t n = 0;
+    const char *r;
+    int i;
+
+    n += (size_t)snprintf(words + n, sizeof(words) - n, "command getkeys del");
+    for (i = 0; i < 100; i++)
+        n += (size_t)snprintf(words + n, sizeof(words) - n, " k%d", i);
+    r = CMD(words);
+    assert_int_equal(strncmp(r, "*100\r\n$2\r\nk0\r\n", 14), 0);
+    snprintf(want, sizeof(want), "$3\r\nk99\r\n");
+    assert_non_null(strstr(r, want));
+    n = (size_t)snprintf(words, sizeof(words),
+                         "command getkeysandflags zunionstore d 90");
+    for (i = 0; i < 90; i++)
+        n += (size_t)snprintf(words + n, sizeof(words) - n, " z%d", i);
+    assert_int_equal(strncmp(CMD(words), "*91\r\n", 5), 0);
+}
+
+/* "parent|sub" names a subcommand for COMMAND INFO / DOCS only: as a
+ * command name it is unknown, as in Redis. */
+static void test_fullname_is_not_a_command_name(void **state)
+{
+    struct cfix *f = *state;
+
+    EXPECT("CONFIG|GET maxmemory",
+           "-ERR unknown command 'CONFIG|GET', with args beginning with: "
+           "'maxmemory' \r\n");
+    EXPECT("client|id", "-ERR unknown command 'client|id', with args "
+                        "beginning with: \r\n");
+    EXPECT("command getkeys object|encoding k",
+           "-ERR Invalid command specified\r\n");
+    assert_int_equal(strncmp(CMD("command info config|get"),
+                             "*1\r\n*10\r\n$10\r\nconfig|get\r\n", 26),
+                     0);
+    assert_int_equal(strncmp(CMD("command docs CONFIG|GET"),
+                             "*2\r\n$10\r\nconfig|get\r\n", 21), 0);
+    EXPECT("command info config|get|x", "*1\r\n$-1\r\n");
 }
 
 static void test_command_getkeys(void **state)
@@ -578,6 +625,8 @@ int main(void)
         CMD_TEST(test_requirepass_via_config),
         CMD_TEST(test_command_count_info_docs),
         CMD_TEST(test_command_getkeys),
+        CMD_TEST(test_command_getkeys_has_no_key_limit),
+        CMD_TEST(test_fullname_is_not_a_command_name),
         CMD_TEST(test_info_sections_parse),
         CMD_TEST(test_commandstats_count_rejected_and_failed),
         CMD_TEST(test_time_from_store_clock),
