@@ -6,6 +6,7 @@
 #ifndef GOBLIN_H
 #define GOBLIN_H
 
+#include "goblin/buf.h"
 #include "goblin/client.h"
 #include "goblin/common.h"
 #include "goblin/engine.h"

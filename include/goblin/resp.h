@@ -1,5 +1,5 @@
-/* goblin/resp.h - the RESP2/RESP3 codec: a growable byte buffer, the reply
- * writer (a reply sink, see reply.h), the incremental command parser a
+/* goblin/resp.h - the RESP2/RESP3 codec: the reply writer (over the byte
+ * buffer of goblin/buf.h) (a reply sink, see reply.h), the incremental command parser a
  * server feeds, and the command encoder and reply reader a client uses.
  *
  * None of this touches a store. Memory comes from the allocator given
@@ -14,40 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "goblin/buf.h"
 #include "goblin/common.h"
 #include "goblin/reply.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ---- byte buffer ------------------------------------------------------ */
-
-/* Bytes data[0..len) of cap allocated. Zero-initialise it ({0}) to start;
- * alloc may be set first (NULL means libc). After a failed allocation the
- * buffer is unchanged and `failed` is set (sticky until cleared by the
- * owner), so writers that cannot return an error can be checked once. */
-struct goblin_buf {
-    char *data;
-    size_t len;
-    size_t cap;
-    const struct goblin_allocator *alloc;
-    bool failed;
-};
-
-/* Makes room for `extra` more bytes after len. Returns 0 or GOBLIN_ENOMEM.
- * Grows geometrically, so appending byte by byte is amortised O(1). */
-GOBLIN_API int goblin_buf_reserve(struct goblin_buf *b, size_t extra);
-
-/* Appends n bytes. Returns 0 or GOBLIN_ENOMEM (then nothing is appended). */
-GOBLIN_API int goblin_buf_append(struct goblin_buf *b, const void *p,
-                                 size_t n);
-
-/* Drops the first n bytes (n <= len), moving the rest to the front. */
-GOBLIN_API void goblin_buf_consume(struct goblin_buf *b, size_t n);
-
-/* Frees the memory and zeroes the buffer, keeping alloc. */
-GOBLIN_API void goblin_buf_free(struct goblin_buf *b);
 
 /* ---- reply writer ----------------------------------------------------- */
 

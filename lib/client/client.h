@@ -5,7 +5,9 @@
  * bytes, of which [in_pos, in.len) are not consumed. The reply handed to
  * the caller spans [in_pos, in_pos + last) until the next read, which
  * consumes it first; views into it stay put until then because the
- * buffer is compacted and grown only at the start of a read.
+ * buffer is compacted and grown only at the start of a read. Over a ring
+ * (SBE) a reply that fills its CQ record is read in place instead: the
+ * record stays peeked (cq_held) until the next read or send releases it.
  */
 #ifndef GOBLIN_CLIENT_INTERNAL_H
 #define GOBLIN_CLIENT_INTERNAL_H
@@ -58,6 +60,11 @@ struct goblin_client {
     goblin_session *sess; /* the in-process transport */
     struct goblin_ring *ring;  /* the ring transport */
     bool magic_sent;      /* ring, SBE: the magic went as its own record */
+    /* Ring, SBE, one request at a time: the request being encoded straight
+     * into an SQ reservation, and the reply read in place from its CQ
+     * record, which stays peeked (held) until the next read. */
+    bool sq_direct;
+    bool cq_held;
     size_t read_min;      /* room each read needs (a whole ring record) */
     size_t max_request;   /* longest SBE frame a ring record holds; 0: any */
     int timeout_ms;
@@ -90,6 +97,12 @@ int goblin__client_fail(goblin_client *c, int code, const char *what);
 extern const struct goblin__transport goblin__fd_transport;
 extern const struct goblin__transport goblin__session_transport;
 extern const struct goblin__transport goblin__ring_transport;
+
+/* conn.c: waits for the next non-empty CQ record and leaves it peeked. */
+int goblin__client_ring_next(goblin_client *c, struct goblin_slice *rec);
+
+/* io.c: releases the CQ record a reply was read from in place. */
+void goblin__client_ring_let_go(goblin_client *c);
 
 /* io.c: sends what is queued and reads the next reply as a tree. */
 int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v);

@@ -442,26 +442,17 @@ static int ring_send(goblin_client *c, const void *p, size_t n)
     return 0;
 }
 
-/* Copies one CQ record out. A record bigger than cap asks the caller for
- * more room (read_min) with GOBLIN_ERANGE and stays in the ring. */
-static int64_t ring_recv(goblin_client *c, void *p, size_t cap)
+int goblin__client_ring_next(goblin_client *c, struct goblin_slice *rec)
 {
-    struct goblin_slice rec;
     unsigned spins = 0;
     int rc;
 
     for (;;) {
-        rc = goblin_ring_peek(c->ring, &rec);
-        if (rc == GOBLIN_RING_RECORD && rec.len > cap) {
-            c->read_min = rec.len;
-            return GOBLIN_ERANGE;
-        }
+        rc = goblin_ring_peek(c->ring, rec);
+        if (rc == GOBLIN_RING_RECORD && rec->len > 0)
+            return 0;
         if (rc == GOBLIN_RING_RECORD) {
-            if (rec.len > 0)
-                memcpy(p, rec.ptr, rec.len);
             goblin_ring_release(c->ring);
-            if (rec.len > 0)
-                return (int64_t)rec.len;
             continue;
         }
         if (rc < 0)
@@ -474,6 +465,24 @@ static int64_t ring_recv(goblin_client *c, void *p, size_t cap)
         if ((rc = goblin_ring_wait(c->ring, ring_timeout_ns(c))) < 0)
             return rc;
     }
+}
+
+/* Copies one CQ record out. A record bigger than cap asks the caller for
+ * more room (read_min) with GOBLIN_ERANGE. */
+static int64_t ring_recv(goblin_client *c, void *p, size_t cap)
+{
+    struct goblin_slice rec;
+    int rc = goblin__client_ring_next(c, &rec);
+
+    if (rc < 0)
+        return rc;
+    if (rec.len > cap) {
+        c->read_min = rec.len;
+        return GOBLIN_ERANGE;
+    }
+    memcpy(p, rec.ptr, rec.len);
+    goblin_ring_release(c->ring);
+    return (int64_t)rec.len;
 }
 
 static void ring_close(goblin_client *c)

@@ -30,10 +30,29 @@ static int begin(goblin_client *c)
     return 0;
 }
 
-/* A writer over room for need more request bytes. */
+/* Slack added to a request's estimated size (header, block, group
+ * headers). */
+#define SLACK 64
+
+/* A writer over room for need more request bytes: on a ring, with nothing
+ * queued, straight in an SQ reservation (sent commits it); otherwise at
+ * the end of c->out. */
 static int room(goblin_client *c, size_t need, struct goblin_sbe_writer *w)
 {
-    if (goblin_buf_reserve(&c->out, need + 64) != 0)
+    void *buf;
+
+    c->sq_direct = false;
+    if (c->ring != NULL && c->out.len == 0 && !c->pipelining &&
+        need <= c->max_request - SLACK) {
+        goblin__client_ring_let_go(c); /* the last reply's record */
+        if (goblin_ring_reserve(c->ring, (uint32_t)(need + SLACK), &buf) ==
+            0) {
+            goblin_sbe_writer_init(w, buf, need + SLACK, true);
+            c->sq_direct = true;
+            return 0;
+        }
+    }
+    if (goblin_buf_reserve(&c->out, need + SLACK) != 0)
         return GOBLIN_ENOMEM;
     goblin_sbe_writer_init(w, c->out.data + c->out.len,
                            c->out.cap - c->out.len, true);
@@ -43,8 +62,16 @@ static int room(goblin_client *c, size_t need, struct goblin_sbe_writer *w)
 /* Takes an encoded request and runs the round: 1 with *v, 0 queued. */
 static int sent(goblin_client *c, int n, const struct goblin_resp_value **v)
 {
+    bool direct = c->sq_direct;
+
+    c->sq_direct = false;
     if (n < 0)
         return n;
+    if (direct) {
+        goblin_ring_commit(c->ring, (uint32_t)n);
+        goblin_ring_flush(c->ring);
+        return goblin__client_round(c, v);
+    }
     if (goblin__client_fits(c, n) != 0)
         return GOBLIN_ELIMIT;
     c->out.len += (size_t)n;

@@ -162,7 +162,6 @@ static void exec_queued(goblin__exec *x)
 {
     goblin_session *s = x->sess;
     const struct goblin__command *exec_cmd = x->cmd;
-    uint64_t clock = goblin__ticks(x->eng);
     size_t i;
     int j;
 
@@ -177,7 +176,7 @@ static void exec_queued(goblin__exec *x)
             v[j].ptr = s->qarea + (uintptr_t)v[j].ptr;
         x->cmd = q->cmd;
         if (still_allowed(x, q->argc, v))
-            goblin__run(x, q->argc, v, &clock);
+            goblin__run(x, q->argc, v);
     }
     x->eng->in_exec = false;
     x->cmd = exec_cmd;

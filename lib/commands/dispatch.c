@@ -186,30 +186,27 @@ static void after_command(goblin_session *s)
     }
 }
 
-/* Runs an admitted command's handler and counts it. *clock is the last
- * clock reading; the command is charged the time up to the next one. */
-void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv,
-                 uint64_t *clock)
+/* Runs an admitted command's handler and counts it (timed on a sample,
+ * see goblin__cmdstat_timed). */
+void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin__cmdstat *st = &x->eng->stats[x->cmd - goblin__commands];
-    uint64_t now;
+    bool timed = goblin__cmdstat_timed(st);
+    uint64_t t0 = timed ? goblin__ticks(x->eng) : 0;
 
     x->sess->lastcmd = x->cmd;
     x->failed = false;
     goblin__maxmemory_touch_mode(x);
     x->cmd->fn(x, argc, argv);
     x->st->no_touch = false;
-    now = goblin__ticks(x->eng);
-    st->calls++;
-    st->ticks += now - *clock;
+    goblin__cmdstat_count(x->eng, st, timed, t0);
     st->failed += x->failed;
-    *clock = now;
     x->eng->stat_commands++;
 }
 
 int goblin__dispatch(goblin_session *s, int argc,
                      const struct goblin_slice *argv,
-                     struct goblin_sink *sink, uint64_t *clock)
+                     struct goblin_sink *sink)
 {
     goblin__exec x = {s->eng, s,    s->eng->st, sink,
                       sink,   NULL, s->resp,    false};
@@ -221,7 +218,7 @@ int goblin__dispatch(goblin_session *s, int argc,
         if ((s->flags & SESS_MULTI) && !runs_in_multi(x.cmd))
             goblin__multi_queue(&x, argc, argv);
         else
-            goblin__run(&x, argc, argv, clock);
+            goblin__run(&x, argc, argv);
     }
     s->eng->running = NULL;
     after_command(s);
@@ -229,19 +226,17 @@ int goblin__dispatch(goblin_session *s, int argc,
 }
 
 int goblin__execute(goblin_session *s, int argc,
-                    const struct goblin_slice *argv, uint64_t *clock)
+                    const struct goblin_slice *argv)
 {
-    return goblin__dispatch(s, argc, argv, &s->writer.sink, clock);
+    return goblin__dispatch(s, argc, argv, &s->writer.sink);
 }
 
 int goblin__command_execute(goblin_session *s, int argc,
                             const struct goblin_slice *argv,
                             struct goblin_sink *sink)
 {
-    uint64_t clock = goblin__ticks(s->eng);
-
     if (argc < 1 || s->flags & SESS_CLOSE)
         return GOBLIN_EINVAL;
-    goblin__dispatch(s, argc, argv, sink, &clock);
+    goblin__dispatch(s, argc, argv, sink);
     return s->flags & SESS_CLOSE ? GOBLIN_ECONNABORTED : 0;
 }

@@ -102,7 +102,7 @@ static void session_free(goblin_session *s)
     goblin_buf_free(&s->out);
     goblin_resp_parser_close(s->parser);
     if (s->sbe != NULL)
-        goblin__sbe_session_free(s);
+        s->sbe_free(s);
     free_cstr(st, s->peer);
     free_cstr(st, s->local);
     free_cstr(st, s->name);
@@ -136,8 +136,7 @@ static int session_init(goblin_session *s,
     s->acl = eng->default_user;
     if (goblin__acl_default_open(eng))
         s->flags |= SESS_AUTHED;
-    s->proto = goblin__sbe_enabled() ? GOBLIN__PROTO_UNDECIDED
-                                     : GOBLIN__PROTO_RESP;
+    s->proto = GOBLIN__PROTO_UNDECIDED;
     return 0;
 }
 

@@ -24,6 +24,7 @@
 struct goblin__cmdstat {
     uint64_t calls;
     uint64_t ticks; /* time spent, in the engine's clock ticks */
+    uint64_t sample; /* ticks of the last timed call (goblin__cmdstat_*) */
     uint64_t rejected;
     uint64_t failed;
 };
@@ -196,6 +197,12 @@ struct goblin_session {
     int64_t obuf_soft_since_ms; /* soft limit passed since; 0 = not */
     struct goblin_resp_writer writer;
     struct goblin_sink discard; /* CLIENT REPLY OFF/SKIP */
+    /* While out is redirected (goblin__output_redirect): the borrowed
+     * space, the session's own buffer, and the allocator that moves the
+     * bytes out of the borrowed space if they outgrow it. */
+    void *redirect;
+    struct goblin_buf out_saved;
+    struct goblin_allocator spill;
 
     /* MULTI queue. */
     struct goblin__queued *queue;
@@ -213,7 +220,10 @@ struct goblin_session {
     struct goblin_slice *scratch;
     size_t scratch_cap;
 
-    void *sbe; /* lib/sbe's per-session state */
+    /* lib/sbe's per-session state, NULL at first, and how it is freed
+     * (set by lib/sbe with it: lib/commands does not call lib/sbe). */
+    void *sbe;
+    void (*sbe_free)(goblin_session *s);
 };
 
 /* session.c */
@@ -296,19 +306,41 @@ uint64_t goblin__ticks(const goblin_engine *eng);
 uint64_t goblin__ticks_to_us(const goblin_engine *eng, uint64_t ticks);
 uint64_t goblin__ops_per_sec(const goblin_engine *eng);
 
+static inline void goblin__cmdstat_count(const goblin_engine *eng,
+                                         struct goblin__cmdstat *st,
+                                         bool timed, uint64_t t0)
+{
+    if (timed)
+        st->sample = goblin__ticks(eng) - t0;
+    st->calls++;
+    st->ticks += st->sample;
+}
+
+/* Command timing for INFO commandstats without a clock read per command:
+ * one call in GOBLIN__TIME_SAMPLE of each command is timed (two clock
+ * reads around its handler), and every call is charged the time of the
+ * last timed one. The first call of a command is always timed. */
+#define GOBLIN__TIME_SAMPLE 16u
+static inline bool goblin__cmdstat_timed(const struct goblin__cmdstat *st)
+{
+    return (st->calls & (GOBLIN__TIME_SAMPLE - 1)) == 0;
+}
+/* Counts one call; t0 is the clock read before it when it was timed. */
+static inline void goblin__cmdstat_count(const goblin_engine *eng,
+                                         struct goblin__cmdstat *st,
+                                         bool timed, uint64_t t0);
+
 /* dispatch.c */
 /* Runs argv for s into sink with every check (see command.h's
- * goblin__command_execute); *clock as for goblin__run. */
+ * goblin__command_execute). */
 int goblin__dispatch(goblin_session *s, int argc,
                      const struct goblin_slice *argv,
-                     struct goblin_sink *sink, uint64_t *clock);
+                     struct goblin_sink *sink);
 /* goblin__dispatch into the session's own RESP writer. */
 int goblin__execute(goblin_session *s, int argc,
-                    const struct goblin_slice *argv, uint64_t *clock);
-/* Runs x->cmd's handler, which passed every check, and counts it; *clock
- * is the last clock reading and becomes the new one. */
-void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv,
-                 uint64_t *clock);
+                    const struct goblin_slice *argv);
+/* Runs x->cmd's handler, which passed every check, and counts it. */
+void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv);
 
 /* cmd_multi.c */
 void goblin__multi_queue(goblin__exec *x, int argc,
@@ -318,6 +350,15 @@ void goblin__multi_discard(goblin_session *s);
 
 /* session_io.c: applies the output buffer limits after a batch. */
 void goblin__output_check(goblin_session *s);
+
+/* session_io.c: replies written straight into a transport's buffer (a
+ * CQ reservation): with the output empty, points it at dst[0..cap) for
+ * the commands that follow (false, and nothing changes, when output is
+ * pending). redirect_end gives the session its own buffer back and
+ * returns how many bytes are in dst, or -1 when the replies outgrew it
+ * (or failed) and are in the session's output as usual. */
+bool goblin__output_redirect(goblin_session *s, void *dst, size_t cap);
+int64_t goblin__output_redirect_end(goblin_session *s);
 
 /* respond.c: the name of errorstat slot i. */
 const char *goblin__errstat_name(size_t i);
@@ -335,20 +376,15 @@ void goblin__watch_touch_if(goblin_engine *eng,
                                             struct goblin_slice key));
 void goblin__watch_free(goblin_engine *eng);
 
-/* SBE sessions (DESIGN.md, Protocol selection). lib/sbe implements these;
- * until it is built, sbe_none.c makes goblin__sbe_enabled() false and the
- * magic bytes are plain RESP (an unknown command).
- *
- * goblin__sbe_session_input: consumes SBE frames from p[0..len), executing
- * each (goblin__command_execute is the way into the command table) and
- * appending replies to goblin__session_out(s). Sets *used to the bytes
- * consumed (whole frames; the session keeps the rest for the next call).
- * Returns 0, or a negative code when the session must close after its
- * output is flushed. s->sbe is lib/sbe's state, NULL at first;
- * goblin__sbe_session_free releases it when the session closes. */
-bool goblin__sbe_enabled(void);
-int goblin__sbe_session_input(goblin_session *s, const unsigned char *p,
-                              size_t len, size_t *used);
-void goblin__sbe_session_free(goblin_session *s);
+/* session_io.c: the pieces of a session's input that lib/sbe/input.c
+ * (goblin_session_input_commit, goblin_session_feed) puts together.
+ * detect: reads the first bytes against the SBE magic and settles
+ * s->proto once they match or differ. resp_input: runs every complete
+ * RESP command in the input. verdict: what the session's state means for
+ * the server once input is done (rc, or the close/limit/OOM codes). */
+void goblin__input_compact(goblin_session *s);
+void goblin__session_detect(goblin_session *s);
+int goblin__resp_input(goblin_session *s);
+int goblin__input_verdict(goblin_session *s, int rc);
 
 #endif

@@ -1,11 +1,11 @@
 /* session_io.c - a session's bytes: the input space the server reads into,
- * protocol selection, the RESP loop that runs every complete command, and
- * the output the server sends.
+ * the SBE magic test, the RESP loop that runs every complete command, and
+ * the output the server sends. Which loop runs is decided above this
+ * layer, in lib/sbe/input.c, so lib/commands never calls lib/sbe.
  *
- * The loop costs, per command, one parse, one lookup, the handler and one
- * clock read (the time between two reads is charged to the command that
- * ended it); nothing is allocated once the buffers have grown to the
- * traffic.
+ * The loop costs, per command, one parse, one lookup and the handler (no
+ * clock read: commands are timed on a sample, see goblin__cmdstat_timed);
+ * nothing is allocated once the buffers have grown to the traffic.
  */
 #include <string.h>
 
@@ -15,7 +15,7 @@
 #define INPUT_CHUNK (16 * 1024)
 
 /* Moves the unparsed bytes to the front of the input buffer. */
-static void input_compact(goblin_session *s)
+void goblin__input_compact(goblin_session *s)
 {
     size_t left = s->in_len - s->in_pos;
 
@@ -39,7 +39,7 @@ void *goblin_session_input_space(goblin_session *s, size_t *room)
     if (big > want && big < s->eng->qbuf_limit)
         want = (size_t)big;
     if (s->in_cap - s->in_len < want)
-        input_compact(s);
+        goblin__input_compact(s);
     if (s->in_cap - s->in_len < want) {
         cap = s->in_cap == 0 ? INPUT_CHUNK : s->in_cap;
         while (cap - s->in_len < want)
@@ -56,8 +56,7 @@ void *goblin_session_input_space(goblin_session *s, size_t *room)
     return s->in + s->in_len;
 }
 
-/* Reads the first bytes against the SBE magic. */
-static void detect(goblin_session *s)
+void goblin__session_detect(goblin_session *s)
 {
     size_t n = s->in_len - s->in_pos, i;
     const unsigned char *p = s->in + s->in_pos;
@@ -102,10 +101,9 @@ static int protocol_error(goblin_session *s)
     return GOBLIN_EPROTO;
 }
 
-static int resp_loop(goblin_session *s)
+int goblin__resp_input(goblin_session *s)
 {
     struct goblin_resp_command cmd;
-    uint64_t clock = goblin__ticks(s->eng);
     int64_t n;
     int rc = 0;
 
@@ -122,7 +120,7 @@ static int resp_loop(goblin_session *s)
         s->in_pos += (size_t)n;
         if (cmd.argc == 0)
             continue;
-        rc = goblin__execute(s, (int)cmd.argc, cmd.argv, &clock);
+        rc = goblin__execute(s, (int)cmd.argc, cmd.argv);
         if (rc != 0)
             break;
         if (s->out.len - s->out_pos > s->eng->obuf_trip)
@@ -131,8 +129,7 @@ static int resp_loop(goblin_session *s)
     return rc;
 }
 
-/* What the session's state means for the server once input is done. */
-static int verdict(goblin_session *s, int rc)
+int goblin__input_verdict(goblin_session *s, int rc)
 {
     if (rc != 0)
         return rc;
@@ -143,63 +140,6 @@ static int verdict(goblin_session *s, int rc)
     if (s->flags & SESS_CLOSE)
         return GOBLIN_ECONNABORTED;
     return 0;
-}
-
-static int sbe_input(goblin_session *s)
-{
-    size_t used = 0;
-    int rc = goblin__sbe_session_input(s, s->in + s->in_pos,
-                                       s->in_len - s->in_pos, &used);
-
-    s->in_pos += used;
-    return rc;
-}
-
-int goblin_session_input_commit(goblin_session *s, size_t n)
-{
-    int rc = 0;
-
-    if (s->flags & SESS_CLOSE)
-        return verdict(s, 0);
-    if (n > s->in_cap - s->in_len)
-        return GOBLIN_EINVAL;
-    s->in_len += n;
-    s->eng->stat_net_in += n;
-    s->last_ms = s->eng->clock_ms;
-    if (s->proto == GOBLIN__PROTO_UNDECIDED)
-        detect(s);
-    if (s->proto == GOBLIN__PROTO_RESP)
-        rc = resp_loop(s);
-    else if (s->proto == GOBLIN__PROTO_SBE)
-        rc = sbe_input(s);
-    input_compact(s);
-    if (rc == 0 && s->in_len >= s->eng->qbuf_limit) {
-        s->flags |= SESS_CLOSE;
-        rc = GOBLIN_ELIMIT;
-    }
-    goblin__output_check(s);
-    return verdict(s, rc);
-}
-
-int goblin_session_feed(goblin_session *s, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    size_t room, k;
-    void *at;
-    int rc = 0;
-
-    do {
-        at = goblin_session_input_space(s, &room);
-        if (at == NULL)
-            return verdict(s, s->flags & SESS_CLOSE ? 0 : GOBLIN_ELIMIT);
-        k = len < room ? len : room;
-        if (k > 0)
-            memcpy(at, p, k);
-        rc = goblin_session_input_commit(s, k);
-        p += k;
-        len -= k;
-    } while (rc == 0 && len > 0);
-    return rc;
 }
 
 const void *goblin_session_output(goblin_session *s, size_t *len)
@@ -257,4 +197,78 @@ over:
     s->flags |= SESS_CLOSE | SESS_OBUF_LIMIT;
     s->out.len = 0;
     s->out_pos = 0;
+}
+
+/* ---- output straight into a transport's buffer ---- */
+
+/* The allocator of a redirected output buffer: the first growth moves the
+ * bytes out of the borrowed space into memory of the engine's own; after
+ * that it is the engine's allocator. */
+static void *spill_realloc(void *ctx, void *p, size_t old, size_t size)
+{
+    goblin_session *s = ctx;
+    const struct goblin_allocator *a = &s->eng->acct;
+    void *q;
+
+    if (p != s->redirect)
+        return a->realloc(a->ctx, p, old, size);
+    q = a->malloc(a->ctx, size);
+    if (q != NULL)
+        memcpy(q, p, s->out.len);
+    return q;
+}
+
+static void *spill_malloc(void *ctx, size_t size)
+{
+    goblin_session *s = ctx;
+
+    return s->eng->acct.malloc(s->eng->acct.ctx, size);
+}
+
+static void spill_free(void *ctx, void *p, size_t size)
+{
+    goblin_session *s = ctx;
+
+    if (p != s->redirect)
+        s->eng->acct.free(s->eng->acct.ctx, p, size);
+}
+
+bool goblin__output_redirect(goblin_session *s, void *dst, size_t cap)
+{
+    if (s->out.len != 0 || s->redirect != NULL || dst == NULL)
+        return false;
+    s->out_saved = s->out;
+    s->spill.malloc = spill_malloc;
+    s->spill.realloc = spill_realloc;
+    s->spill.free = spill_free;
+    s->spill.ctx = s;
+    s->redirect = dst;
+    s->out.data = dst;
+    s->out.len = 0;
+    s->out.cap = cap;
+    s->out.alloc = &s->spill;
+    s->out_pos = 0;
+    return true;
+}
+
+int64_t goblin__output_redirect_end(goblin_session *s)
+{
+    int64_t n = -1;
+
+    if (s->redirect == NULL)
+        return -1;
+    if (s->out.data == s->redirect) {
+        /* Everything fit (or nothing was written): the session's own
+         * buffer comes back, as empty as it was. */
+        n = s->out.failed ? -1 : (int64_t)s->out.len;
+        s->out_saved.failed = s->out.failed;
+        s->out = s->out_saved;
+        s->out_pos = 0;
+    } else {
+        /* It spilled: the grown buffer becomes the session's. */
+        goblin_buf_free(&s->out_saved);
+        s->out.alloc = &s->eng->acct;
+    }
+    s->redirect = NULL;
+    return n;
 }

@@ -34,7 +34,7 @@ struct goblin__sbe_state {
     uint32_t max_frame;           /* longest frame accepted */
     bool magic_done;              /* the magic has been consumed */
     const struct goblin__command *cmds[GOBLIN__SBE_TEMPLATE_SLOTS];
-    bool looked_up[GOBLIN__SBE_TEMPLATE_SLOTS];
+    uint8_t kinds[GOBLIN__SBE_TEMPLATE_SLOTS]; /* session.c: KIND_* */
 };
 
 /* One request in flight. */
@@ -115,6 +115,25 @@ void goblin__sbe_reply_members(struct goblin__sbe_req *r,
 bool goblin__sbe_scan_options(struct goblin__sbe_req *r, unsigned flags,
                               int64_t count, bool allow_type,
                               struct goblin_scan_options *o);
+
+/* session.c: the SBE side of a session's input (input.c calls them).
+ * session_input: consumes SBE frames from p[0..len), executing each and
+ * appending replies to the session's output; *used gets the bytes
+ * consumed (whole frames). Returns 0, or a negative code when the session
+ * must close after its output is flushed. session_free: releases s->sbe
+ * (installed as s->sbe_free). */
+int goblin__sbe_session_input(goblin_session *s, const unsigned char *p,
+                              size_t len, size_t *used);
+void goblin__sbe_session_free(goblin_session *s);
+
+/* session.c: one ring record that holds exactly one whole frame of an SBE
+ * session past its magic, with nothing buffered before it: the frame is
+ * copied to the stack (the client may still write the record) and run
+ * without going through the session's input. Returns 1 when it ran
+ * (with *rc as goblin_session_feed's), 0 when the record must take the
+ * general way (goblin_session_feed). */
+int goblin__sbe_record(goblin_session *s, const void *rec, size_t len,
+                       int *rc);
 
 /* session.c: sets the session's frame limit (tests use small ones). */
 void goblin__sbe_set_max_frame(goblin_session *s, uint32_t max);

@@ -28,9 +28,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "goblin/buf.h"
 #include "goblin/common.h"
 #include "goblin/reply.h"
-#include "goblin/resp.h"
 
 /* One value of a reply being recorded. */
 struct goblin__sbe_node {

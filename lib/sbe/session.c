@@ -24,11 +24,6 @@
 #include "goblin/sbe.h"
 #include "request.h"
 
-bool goblin__sbe_enabled(void)
-{
-    return true;
-}
-
 static struct goblin__sbe_state *state(goblin_session *s)
 {
     struct goblin__sbe_state *ss = s->sbe;
@@ -45,6 +40,7 @@ static struct goblin__sbe_state *state(goblin_session *s)
     ss->copies.alloc = out->alloc;
     ss->max_frame = GOBLIN_SBE_FRAME_MAX_DEFAULT;
     s->sbe = ss;
+    s->sbe_free = goblin__sbe_session_free;
     return ss;
 }
 
@@ -61,28 +57,10 @@ void goblin__sbe_session_free(goblin_session *s)
     s->sbe = NULL;
 }
 
-/* The command a template counts as, found once per session. */
-static const struct goblin__command *command_of(struct goblin__sbe_req *r)
-{
-    struct goblin__sbe_state *ss = r->ss;
-    unsigned id = r->m->template_id;
-    const char *name = goblin_sbe_template_name(id);
-    char lower[32];
-    size_t n;
-
-    if (id >= GOBLIN__SBE_TEMPLATE_SLOTS || name == NULL)
-        return NULL;
-    if (ss->looked_up[id])
-        return ss->cmds[id];
-    for (n = 0; name[n] != '\0' && n < sizeof(lower); n++)
-        lower[n] = (char)tolower((unsigned char)name[n]);
-    if (n > 11 && memcmp(lower, "zrangestore", 11) == 0)
-        n = 11; /* ZRANGESTOREBYSCORE and BYLEX are ZRANGESTORE */
-    ss->cmds[id] = goblin__command_lookup(r->x.eng,
-                                          (struct goblin_slice){lower, n});
-    ss->looked_up[id] = true;
-    return ss->cmds[id];
-}
+/* What a template id is, found once per session (kinds[]): the command
+ * it counts as, and whether it is a request at all, so the per-frame
+ * checks are one load and a predictable branch. */
+enum { KIND_UNSEEN = 0, KIND_TYPED, KIND_ROUTED, KIND_INVALID };
 
 /* Requests that go through the command table, which keeps their
  * statistics and applies its own checks. */
@@ -90,6 +68,43 @@ static bool routed(unsigned id)
 {
     return id == GOBLIN_SBE_ARGV || id == GOBLIN_SBE_AUTH ||
            id == GOBLIN_SBE_HELLO || id == GOBLIN_SBE_INFO;
+}
+
+static unsigned learn(struct goblin__sbe_req *r, unsigned id)
+{
+    struct goblin__sbe_state *ss = r->ss;
+    const char *name = goblin_sbe_template_name(id);
+    char lower[32];
+    size_t n;
+
+    if (name == NULL || goblin_sbe_is_reply(id))
+        return KIND_INVALID; /* not cached: ids past the table too */
+    for (n = 0; name[n] != '\0' && n < sizeof(lower); n++)
+        lower[n] = (char)tolower((unsigned char)name[n]);
+    if (n > 11 && memcmp(lower, "zrangestore", 11) == 0)
+        n = 11; /* ZRANGESTOREBYSCORE and BYLEX are ZRANGESTORE */
+    ss->cmds[id] = goblin__command_lookup(r->x.eng,
+                                          (struct goblin_slice){lower, n});
+    ss->kinds[id] = routed(id) ? KIND_ROUTED : KIND_TYPED;
+    return ss->kinds[id];
+}
+
+static inline unsigned kind_of(struct goblin__sbe_req *r)
+{
+    unsigned id = r->m->template_id;
+
+    if (id >= GOBLIN__SBE_TEMPLATE_SLOTS)
+        return learn(r, id);
+    if (r->ss->kinds[id] != KIND_UNSEEN)
+        return r->ss->kinds[id];
+    return learn(r, id);
+}
+
+/* The command a request counts as (after kind_of). */
+static inline const struct goblin__command *command_of(
+    const struct goblin__sbe_req *r)
+{
+    return r->ss->cmds[r->m->template_id];
 }
 
 #define CASE(ID, name)                                                        \
@@ -120,30 +135,33 @@ static void after_command(goblin_session *s)
     }
 }
 
-/* Runs a typed request and counts it like a command of the table.
- * *clock is the last clock reading: the request is charged the time up
- * to the next one (one clock read per request, as dispatch.c). */
-static void run_typed(struct goblin__sbe_req *r, uint64_t *clock)
+/* Runs a typed request and counts it like a command of the table (timed
+ * on a sample: goblin__cmdstat_timed). The no-touch mode of OBJECT does
+ * not apply to typed requests; CLIENT NO-TOUCH does. */
+static void run_typed(struct goblin__sbe_req *r)
 {
     goblin_engine *eng = r->x.eng;
     const struct goblin__command *cmd = command_of(r);
-    struct goblin__cmdstat *st;
-    uint64_t now;
+    struct goblin__cmdstat *st = NULL;
+    bool timed = false;
+    uint64_t t0 = 0;
 
     r->x.cmd = cmd;
     eng->running = r->x.sess;
-    if (cmd != NULL)
-        goblin__maxmemory_touch_mode(&r->x);
+    if (cmd != NULL) {
+        st = &eng->stats[cmd - goblin__commands];
+        timed = goblin__cmdstat_timed(st);
+        if (timed)
+            t0 = goblin__ticks(eng);
+        if (r->x.sess->flags & SESS_NO_TOUCH)
+            goblin__maxmemory_touch_mode(&r->x);
+    }
     run(r);
     r->x.st->no_touch = false;
     eng->running = NULL;
     eng->stat_commands++;
-    if (cmd != NULL) {
-        st = &eng->stats[cmd - goblin__commands];
-        now = goblin__ticks(eng);
-        st->calls++;
-        st->ticks += now - *clock;
-        *clock = now;
+    if (st != NULL) {
+        goblin__cmdstat_count(eng, st, timed, t0);
         st->failed += r->x.failed;
         r->x.sess->lastcmd = cmd;
     }
@@ -189,31 +207,35 @@ static bool acl_ok(struct goblin__sbe_req *r)
     return false;
 }
 
-/* May the message run now? Replies the refusal when not. */
-static bool admit(struct goblin__sbe_req *r)
+/* May the message run now? Replies the refusal when not. Unused checks
+ * (no password, no MULTI, no maxmemory) cost a predictable branch each. */
+static bool admit(struct goblin__sbe_req *r, unsigned kind)
 {
     goblin_session *s = r->x.sess;
     unsigned id = r->m->template_id;
 
-    if (goblin_sbe_template_name(id) == NULL || goblin_sbe_is_reply(id)) {
+    if (kind == KIND_INVALID) {
         goblin__reply_errorf(&r->x, "ERR unknown SBE template id %u", id);
         return false;
     }
-    if ((!(s->flags & SESS_AUTHED) || s->acl == NULL) && !routed(id)) {
+    if (kind == KIND_ROUTED)
+        return true; /* the command table checks it */
+    if (!(s->flags & SESS_AUTHED) || s->acl == NULL) {
         r->x.eng->stat_rejected++;
         goblin__reply_error(&r->x, "NOAUTH Authentication required.");
         return false;
     }
-    if (!routed(id) && !acl_ok(r))
+    if (!acl_ok(r))
         return false;
-    if ((s->flags & SESS_MULTI) && !routed(id)) {
+    if (s->flags & SESS_MULTI) {
         s->flags |= SESS_DIRTY_EXEC;
         goblin__reply_error(&r->x, "ERR typed SBE requests cannot be queued "
                                    "in MULTI; send them as Argv");
         return false;
     }
-    r->x.cmd = routed(id) ? NULL : command_of(r);
-    if (r->x.cmd != NULL && !goblin__maxmemory_admit(&r->x)) {
+    r->x.cmd = command_of(r);
+    if (r->x.cmd != NULL && r->x.eng->maxmemory != 0 &&
+        !goblin__maxmemory_admit(&r->x)) {
         r->x.eng->stat_rejected++;
         r->x.eng->stats[r->x.cmd - goblin__commands].rejected++;
         goblin__reply_error(&r->x, GOBLIN__OOM_TEXT);
@@ -222,12 +244,15 @@ static bool admit(struct goblin__sbe_req *r)
     return true;
 }
 
+/* Runs one message (len bytes at msg, which the peer cannot change while
+ * it runs: a stack copy or the session's own input). */
 static void one_frame(goblin_session *s, struct goblin__sbe_state *ss,
-                      const unsigned char *msg, size_t len, uint64_t *clock)
+                      const unsigned char *msg, size_t len)
 {
     struct goblin_sbe_msg m;
     struct goblin__sbe_req r;
     int rc = goblin_sbe_msg_wrap(&m, msg, len);
+    unsigned kind;
 
     memset(&r, 0, sizeof(r));
     r.x.eng = s->eng;
@@ -241,17 +266,17 @@ static void one_frame(goblin_session *s, struct goblin__sbe_state *ss,
         r.x.sink = &s->discard;
         r.quiet = true;
     }
-    if (rc != 0)
+    if (rc != 0) {
         header_error(&r, rc);
-    else if (!admit(&r))
-        ;
-    else if (routed(m.template_id))
-        run(&r);
-    else {
-        run_typed(&r, clock);
         return;
     }
-    *clock = goblin__ticks(s->eng);     /* not charged to the next one */
+    kind = kind_of(&r);
+    if (!admit(&r, kind))
+        return;
+    if (kind == KIND_ROUTED)
+        run(&r);
+    else
+        run_typed(&r);
 }
 
 /* The frame limit: 64 MiB (or what a test set), and never more than the
@@ -285,14 +310,12 @@ int goblin__sbe_session_input(goblin_session *s, const unsigned char *p,
 {
     struct goblin__sbe_state *ss = state(s);
     size_t pos = 0;
-    uint64_t clock;
     uint32_t n;
     int rc = 0;
 
     *used = 0;
     if (ss == NULL)
         return GOBLIN_ENOMEM;
-    clock = goblin__ticks(s->eng);
     if (!ss->magic_done) {
         if (len < GOBLIN_SBE_MAGIC_LEN)
             return 0;
@@ -309,7 +332,7 @@ int goblin__sbe_session_input(goblin_session *s, const unsigned char *p,
         }
         if (len - pos - 4 < n)
             break;
-        one_frame(s, ss, p + pos + 4, n, &clock);
+        one_frame(s, ss, p + pos + 4, n);
         pos += 4 + (size_t)n;
         /* The output limit is checked after each request, as on RESP. */
         if (s->out.len - s->out_pos > s->eng->obuf_trip)
@@ -325,4 +348,32 @@ void goblin__sbe_set_max_frame(goblin_session *s, uint32_t max)
 
     if (ss != NULL && max >= GOBLIN_SBE_HEADER_LENGTH)
         ss->max_frame = max;
+}
+
+/* Frames up to this size take the stack copy of goblin__sbe_record. */
+#define RECORD_COPY_MAX 512
+
+int goblin__sbe_record(goblin_session *s, const void *rec, size_t len,
+                       int *rc)
+{
+    struct goblin__sbe_state *ss = s->sbe;
+    unsigned char copy[RECORD_COPY_MAX];
+    uint32_t n;
+
+    if (ss == NULL || !ss->magic_done || s->proto != GOBLIN__PROTO_SBE ||
+        s->in_pos != s->in_len || len < 4 || len > sizeof(copy) ||
+        (s->flags & SESS_CLOSE))
+        return 0;
+    /* Read once, into memory the client cannot reach: every length the
+     * decoder checks is then the one it uses. */
+    memcpy(copy, rec, len);
+    n = goblin_sbe_rd_u32(copy);
+    if (n != len - 4 || n > max_frame(s, ss))
+        return 0;
+    s->eng->stat_net_in += len;
+    s->last_ms = s->eng->clock_ms;
+    one_frame(s, ss, copy + 4, n);
+    goblin__output_check(s);
+    *rc = goblin__input_verdict(s, 0);
+    return 1;
 }

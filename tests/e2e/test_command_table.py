@@ -257,6 +257,16 @@ def test_getkeys_equal_redis(goblind, redis):
                      "COMMAND %s %s" % (sub, " ".join(case[:4])))
     big = g.call("COMMAND", "GETKEYS", "DEL", *keys("k", 100))
     fails.eq(len(big[1]), 100, "GETKEYS DEL of 100 keys")
+    # ACL key checks see every key too: the 100th is the forbidden one.
+    for c in (g, r):
+        c.call("ACL", "SETUSER", "kk", "on", "nopass", "~k*", "+@all")
+    for case in (["DEL"] + keys("k", 99) + ["x"],
+                 ["ZUNIONSTORE", "k", "90"] + keys("k", 89) + ["x"],
+                 ["MSET"] + [a for k in keys("k", 80) for a in (k, "v")] +
+                 ["x", "v"]):
+        fails.eq(g.call("ACL", "DRYRUN", "kk", *case),
+                 r.call("ACL", "DRYRUN", "kk", *case),
+                 "ACL DRYRUN %s of %d arguments" % (case[0], len(case)))
     fails.finish()
 
 

@@ -1,18 +1,29 @@
-/* test_sbe_equiv.c - SBE and RESP agree. A seeded random sequence of
- * commands over the whole typed surface (strings, keys and deadlines,
- * hashes, sorted sets) goes to two fresh in-process engines: to one as
- * RESP3 words, to the other as typed SBE requests with native numbers.
- * Every pair of replies must print the same (redis-cli -3 form), and at
- * the end both stores must hold the same keys, types, deadlines and
- * values.
+/* test_sbe_equiv.c - SBE and RESP agree, and the ring's fast path agrees
+ * with the general path. A seeded random sequence of commands over the
+ * whole typed surface (strings, keys and deadlines, hashes, sorted sets)
+ * goes to four fresh engines: to one as RESP3 words fed to a session, to
+ * one as typed SBE requests with native numbers fed to a session (the
+ * general path: the session's input buffer and frame loop), and the same
+ * bytes, one request per record, over two shared-memory rings served by
+ * libgoblin's ring endpoint (SBE frames there take the fast path: stack
+ * copy, dispatch by template id, reply encoded into CQ). Ring and session
+ * replies must be the same bytes; RESP and SBE replies must print the
+ * same (redis-cli -3 form); at the end all four stores must hold the same
+ * keys, types, deadlines and values.
  *
  * Increments of INCRBYFLOAT and HINCRBYFLOAT are dyadic (exact in binary),
  * because over SBE they travel as doubles while RESP reads decimal text:
  * 0.1 as a double is not the decimal 0.1, and the stored text shows it.
  */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <unistd.h>
 
 #include "test_commands_util.h"
+
+#include "goblin/ring.h"
+#include "goblin/serve.h"
 
 #include "client/client.h"
 #include "goblin/client.h"
@@ -881,12 +892,103 @@ static void (*const gens[])(struct req *) = {
     g_zrandmember, g_zcombine, g_zintercard,
 };
 
+static void put_bytes(struct goblin_buf *b, const void *p, size_t n)
+{
+    assert_int_equal(goblin_buf_append(b, p, n), 0);
+}
+
+/* An engine behind a ring endpoint, and the ring's client side, both
+ * stepped by the test's thread once the handshake is done. */
+struct ringside {
+    struct cfix *f;
+    goblin_ring_endpoint *ep;
+    goblin_ring *cli;
+    atomic_bool up;
+    char path[64];
+    struct goblin_buf got; /* the replies of the last request */
+};
+
 struct pair {
     struct cfix *resp, *sbe;
+    struct ringside rresp, rsbe; /* NULL ep: no shared memory here */
     goblin_resp_reader *reader;
     struct goblin__sbe_tree tree;
     struct goblin_buf in, a, b;
 };
+
+static void *pump(void *arg)
+{
+    struct ringside *r = arg;
+
+    while (!atomic_load(&r->up))
+        goblin_ring_endpoint_step(r->ep);
+    return NULL;
+}
+
+/* Sends one record and collects every reply byte it produced (the
+ * endpoint is stepped until it holds nothing back). */
+static const struct goblin_buf *ring_round(struct ringside *r,
+                                           const void *p, size_t n)
+{
+    struct goblin_slice rec;
+
+    r->got.len = 0;
+    assert_true(n <= goblin_ring_max_record(r->cli));
+    assert_int_equal(goblin_ring_publish(r->cli, p, (uint32_t)n), 0);
+    do {
+        goblin_ring_endpoint_step(r->ep);
+        while (goblin_ring_peek(r->cli, &rec) == GOBLIN_RING_RECORD)
+            put_bytes(&r->got, rec.ptr, rec.len);
+        goblin_ring_release(r->cli);
+    } while (goblin_ring_endpoint_full(r->ep));
+    return &r->got;
+}
+
+static int ring_open(struct ringside *r, const char *tag)
+{
+    struct goblin_ring_endpoint_config cfg = {0};
+    pthread_t th;
+    void *f = NULL;
+
+    if (cfix_setup(&f) != 0)
+        return -1;
+    r->f = f;
+    snprintf(r->path, sizeof(r->path), "/dev/shm/goblin-equiv-%s-%d", tag,
+             (int)getpid());
+    cfg.engine = r->f->eng;
+    cfg.path = r->path;
+    cfg.ring.sq_size = cfg.ring.cq_size = 65536;
+    if (goblin_ring_endpoint_open(&cfg, &r->ep) != 0) {
+        r->ep = NULL;
+        return 0;
+    }
+    atomic_store(&r->up, false);
+    pthread_create(&th, NULL, pump, r);
+    if (goblin_ring_open(r->path, NULL, &r->cli) != 0)
+        return -1;
+    atomic_store(&r->up, true);
+    pthread_join(th, NULL);
+    return 0;
+}
+
+static void ring_close(struct ringside *r)
+{
+    void *f = r->f;
+
+    goblin_ring_close(r->cli);
+    goblin_ring_endpoint_close(r->ep);
+    goblin_buf_free(&r->got);
+    cfix_teardown(&f);
+}
+
+/* The ring side's bytes must be the session side's. */
+static void same_bytes(const char *what, const void *want, size_t n,
+                       const struct goblin_buf *got)
+{
+    if (got->len != n || memcmp(got->data, want, n) != 0)
+        fail_msg("%s over the ring differs from the session's reply:\n"
+                 "session: %zu bytes, ring: %zu bytes", what, n, got->len);
+}
 
 /* All the output of s, consumed. */
 static const char *drain(goblin_session *s, size_t *len)
@@ -911,6 +1013,9 @@ static void resp_side(struct pair *p, const struct req *q)
     assert_int_equal(goblin_session_feed(p->resp->s, p->in.data, p->in.len),
                      0);
     out = drain(p->resp->s, &len);
+    if (p->rresp.ep != NULL)
+        same_bytes("RESP", out, len,
+                   ring_round(&p->rresp, p->in.data, p->in.len));
     assert_int_equal(goblin_resp_reply_parse(p->reader, out, len, &v),
                      (int64_t)len);
     assert_int_equal(goblin_client_format_reply(v, 0, &p->a), 0);
@@ -938,6 +1043,8 @@ static void sbe_side(struct pair *p, struct req *q, bool as_argv)
     assert_true(n > 0);
     assert_int_equal(goblin_session_feed(p->sbe->s, msg, n), 0);
     out = (const uint8_t *)drain(p->sbe->s, &len);
+    if (p->rsbe.ep != NULL)
+        same_bytes("SBE", out, len, ring_round(&p->rsbe, msg, n));
     assert_true(len >= 4 && goblin_sbe_rd_u32(out) == len - 4);
     assert_int_equal(goblin__sbe_tree_build(&p->tree, out + 4, len - 4, &v),
                      0);
@@ -1073,18 +1180,30 @@ static void dump_store(goblin_store *st, struct goblin_buf *out)
     goblin_buf_free(&lines);
 }
 
+static void same_store(struct goblin_buf *a, goblin_store *st,
+                       const char *what)
+{
+    struct goblin_buf b = {0};
+
+    dump_store(st, &b);
+    if (a->len != b.len || memcmp(a->data, b.data, a->len) != 0)
+        fail_msg("stores differ\nRESP3 side:\n%.*s\n%s side:\n%.*s",
+                 (int)a->len, a->data, what, (int)b.len, b.data);
+    goblin_buf_free(&b);
+}
+
 static void same_data(struct pair *p)
 {
-    struct goblin_buf a = {0}, b = {0};
+    struct goblin_buf a = {0};
 
     dump_store(p->resp->base->st, &a);
-    dump_store(p->sbe->base->st, &b);
-    if (a.len != b.len || memcmp(a.data, b.data, a.len) != 0)
-        fail_msg("stores differ\nRESP3 side:\n%.*s\nSBE side:\n%.*s",
-                 (int)a.len, a.data, (int)b.len, b.data);
     assert_true(a.len > 0);
+    same_store(&a, p->sbe->base->st, "SBE");
+    if (p->rresp.ep != NULL)
+        same_store(&a, p->rresp.f->base->st, "RESP ring");
+    if (p->rsbe.ep != NULL)
+        same_store(&a, p->rsbe.f->base->st, "SBE ring");
     goblin_buf_free(&a);
-    goblin_buf_free(&b);
 }
 
 /* ---- the test ---- */
@@ -1106,6 +1225,13 @@ static int pair_setup(void **state)
     goblin_session_feed(p->resp->s, hello, sizeof(hello) - 1);
     drain(p->resp->s, &len);
     goblin_session_feed(p->sbe->s, GOBLIN_SBE_MAGIC, GOBLIN_SBE_MAGIC_LEN);
+    if (ring_open(&p->rresp, "resp") != 0 || ring_open(&p->rsbe, "sbe") != 0)
+        return -1;
+    if (p->rresp.ep != NULL)
+        ring_round(&p->rresp, hello, sizeof(hello) - 1);
+    if (p->rsbe.ep != NULL)
+        assert_int_equal(ring_round(&p->rsbe, GOBLIN_SBE_MAGIC,
+                                    GOBLIN_SBE_MAGIC_LEN)->len, 0);
     *state = p;
     return 0;
 }
@@ -1115,6 +1241,10 @@ static int pair_teardown(void **state)
     struct pair *p = *state;
     void *a = p->resp, *b = p->sbe;
 
+    if (p->rresp.ep != NULL)
+        ring_close(&p->rresp);
+    if (p->rsbe.ep != NULL)
+        ring_close(&p->rsbe);
     goblin_resp_reader_close(p->reader);
     goblin__sbe_tree_free(&p->tree);
     goblin_buf_free(&p->in);
@@ -1132,9 +1262,13 @@ static void run_seed(void **state, uint64_t seed, unsigned steps)
 
     rng_state = seed;
     for (i = 0; i < steps; i++) {
-        if (i % 64 == 63) { /* let deadlines pass on both sides alike */
+        if (i % 64 == 63) { /* let deadlines pass on every side alike */
             p->resp->base->clock.now_ms += 700;
             p->sbe->base->clock.now_ms += 700;
+            if (p->rresp.ep != NULL)
+                p->rresp.f->base->clock.now_ms += 700;
+            if (p->rsbe.ep != NULL)
+                p->rsbe.f->base->clock.now_ms += 700;
         }
         one_step(p, i);
     }

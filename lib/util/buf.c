@@ -1,5 +1,6 @@
-/* buf.c - struct goblin_buf: a growable byte buffer for a connection's
- * input or output, with an optional allocator (libc by default).
+/* buf.c - struct goblin_buf (goblin/buf.h): a growable byte buffer for a
+ * connection's input or output, the SBE sink's scratch and the client's
+ * requests, with an optional allocator (libc by default).
  *
  * Invariants: len <= cap; data is NULL exactly when cap is 0. A failed
  * growth leaves data, len and cap as they were and sets failed.
@@ -7,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "goblin/resp.h"
+#include "goblin/buf.h"
 
 #define MIN_CAP 64
 

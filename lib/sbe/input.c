@@ -1,0 +1,66 @@
+/* input.c - a session's input (goblin/engine.h): the bytes a server
+ * commits go to the RESP loop or to SBE's, by the magic the session
+ * started with (DESIGN.md, Protocol selection). It sits in lib/sbe, above
+ * lib/commands, so the layers depend one way: lib/sbe uses lib/commands,
+ * never the reverse. */
+#include <string.h>
+
+#include "request.h"
+
+static int sbe_input(goblin_session *s)
+{
+    size_t used = 0;
+    int rc = goblin__sbe_session_input(s, s->in + s->in_pos,
+                                       s->in_len - s->in_pos, &used);
+
+    s->in_pos += used;
+    return rc;
+}
+
+int goblin_session_input_commit(goblin_session *s, size_t n)
+{
+    int rc = 0;
+
+    if (s->flags & SESS_CLOSE)
+        return goblin__input_verdict(s, 0);
+    if (n > s->in_cap - s->in_len)
+        return GOBLIN_EINVAL;
+    s->in_len += n;
+    s->eng->stat_net_in += n;
+    s->last_ms = s->eng->clock_ms;
+    if (s->proto == GOBLIN__PROTO_UNDECIDED)
+        goblin__session_detect(s);
+    if (s->proto == GOBLIN__PROTO_RESP)
+        rc = goblin__resp_input(s);
+    else if (s->proto == GOBLIN__PROTO_SBE)
+        rc = sbe_input(s);
+    goblin__input_compact(s);
+    if (rc == 0 && s->in_len >= s->eng->qbuf_limit) {
+        s->flags |= SESS_CLOSE;
+        rc = GOBLIN_ELIMIT;
+    }
+    goblin__output_check(s);
+    return goblin__input_verdict(s, rc);
+}
+
+int goblin_session_feed(goblin_session *s, const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    size_t room, k;
+    void *at;
+    int rc = 0;
+
+    do {
+        at = goblin_session_input_space(s, &room);
+        if (at == NULL)
+            return goblin__input_verdict(s, s->flags & SESS_CLOSE
+                                                ? 0 : GOBLIN_ELIMIT);
+        k = len < room ? len : room;
+        if (k > 0)
+            memcpy(at, p, k);
+        rc = goblin_session_input_commit(s, k);
+        p += k;
+        len -= k;
+    } while (rc == 0 && len > 0);
+    return rc;
+}
