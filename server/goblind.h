@@ -18,29 +18,21 @@
 #include <goblin/resp.h>
 
 #define GOBLIND_MAX_BIND 16
-#define GOBLIND_NOPTIONS 23
 
 struct goblind;
 struct goblind_conn;
 struct goblind_rings;
 
-/* What a registered setting's callbacks get: the server and which of
- * config.c's options it is. */
-struct goblind_setting_ref {
-    struct goblind *g;
-    int index;
-};
-
 struct goblind {
-    /* Options: embedded defaults, then the config file, then argv. */
+    /* Options: copies of the engine's settings (config.c), refreshed
+     * whenever one changes; the engine reads the command line and the
+     * config file. */
     long port;                     /* 0 = no TCP */
     char *bind[GOBLIND_MAX_BIND];  /* addresses; a leading '-' = optional */
     int nbind;
     bool bind_default;             /* bind not given: its entries optional */
     char *unixsocket;              /* NULL = no Unix socket */
     long unixsocketperm;           /* shown in octal, as Redis: 700 */
-    char *requirepass;
-    char *aclfile;                 /* users: "user NAME rules" lines */
     bool protected_mode;           /* refuse non-loopback clients while
                                     * the default user has no password */
     long tls_port;                 /* 0 = no TLS listener (tls.c) */
@@ -57,18 +49,9 @@ struct goblind {
     bool daemonize;
     char *pidfile;                 /* NULL = none */
     char *import_rdb;              /* --import-rdb: a Redis dump to load */
-    char *save;                    /* the save directives, joined; NULL =
-                                      none given (the engine's: no saves) */
     FILE *logf;
     char *config_file;             /* absolute path, or NULL */
-    /* Directives goblind does not know itself, as CONFIG SET commands
-     * run once the engine is open: command i ends at engine_ends[i] and
-     * came from engine_origins[i] (for the error message). */
-    struct goblin_buf engine_cmds;
-    size_t *engine_ends;
-    char **engine_origins;
-    int nengine;
-    struct goblind_setting_ref setting_refs[GOBLIND_NOPTIONS];
+    bool started;                  /* options read: maxclients checked */
     char why[128];                 /* a CONFIG SET error text */
 
     /* Run time. */
@@ -107,12 +90,15 @@ const char *goblind_loglevel_name(int level);
 void goblind_engine_log(void *ctx, enum goblin_log_level level,
                         const char *text);
 
-/* config.c: options and settings. */
+/* config.c: options, read by the engine (g->engine must be open);
+ * goblind_parse_args returns 0, 1 after --help or --version, or -1. */
 void goblind_defaults(struct goblind *g);
 int goblind_parse_args(struct goblind *g, int argc, char **argv);
-int goblind_register_settings(struct goblind *g);
-int goblind_apply_engine_directives(struct goblind *g);
 void goblind_free_options(struct goblind *g);
+
+/* maxclients.c: the open-files limit maxclients needs. */
+void goblind_maxclients_start(struct goblind *g);
+int goblind_maxclients_check(struct goblind *g, const char **why);
 
 /* net_epoll.c: listeners, connections and the event loop. */
 int goblind_listen(struct goblind *g);

@@ -62,26 +62,8 @@ static int open_engine(struct goblind *g)
     ecfg.server_info_ctx = g;
     ecfg.session_wake = goblind_session_wake;
     ecfg.session_wake_ctx = g;
-    ecfg.requirepass = g->requirepass;
     goblind_persist_hooks(g, &ecfg);
-    if ((rc = goblin_engine_open(&ecfg, &g->engine)) < 0)
-        return rc;
-    if ((rc = goblind_register_settings(g)) < 0 ||
-        (rc = goblind_ring_register_settings(g)) < 0)
-        return rc;
-    if (goblind_apply_engine_directives(g) < 0)
-        return GOBLIN_EINVAL;
-    if (g->aclfile != NULL) {
-        char err[1024];
-
-        if ((rc = goblin_engine_acl_file(g->engine, g->aclfile, err,
-                                         sizeof(err))) < 0) {
-            fprintf(stderr, "goblind: aclfile: %s\n",
-                    rc == GOBLIN_ENOMEM ? "out of memory" : err + 4);
-            return GOBLIN_EINVAL;
-        }
-    }
-    return 0;
+    return goblin_engine_open(&ecfg, &g->engine);
 }
 
 int main(int argc, char **argv)
@@ -90,13 +72,20 @@ int main(int argc, char **argv)
     int rc;
 
     goblind_defaults(&g);
-    rc = goblind_parse_args(&g, argc, argv);
+    if ((rc = open_engine(&g)) < 0)
+        fprintf(stderr, "goblind: can't open the store: %s\n",
+                goblin_strerror(rc));
+    rc = rc < 0 ? -1 : goblind_parse_args(&g, argc, argv);
+    if (rc == 0 && goblind_ring_register_settings(&g) < 0)
+        rc = -1;
     if (rc == 0 && g.daemonize && goblind_daemonize(&g) < 0)
         rc = -1;
     if (rc == 0 && g.pidfile != NULL && goblind_pidfile_write(&g) < 0)
         rc = -1;
     if (rc != 0 || goblind_log_open(&g) < 0) {
         goblind_pidfile_remove(&g);
+        goblin_engine_close(g.engine);
+        goblin_store_close(g.store);
         goblind_free_options(&g);
         goblind_ring_free(&g);
         return rc > 0 ? 0 : 1;
@@ -104,11 +93,8 @@ int main(int argc, char **argv)
     goblind_log(&g, GOBLIN_LOG_NOTICE, "Goblin version=%s, bits=%d, pid=%d, "
                 "just started", GOBLIN_VERSION_STRING,
                 (int)sizeof(void *) * 8, (int)getpid());
-    rc = open_engine(&g);
-    if (rc < 0 && rc != GOBLIN_EINVAL)
-        goblind_log(&g, GOBLIN_LOG_WARNING, "Can't open the store: %s",
-                    goblin_strerror(rc));
-    if (rc == 0 && (rc = goblind_persist_load(&g)) == 0 &&
+    goblind_maxclients_start(&g);
+    if ((rc = goblind_persist_load(&g)) == 0 &&
         (rc = goblind_listen(&g)) == 0 &&
         (rc = goblind_ring_start(&g)) == 0) {
         goblind_log(&g, GOBLIN_LOG_NOTICE, "Ready to accept connections");

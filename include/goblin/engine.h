@@ -185,6 +185,94 @@ GOBLIN_API void goblin_engine_cron(goblin_engine *eng);
 GOBLIN_API int goblin_engine_setting_add(goblin_engine *eng,
                                          const struct goblin_setting *s);
 
+/* ---- settings: the config file and the command line (docs/config.md) ----
+ *
+ * Every Redis 7.0 directive is known to the engine, with its type, range
+ * and default; the ones that concern the hosting process (port, bind,
+ * unixsocket, daemonize, pidfile, logfile, maxclients, timeout, ...) are
+ * kept by the engine and read by the server with goblin_engine_config_get.
+ */
+
+/* What a server hooks into loading and CONFIG SET.
+ *
+ * directive, if not NULL, is offered each directive the engine does not
+ * know (argv[0] its name): it returns 0 when it took it, 1 when it does
+ * not know it either, or -1 with *why a static text.
+ *
+ * changed, if not NULL, is called after a setting the server reads (one
+ * whose docs/config.md entry says "server") has a new value, from the
+ * config file, the command line or CONFIG SET; name is its Redis name.
+ * It returns 0, or nonzero with *why a text to refuse the value (CONFIG
+ * SET then puts the old value back and answers the error). */
+struct goblin_config_hooks {
+    int (*directive)(void *ctx, int argc, const char *const *argv,
+                     const char **why);
+    int (*changed)(void *ctx, const char *name, const char **why);
+    void *ctx;
+};
+
+/* Installs hooks (copied); NULL removes them. */
+GOBLIN_API void goblin_engine_config_hooks(goblin_engine *eng,
+                                           const struct goblin_config_hooks
+                                               *hooks);
+
+/* Reads a config file in Redis's syntax (one directive per line, words
+ * split and quoted as Redis does, '#' comments, "include PATH", repeated
+ * "save" lines adding up); path "-" reads standard input. Immutable
+ * settings may be set. On the first bad line it stops and writes Redis's
+ * report into err (cap bytes): "*** FATAL CONFIG FILE ERROR (...) ***",
+ * the file and line, the line, the reason; then it returns GOBLIN_EINVAL.
+ * Directives before the bad line stay applied. */
+GOBLIN_API int goblin_engine_config_load(goblin_engine *eng, const char *path,
+                                         char *err, size_t cap);
+
+/* Applies a command line as redis-server reads one: argv[0] is the program;
+ * a first argument not starting with "--" is a config file (or "-" for
+ * standard input), read first; then each "--name word..." is the directive
+ * "name word..." ("--save '3600 1'" is "save 3600 1"). Errors as
+ * goblin_engine_config_load's. */
+GOBLIN_API int goblin_engine_config_args(goblin_engine *eng, int argc,
+                                         char *const *argv, char *err,
+                                         size_t cap);
+
+/* The absolute path of the config file read at start, or NULL. */
+GOBLIN_API const char *goblin_engine_config_file(const goblin_engine *eng);
+
+/* A setting's current value as CONFIG GET shows it, NUL-terminated in buf
+ * (cap bytes). Returns its length, or GOBLIN_EINVAL for an unknown name or
+ * GOBLIN_ERANGE when it does not fit. */
+GOBLIN_API int goblin_engine_config_get(const goblin_engine *eng,
+                                        const char *name, char *buf,
+                                        size_t cap);
+
+/* A numeric, boolean (1 or 0) or enum (index in Redis's order) setting's
+ * value; dflt when name is unknown or not a number. */
+GOBLIN_API int64_t goblin_engine_config_int(const goblin_engine *eng,
+                                            const char *name, int64_t dflt);
+
+/* Sets one setting as CONFIG SET does (immutable ones refused), but as a
+ * server's own default: CONFIG REWRITE does not write it unless it is in
+ * the file or changed later. Returns 0, or GOBLIN_EINVAL with Redis's
+ * reason in err. */
+GOBLIN_API int goblin_engine_config_set(goblin_engine *eng, const char *name,
+                                        const char *value, char *err,
+                                        size_t cap);
+
+/* Describes the i-th directive of the table (no engine needed), for a
+ * server's --help: 0, or GOBLIN_ERANGE past the end. Strings are static. */
+struct goblin_setting_info {
+    const char *name;
+    const char *alias;   /* its old Redis name, or NULL */
+    const char *type;    /* "bool", "integer", "memory", "octal", "enum",
+                          * "string" or "special" */
+    const char *choices; /* an enum's values "a|b|c", else NULL */
+    const char *def;     /* the default */
+    bool immutable;      /* only from the config file or command line */
+    bool acts;           /* Goblin acts on it (else kept and shown) */
+    bool goblin;         /* Goblin's own, not Redis's */
+};
+GOBLIN_API int goblin_setting_info(size_t i, struct goblin_setting_info *out);
+
 /* Names the ACL file (Redis's aclfile directive): loads it at once,
  * replacing every user, and ACL LOAD and ACL SAVE use it from then on.
  * The file holds "user NAME rule..." lines (docs/security.md). Returns 0,

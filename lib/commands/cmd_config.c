@@ -2,13 +2,15 @@
  * registry, and TIME, with Redis 7's semantics (config.c, server.c).
  *
  * CONFIG GET takes several patterns; an exact name (no glob characters)
- * is echoed as given, a glob lists the names it matches; each setting is
- * listed once. CONFIG SET takes several pairs and applies all or none:
+ * is echoed as given, a glob lists the names it matches (a setting's old
+ * name too, as a pair of its own, as Redis 7.0 does); each is listed
+ * once. Directives that are not settings (import-rdb) are not shown. CONFIG SET takes several pairs and applies all or none:
  * values are set in order and, when one fails, those already set get
  * their old values back.
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "goblin/keys.h"
 #include "respond.h"
@@ -26,14 +28,22 @@ static bool has_glob(struct goblin_slice p)
     return false;
 }
 
-static bool setting_matches(const struct goblin__setting *s,
-                            struct goblin_slice pat)
+/* Glob matches: 1 for the name, 2 for the old name (Redis 7.0 lists
+ * both, as two entries). */
+static int setting_matches(const struct goblin__setting *s,
+                           struct goblin_slice pat)
 {
-    return goblin_glob_match(pat.ptr, pat.len, s->name, strlen(s->name),
-                             1) ||
+    return (goblin_glob_match(pat.ptr, pat.len, s->name, strlen(s->name),
+                              1) ? 1 : 0) |
            (s->alias != NULL &&
-            goblin_glob_match(pat.ptr, pat.len, s->alias, strlen(s->alias),
-                              1));
+                    goblin_glob_match(pat.ptr, pat.len, s->alias,
+                                      strlen(s->alias), 1)
+                ? 2 : 0);
+}
+
+static bool hidden(const struct goblin__setting *s)
+{
+    return s->desc != NULL && (s->desc->flags & GOBLIN__SF_HIDDEN);
 }
 
 static void reply_value(goblin__exec *x, const struct goblin__setting *s)
@@ -44,25 +54,36 @@ static void reply_value(goblin__exec *x, const struct goblin__setting *s)
     goblin__reply_bulk(x, buf, n < 0 ? 0 : (size_t)n);
 }
 
-/* Marks in sel (one flag per setting) what the patterns select; returns
- * how many. The name shown for an exact pattern is the pattern itself. */
+/* Marks in sel (one byte per setting) what the patterns select and
+ * returns how many pairs: bit 0 the name by a glob, bit 1 the old name by
+ * a glob, or 4 + j for the exact pattern argv[j], shown as given. */
 static size_t config_select(goblin__exec *x, int argc,
-                            const struct goblin_slice *argv, int8_t *sel)
+                            const struct goblin_slice *argv, uint8_t *sel)
 {
     size_t i, n = 0;
     int j;
 
     for (j = 2; j < argc; j++) {
+        bool glob = has_glob(argv[j]);
+        const struct goblin__setting *exact =
+            glob ? NULL : goblin__setting_find(x->eng, argv[j]);
+
         for (i = 0; i < x->eng->nsettings; i++) {
             const struct goblin__setting *s = &x->eng->settings[i];
-            bool hit = has_glob(argv[j])
-                           ? setting_matches(s, argv[j])
-                           : s == goblin__setting_find(x->eng, argv[j]);
+            int m;
 
-            if (hit && sel[i] == 0) {
-                sel[i] = has_glob(argv[j]) ? 1 : (int8_t)(2 + j);
-                n++;
+            if (hidden(s) || sel[i] >= 4)
+                continue;
+            if (!glob) {
+                if (s == exact && sel[i] == 0) {
+                    sel[i] = (uint8_t)(4 + j);
+                    n++;
+                }
+                continue;
             }
+            m = setting_matches(s, argv[j]) & ~sel[i];
+            n += (size_t)((m & 1) + ((m & 2) >> 1));
+            sel[i] |= (uint8_t)m;
         }
     }
     return n;
@@ -71,38 +92,56 @@ static size_t config_select(goblin__exec *x, int argc,
 void cmd_config_get(goblin__exec *x, int argc,
                     const struct goblin_slice *argv)
 {
-    int8_t sel[256] = {0};
+    uint8_t sel[1024] = {0};
     size_t i, n;
 
-    if (x->eng->nsettings > sizeof(sel) || argc > 100) {
+    if (x->eng->nsettings > sizeof(sel) || argc > 200) {
         goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
         return;
     }
     n = config_select(x, argc, argv, sel);
     goblin__reply_map(x, n);
     for (i = 0; i < x->eng->nsettings; i++) {
-        if (sel[i] == 0)
+        const struct goblin__setting *s = &x->eng->settings[i];
+
+        if (sel[i] >= 4) {
+            goblin__reply_slice(x, argv[sel[i] - 4]);
+            reply_value(x, s);
             continue;
-        if (sel[i] == 1)
-            goblin__reply_cstr(x, x->eng->settings[i].name);
-        else
-            goblin__reply_slice(x, argv[sel[i] - 2]);
-        reply_value(x, &x->eng->settings[i]);
+        }
+        if (sel[i] & 1) {
+            goblin__reply_cstr(x, s->name);
+            reply_value(x, s);
+        }
+        if (sel[i] & 2) {
+            goblin__reply_cstr(x, s->alias);
+            reply_value(x, s);
+        }
     }
 }
 
 struct old_value {
     const struct goblin__setting *s;
+    const char *shown; /* the name that matched: Redis names it so */
     char buf[GOBLIN_SETTING_VALUE_MAX];
     int len;
 };
 
-static void set_failed(goblin__exec *x, const struct goblin__setting *s,
-                       const char *why)
+static void set_failed(goblin__exec *x, const char *name, const char *why)
 {
     goblin__reply_errorf(x, "ERR CONFIG SET failed (possibly related to "
                             "argument '%s') - %s",
-                         s->name, why);
+                         name, why);
+}
+
+/* The name of s that arg spells: its old name, or its name. */
+static const char *matched_name(const struct goblin__setting *s,
+                                struct goblin_slice arg)
+{
+    if (s->alias != NULL && strlen(s->alias) == arg.len &&
+        strncasecmp(s->alias, arg.ptr, arg.len) == 0)
+        return s->alias;
+    return s->name;
 }
 
 /* Finds and checks every name first, as Redis does before setting
@@ -124,17 +163,25 @@ static bool config_check(goblin__exec *x, int argc,
                                  (const char *)argv[j].ptr);
             return false;
         }
-        if (s->s.set == NULL) {
-            set_failed(x, s, "can't set immutable config");
+        if (goblin__setting_immutable(s)) {
+            set_failed(x, matched_name(s, argv[j]),
+                       "can't set immutable config");
             return false;
         }
+        /* Redis keeps an old name as a setting of its own: the same
+         * setting under both names is not a duplicate. */
         for (k = 0; k < (j - 2) / 2; k++) {
-            if (old[k].s == s) {
-                set_failed(x, s, "duplicate parameter");
+            if (old[k].s == s && old[k].shown == matched_name(s, argv[j])) {
+                goblin__reply_errorf(x, "ERR CONFIG SET failed (possibly "
+                                        "related to argument '%.*s') - "
+                                        "duplicate parameter",
+                                     goblin__cstr_len(argv[j]),
+                                     (const char *)argv[j].ptr);
                 return false;
             }
         }
         old[(j - 2) / 2].s = s;
+        old[(j - 2) / 2].shown = matched_name(s, argv[j]);
     }
     return true;
 }
@@ -142,11 +189,11 @@ static bool config_check(goblin__exec *x, int argc,
 void cmd_config_set(goblin__exec *x, int argc,
                     const struct goblin_slice *argv)
 {
-    struct old_value old[16];
+    struct old_value old[64];
     const char *why = "argument couldn't be parsed";
     int j, k, n = (argc - 2) / 2;
 
-    if (argc % 2 != 0 || n > 16) {
+    if (argc % 2 != 0 || n > 64) {
         goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
         return;
     }
@@ -163,7 +210,7 @@ void cmd_config_set(goblin__exec *x, int argc,
                                 (struct goblin_slice){old[k].buf,
                                                       (size_t)old[k].len},
                                 &why);
-            set_failed(x, old[j].s, why);
+            set_failed(x, old[j].shown, why);
             return;
         }
     }

@@ -42,13 +42,11 @@ static int get_maxmemory(void *ctx, char *buf, size_t cap)
 
 static int set_maxmemory(void *ctx, struct goblin_slice v, const char **why)
 {
-    uint64_t n;
+    int64_t n;
 
-    if (goblin__parse_memory(v, &n) != 0 || n > (uint64_t)LLONG_MAX) {
-        *why = "argument must be a memory value";
+    if (goblin__setting_parse("maxmemory", v, &n, why) != 0)
         return GOBLIN_EINVAL;
-    }
-    ((goblin_engine *)ctx)->maxmemory = n;
+    ((goblin_engine *)ctx)->maxmemory = (uint64_t)n;
     return 0;
 }
 
@@ -73,10 +71,7 @@ static int set_policy(void *ctx, struct goblin_slice v, const char **why)
         eng->st->lfu = is_lfu(i);
         return 0;
     }
-    *why = "argument(s) must be one of the following: volatile-lru, "
-           "volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, "
-           "allkeys-lfu, allkeys-random, noeviction";
-    return GOBLIN_EINVAL;
+    return goblin__setting_parse("maxmemory-policy", v, &(int64_t){0}, why);
 }
 
 static int get_samples(void *ctx, char *buf, size_t cap)
@@ -88,14 +83,8 @@ static int set_samples(void *ctx, struct goblin_slice v, const char **why)
 {
     int64_t n;
 
-    if (goblin_int64_parse(v.ptr, v.len, &n) != 0) {
-        *why = "argument couldn't be parsed into an integer";
+    if (goblin__setting_parse("maxmemory-samples", v, &n, why) != 0)
         return GOBLIN_EINVAL;
-    }
-    if (n < 1 || n > INT_MAX) {
-        *why = "argument must be between 1 and 2147483647 inclusive";
-        return GOBLIN_ERANGE;
-    }
     ((goblin_engine *)ctx)->samples = (unsigned)n;
     return 0;
 }
@@ -106,18 +95,13 @@ static int get_int(const int *p, char *buf, size_t cap)
     return snprintf(buf, cap, "%d", *p);
 }
 
-static int set_int(int *p, struct goblin_slice v, const char **why)
+static int set_int(int *p, const char *name, struct goblin_slice v,
+                   const char **why)
 {
     int64_t n;
 
-    if (goblin_int64_parse(v.ptr, v.len, &n) != 0) {
-        *why = "argument couldn't be parsed into an integer";
+    if (goblin__setting_parse(name, v, &n, why) != 0)
         return GOBLIN_EINVAL;
-    }
-    if (n < 0 || n > INT_MAX) {
-        *why = "argument must be between 0 and 2147483647 inclusive";
-        return GOBLIN_ERANGE;
-    }
     *p = (int)n;
     return 0;
 }
@@ -129,7 +113,8 @@ static int get_log_factor(void *ctx, char *buf, size_t cap)
 
 static int set_log_factor(void *ctx, struct goblin_slice v, const char **why)
 {
-    return set_int(&((goblin_engine *)ctx)->st->lfu_log_factor, v, why);
+    return set_int(&((goblin_engine *)ctx)->st->lfu_log_factor,
+                   "lfu-log-factor", v, why);
 }
 
 static int get_decay(void *ctx, char *buf, size_t cap)
@@ -139,7 +124,8 @@ static int get_decay(void *ctx, char *buf, size_t cap)
 
 static int set_decay(void *ctx, struct goblin_slice v, const char **why)
 {
-    return set_int(&((goblin_engine *)ctx)->st->lfu_decay_time, v, why);
+    return set_int(&((goblin_engine *)ctx)->st->lfu_decay_time,
+                   "lfu-decay-time", v, why);
 }
 
 int goblin__maxmemory_init(goblin_engine *eng)

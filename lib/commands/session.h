@@ -29,12 +29,22 @@ struct goblin__cmdstat {
     uint64_t failed;
 };
 
+struct goblin__sdesc;
+
 struct goblin__setting {
     struct goblin_setting s; /* name and alias point at the copies below */
     char *name;
     char *alias;
-    bool placeholder; /* the engine's stand-in a server may replace */
+    const struct goblin__sdesc *desc; /* its descriptor, NULL if none */
+    bool placeholder; /* kept text only: an engine or server may replace */
     bool changed;     /* set by CONFIG SET: CONFIG REWRITE writes it */
+};
+
+/* The value of a descriptor nobody applies: its text (settings.c). */
+struct goblin__sval {
+    goblin_engine *eng;
+    const struct goblin__sdesc *desc;
+    char *text; /* NUL-terminated, from the store's allocator */
 };
 
 /* One watched key: its bytes and the sessions watching it. */
@@ -76,9 +86,14 @@ struct goblin_engine {
     goblin_session *running; /* the session executing a command, if any */
     bool in_exec;            /* EXEC is running its queue (BGSAVE waits) */
 
-    /* Settings. */
+    /* Settings: the registry, the kept values of the descriptors
+     * (goblin__nsdescs of them), the config file read at start and the
+     * server's hooks (goblin_engine_config_hooks). */
     struct goblin__setting *settings;
     size_t nsettings, capsettings;
+    struct goblin__sval *svals;
+    char *config_file;
+    struct goblin_config_hooks hooks;
     char *requirepass; /* NULL = none */
     struct goblin__acl_user *users;        /* acl.c: sorted by name */
     struct goblin__acl_user *default_user; /* always in users */

@@ -1,8 +1,9 @@
-/* settings.c - the registry of settings behind CONFIG GET/SET, and the
- * engine's own: requirepass, proto-max-bulk-len, client-query-buffer-limit,
- * client-output-buffer-limit, hz and databases, and the read-only
- * placeholder "appendonly" ("no") a server may replace
- * with its own.
+/* settings.c - the registry of settings behind CONFIG GET/SET: one entry
+ * per descriptor of settings_table.c, holding its value as text until the
+ * engine's own code or a server registers the setting to act on it
+ * (goblin_engine_setting_add replaces the entry and keeps its descriptor);
+ * and the engine's own: requirepass, proto-max-bulk-len,
+ * client-query-buffer-limit, client-output-buffer-limit and hz.
  *
  * Validation texts and ranges are Redis 7.0's (config.c): a setting's set
  * either applies the whole value or changes nothing.
@@ -96,6 +97,12 @@ static int setting_replace(goblin_engine *eng, struct goblin__setting *e,
         *e = old;
         return rc;
     }
+    e->desc = old.desc;
+    if (e->alias == NULL && old.desc != NULL && old.desc->alias != NULL) {
+        e->alias = old.alias;   /* the descriptor's old name stays */
+        e->s.alias = e->alias;
+        old.alias = NULL;
+    }
     free_cstr(eng->st, old.name);
     free_cstr(eng->st, old.alias);
     return 0;
@@ -145,6 +152,14 @@ void goblin__settings_free(goblin_engine *eng)
                  eng->capsettings * sizeof(*eng->settings));
     eng->settings = NULL;
     eng->nsettings = eng->capsettings = 0;
+    for (i = 0; eng->svals != NULL && i < goblin__nsdescs; i++)
+        free_cstr(eng->st, eng->svals[i].text);
+    if (eng->svals != NULL)
+        goblin__free(eng->st, eng->svals,
+                     goblin__nsdescs * sizeof(*eng->svals));
+    eng->svals = NULL;
+    free_cstr(eng->st, eng->config_file);
+    eng->config_file = NULL;
     if (eng->requirepass != NULL)
         goblin__free(eng->st, eng->requirepass, eng->requirepass_len + 1);
     eng->requirepass = NULL;
@@ -186,22 +201,26 @@ static int fmt_u64(char *buf, size_t cap, uint64_t v)
     return snprintf(buf, cap, "%llu", (unsigned long long)v);
 }
 
-/* A memory setting with Redis's range [1 MiB, LLONG_MAX]. */
-static int set_big_memory(struct goblin_slice v, uint64_t *dst,
-                          const char **why)
+int goblin__setting_parse(const char *name, struct goblin_slice v,
+                          int64_t *num, const char **why)
 {
-    uint64_t n;
+    static char norm[GOBLIN_SETTING_VALUE_MAX + 1], whybuf[200];
+    const struct goblin__sdesc *d =
+        goblin__sdesc_find((struct goblin_slice){name, strlen(name)});
 
-    if (goblin__parse_memory(v, &n) != 0) {
-        *why = "argument must be a memory value";
+    return goblin__sdesc_parse(d, v, norm, sizeof(norm), num, why, whybuf,
+                               sizeof(whybuf));
+}
+
+/* A memory setting with Redis's range [1 MiB, LLONG_MAX]. */
+static int set_big_memory(const char *name, struct goblin_slice v,
+                          uint64_t *dst, const char **why)
+{
+    int64_t n;
+
+    if (goblin__setting_parse(name, v, &n, why) != 0)
         return GOBLIN_EINVAL;
-    }
-    if (n < 1024 * 1024 || n > (uint64_t)LLONG_MAX) {
-        *why = "argument must be between 1048576 and 9223372036854775807 "
-               "inclusive";
-        return GOBLIN_ERANGE;
-    }
-    *dst = n;
+    *dst = (uint64_t)n;
     return 0;
 }
 
@@ -212,8 +231,8 @@ static int get_bulk_len(void *ctx, char *buf, size_t cap)
 
 static int set_bulk_len(void *ctx, struct goblin_slice v, const char **why)
 {
-    return set_big_memory(v, &((goblin_engine *)ctx)->proto_max_bulk_len,
-                          why);
+    return set_big_memory("proto-max-bulk-len", v,
+                          &((goblin_engine *)ctx)->proto_max_bulk_len, why);
 }
 
 static int get_qbuf(void *ctx, char *buf, size_t cap)
@@ -223,7 +242,8 @@ static int get_qbuf(void *ctx, char *buf, size_t cap)
 
 static int set_qbuf(void *ctx, struct goblin_slice v, const char **why)
 {
-    return set_big_memory(v, &((goblin_engine *)ctx)->qbuf_limit, why);
+    return set_big_memory("client-query-buffer-limit", v,
+                          &((goblin_engine *)ctx)->qbuf_limit, why);
 }
 
 static int get_requirepass(void *ctx, char *buf, size_t cap)
@@ -275,30 +295,10 @@ static int set_hz(void *ctx, struct goblin_slice v, const char **why)
 {
     int64_t n;
 
-    if (goblin_int64_parse(v.ptr, v.len, &n) != 0) {
-        *why = "argument couldn't be parsed into an integer";
+    if (goblin__setting_parse("hz", v, &n, why) != 0)
         return GOBLIN_EINVAL;
-    }
-    if (n < 0 || n > INT_MAX) {
-        *why = "argument must be between 0 and 2147483647 inclusive";
-        return GOBLIN_ERANGE;
-    }
     ((goblin_engine *)ctx)->hz = n < 1 ? 1 : n > 500 ? 500 : (int)n;
     return 0;
-}
-
-static int get_databases(void *ctx, char *buf, size_t cap)
-{
-    (void)ctx;
-    return snprintf(buf, cap, "1");
-}
-
-/* "appendonly" until a persistence layer registers its own:
- * redis-benchmark and other clients read it at start. */
-static int get_no(void *ctx, char *buf, size_t cap)
-{
-    (void)ctx;
-    return snprintf(buf, cap, "no");
 }
 
 static const char *const obuf_class[3] = {"normal", "slave", "pubsub"};
@@ -393,6 +393,77 @@ void goblin__obuf_trip_update(goblin_engine *eng)
     eng->obuf_trip = t == 0 || t > SIZE_MAX ? SIZE_MAX : (size_t)t;
 }
 
+/* A kept value: the descriptor's text. */
+static int sval_get(void *ctx, char *buf, size_t cap)
+{
+    const struct goblin__sval *v = ctx;
+    size_t n = strlen(v->text);
+
+    n = n < cap ? n : cap;
+    memcpy(buf, v->text, n);
+    return (int)n;
+}
+
+static int sval_set(void *ctx, struct goblin_slice value, const char **why)
+{
+    struct goblin__sval *v = ctx;
+    char norm[GOBLIN_SETTING_VALUE_MAX + 1], *copy, *old;
+    static char whybuf[160];
+    int64_t num;
+    int rc;
+
+    if (value.len > GOBLIN_SETTING_VALUE_MAX) {
+        *why = "argument too long";
+        return GOBLIN_EINVAL;
+    }
+    rc = goblin__sdesc_parse(v->desc, value, norm, sizeof(norm), &num, why,
+                             whybuf, sizeof(whybuf));
+    if (rc != 0)
+        return rc;
+    if ((copy = dup_cstr(v->eng->st, norm, strlen(norm))) == NULL) {
+        *why = "out of memory";
+        return GOBLIN_ENOMEM;
+    }
+    old = v->text;
+    v->text = copy;
+    if ((v->desc->flags & GOBLIN__SF_SERVER) &&
+        v->eng->hooks.changed != NULL &&
+        v->eng->hooks.changed(v->eng->hooks.ctx, v->desc->name, why) != 0) {
+        v->text = old;
+        free_cstr(v->eng->st, copy);
+        return GOBLIN_EINVAL;
+    }
+    free_cstr(v->eng->st, old);
+    return 0;
+}
+
+/* One registry entry per descriptor, keeping its text. */
+static int svals_init(goblin_engine *eng)
+{
+    size_t n = goblin__nsdescs, i;
+    int rc;
+
+    if ((eng->svals = goblin__alloc(eng->st, n * sizeof(*eng->svals))) ==
+        NULL)
+        return GOBLIN_ENOMEM;
+    memset(eng->svals, 0, n * sizeof(*eng->svals));
+    for (i = 0; i < n; i++) {
+        const struct goblin__sdesc *d = &goblin__sdescs[i];
+        struct goblin__sval *v = &eng->svals[i];
+        struct goblin_setting s = {d->name, d->alias, sval_get, sval_set, v};
+
+        v->eng = eng;
+        v->desc = d;
+        if ((v->text = dup_cstr(eng->st, d->def, strlen(d->def))) == NULL)
+            return GOBLIN_ENOMEM;
+        if ((rc = goblin_engine_setting_add(eng, &s)) != 0)
+            return rc;
+        eng->settings[eng->nsettings - 1].desc = d;
+        eng->settings[eng->nsettings - 1].placeholder = true;
+    }
+    return 0;
+}
+
 int goblin__settings_init(goblin_engine *eng)
 {
     const struct goblin_setting own[] = {
@@ -401,10 +472,6 @@ int goblin__settings_init(goblin_engine *eng)
         {"client-query-buffer-limit", NULL, get_qbuf, set_qbuf, eng},
         {"client-output-buffer-limit", NULL, get_obuf, set_obuf, eng},
         {"hz", NULL, get_hz, set_hz, eng},
-        {"databases", NULL, get_databases, NULL, eng},
-    };
-    const struct goblin_setting placeholders[] = {
-        {"appendonly", NULL, get_no, NULL, eng},
     };
     size_t i;
     int rc;
@@ -419,14 +486,11 @@ int goblin__settings_init(goblin_engine *eng)
     eng->obuf_limit[2][1] = 8ull * 1024 * 1024;
     eng->obuf_limit[2][2] = 60;
     goblin__obuf_trip_update(eng);
+    if ((rc = svals_init(eng)) != 0)
+        return rc;
     for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         if ((rc = goblin_engine_setting_add(eng, &own[i])) != 0)
             return rc;
-    for (i = 0; i < sizeof(placeholders) / sizeof(placeholders[0]); i++) {
-        if ((rc = goblin_engine_setting_add(eng, &placeholders[i])) != 0)
-            return rc;
-        eng->settings[eng->nsettings - 1].placeholder = true;
-    }
     return goblin__maxmemory_init(eng);
 }
 

@@ -141,15 +141,24 @@ static void write_header(struct goblin__ring_queue *q, uint64_t pos,
 int goblin_ring_reserve(goblin_ring *r, uint32_t len, void **buf)
 {                                                 /* producer side */
     struct goblin__ring_queue *q = &r->tx;
-    uint64_t size, off, skip;
+    uint64_t size = rec_size(len), off = q->pos & (q->cap - 1), skip;
     int rc;
 
+    /* One pass for the usual case: no filler, no window edge, room by the
+     * cached head (the same conditions as publish's fast path). */
+    if (r->err == 0 && len <= q->max_len && buf != NULL &&
+        off + size <= q->cap && !at_window_edge(off, size) &&
+        q->cap - (q->pos - q->peer) >= size) {
+        q->res_skip = 0;
+        q->res_len = len;
+        q->reserved = true;
+        *buf = q->data + off + RING_REC_HDR;
+        return 0;
+    }
     if (r->err != 0)
         return r->err;
     if (len > q->max_len || buf == NULL)
         return GOBLIN_EINVAL;
-    size = rec_size(len);
-    off = q->pos & (q->cap - 1);
     skip = filler_before(r, q, off, size);
     if (r->err != 0)
         return r->err;

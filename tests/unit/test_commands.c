@@ -290,9 +290,9 @@ static void test_config_get_set(void **state)
     EXPECT("config get hz", "*2\r\n$2\r\nhz\r\n$2\r\n10\r\n");
     EXPECT("config get HZ", "*2\r\n$2\r\nHZ\r\n$2\r\n10\r\n");
     EXPECT("config get nothing", "*0\r\n");
-    EXPECT("config get proto-max-* hz",
-           "*4\r\n$18\r\nproto-max-bulk-len\r\n$9\r\n536870912\r\n"
-           "$2\r\nhz\r\n$2\r\n10\r\n");
+    EXPECT("config get proto-max-* hz",       /* in the table's order */
+           "*4\r\n$2\r\nhz\r\n$2\r\n10\r\n"
+           "$18\r\nproto-max-bulk-len\r\n$9\r\n536870912\r\n");
     EXPECT("config set hz 5 maxmemory", "-ERR syntax error\r\n");
     EXPECT("config set foo bar", "-ERR Unknown option or number of arguments "
                                  "for CONFIG SET - 'foo'\r\n");
