@@ -19,11 +19,11 @@ ASAN_DIR    := build-asan
 
 BUILD_PKGS := meson ninja-build gcc g++ pkg-config python3
 TEST_PKGS  := $(BUILD_PKGS) libcmocka-dev redis-server redis-tools \
-              python3-redis libhiredis-dev libssl-dev openssl
+              python3-redis libhiredis-dev libssl-dev openssl valgrind
 # bench: Google Benchmark for the microbenchmarks, gnuplot for the CDFs.
 BENCH_PKGS := $(TEST_PKGS) libbenchmark-dev gnuplot-nox
 BENCH_ARGS ?=
-VALGRIND_PKGS := $(TEST_PKGS) valgrind
+VALGRIND_PKGS := $(TEST_PKGS)
 FUZZ_PKGS  := $(BUILD_PKGS) clang libclang-rt-14-dev
 
 FUZZ_SECONDS ?= 180

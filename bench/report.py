@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """report.py - DIR/REPORT.md from what bench/report.sh left in DIR: the
 machine it ran on, every target of the benchmark plan marked met or missed
-from the raw outputs (shootout.csv, memory.tsv, microbench.json), then
-every table (shootout.md with its CDF plots, throughput.md, memory.md,
-microbench.md) as the scripts wrote them.
+from the raw outputs (shootout.csv, icount.csv, memory.tsv,
+microbench.json), then every table (shootout.md with its CDF plots,
+icount.md, throughput.md, memory.md, microbench.md) as the scripts wrote
+them.
 
 A target whose input is missing is "not run"; one whose definition needs a
 size the run did not use (1,000,000 members or elements) is "not judged".
@@ -22,6 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import microbench_report  # noqa: E402  (the microbench targets and loader)
+import icount_report  # noqa: E402  (the instruction-count targets)
 
 OPS = ["PING", "SET", "GET", "HSET", "HGET", "ZADD", "ZSCORE", "HSET10",
        "ZADD10"]
@@ -214,6 +216,25 @@ def microbench_targets(path):
     return out
 
 
+def icount_targets(path):
+    """The instruction-count targets from icount.csv (icount.sh): exact
+    counts, so they are judged on any run, quick or not."""
+    lims = [(what, "<= {} instructions".format(limit))
+            for _, _, limit, what in icount_report.TARGETS]
+    if not os.path.exists(path):
+        return [(what, "icount did not run", lim, "not run")
+                for what, lim in lims]
+    out = []
+    counts = icount_report.counts_from_csv(path)
+    for (what, v, limit, _), (_, lim) in zip(
+            icount_report.verdicts(counts), lims):
+        if v is None:
+            out.append((what, "n/a", lim, "not run"))
+        else:
+            out.append((what, "{:,}".format(v), lim, verdict(v <= limit)))
+    return out
+
+
 MEM_CASES = [
     ("zset_int", "1M-member zset, integer scores, B/member", 45),
     ("zset_u32", "1M-member zset, random scores, B/member", 45),
@@ -316,6 +337,7 @@ def main():
         w("")
     targets = (shootout_targets(load_shootout(os.path.join(
                    d, "shootout.csv"))) +
+               icount_targets(os.path.join(d, "icount.csv")) +
                microbench_targets(os.path.join(d, "microbench.json")) +
                memory_targets(load_memory(os.path.join(d, "memory.tsv"))))
     w("## Targets")
@@ -334,6 +356,7 @@ def main():
     for t in targets:
         w("| {} | {} | {} | {} |".format(*t))
     for name, title in [("shootout.md", "Latency shootout"),
+                        ("icount.md", "Instructions per round trip"),
                         ("throughput.md", "Throughput (redis-benchmark)"),
                         ("memory.md", "Memory per element"),
                         ("microbench.md", "In-process microbenchmarks")]:

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # report.sh - the one-command benchmark report: runs the latency shootout
-# (with its CDF plots), the redis-benchmark throughput comparison, the
+# (with its CDF plots), the instruction counts per round trip under
+# callgrind (icount.sh, when valgrind is installed), the redis-benchmark throughput comparison, the
 # bytes-per-element memory comparison and, when Google Benchmark is there,
 # the in-process microbenchmarks, then writes DIR/REPORT.md: the machine,
 # every target of the benchmark plan marked met or missed, and every table.
 #
 #   bench/report.sh [--quick] [--out DIR] [--window-ms N] [--reps N]
 #                   [--requests N] [--repeat N]
-#                   [--skip shootout,throughput,memory,microbench]
+#                   [--skip shootout,icount,throughput,memory,microbench]
 #
 # --quick is the smoke run (a few seconds per step, tiny sizes): it proves
 # every step starts and prints; its figures and verdicts mean nothing.
@@ -19,7 +20,8 @@
 # bench/memory.sh, bench/microbench.sh. Their outputs and logs stay in
 # DIR (default $BUILD_DIR/report).
 #
-# Programs come from $GOBLIND, $SHOOTOUT, $MEM_BYTES and $MICROBENCH, else
+# Programs come from $GOBLIND, $SHOOTOUT, $MEM_BYTES, $ICOUNT and
+# $MICROBENCH, else
 # from $BUILD_DIR (default build-benchmarks, a release build made on first
 # use). Needs redis-server and redis-tools (Debian), and gnuplot-nox for
 # the plots (without it the report says so and has no plots). Exits 1 if a
@@ -60,7 +62,7 @@ COMMAND="bench/report.sh"
 OUT=${OUT:-$BUILD_DIR/report}
 mkdir -p "$OUT"
 rm -f "$OUT"/REPORT.md "$OUT"/shootout* "$OUT"/throughput.* \
-    "$OUT"/memory.* "$OUT"/microbench.* "$OUT"/*.log
+    "$OUT"/memory.* "$OUT"/microbench.* "$OUT"/icount.* "$OUT"/*.log
 rm -rf "$OUT/plots"
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -73,8 +75,10 @@ if [ -z "${GOBLIND:-}" ] || [ -z "${SHOOTOUT:-}" ] ||
         meson setup "$BUILD_DIR" --buildtype=release -Dwerror=false \
             >/dev/null
     fi
-    meson compile -C "$BUILD_DIR" goblind shootout mem_bytes >/dev/null
+    meson compile -C "$BUILD_DIR" goblind shootout mem_bytes icount \
+        >/dev/null
     GOBLIND=${GOBLIND:-$BUILD_DIR/server/goblind}
+    ICOUNT=${ICOUNT:-$BUILD_DIR/bench/icount}
     SHOOTOUT=${SHOOTOUT:-$BUILD_DIR/bench/shootout}
     MEM_BYTES=${MEM_BYTES:-$BUILD_DIR/bench/mem_bytes}
     if [ -z "${MICROBENCH:-}" ] &&
@@ -83,6 +87,7 @@ if [ -z "${GOBLIND:-}" ] || [ -z "${SHOOTOUT:-}" ] ||
     fi
 fi
 export GOBLIND SHOOTOUT MEM_BYTES
+[ -n "${ICOUNT:-}" ] && export ICOUNT
 [ -n "${MICROBENCH:-}" ] && export MICROBENCH
 
 FAILED=()
@@ -104,6 +109,8 @@ step() {
     fi
 }
 
+ICOUNT_ARGS=()
+[ "$QUICK" = 1 ] && ICOUNT_ARGS=(--quick)
 if [ "$QUICK" = 1 ]; then
     step shootout bench/shootout.sh --quick --out "$OUT"
     step throughput bench/redis_benchmark.sh --quick --out "$OUT"
@@ -116,6 +123,11 @@ else
         --requests "$REQUESTS" --out "$OUT"
     step memory bench/memory.sh --out "$OUT"
     MB_ARGS=(--reps "$REPS")
+fi
+if [ -n "${ICOUNT:-}" ] && command -v valgrind >/dev/null; then
+    step icount bench/icount.sh "${ICOUNT_ARGS[@]}" --out "$OUT"
+else
+    echo "report: icount skipped (needs valgrind, Debian: valgrind)"
 fi
 if [ -n "${MICROBENCH:-}" ]; then
     step microbench bench/microbench.sh --out "$OUT" "${MB_ARGS[@]}"

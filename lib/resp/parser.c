@@ -22,6 +22,10 @@
  * when the command completes, so the caller may move its buffer between
  * calls. A line search resumes where it stopped (line_scan). A count
  * claimed by the peer commits no memory: argv grows as arguments arrive.
+ *
+ * A whole request already in the buffer, the common case, skips the state
+ * machine: whole_multibulk reads it in one pass (and hands the request to
+ * the state machine, from its first byte, whenever it is not plain).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -227,7 +231,8 @@ static int find_line_end(goblin_resp_parser *p, const char *in, size_t len,
  * string2ll accepts and which hold no NUL. Returns 1 with the value and
  * the CR's offset, or 0 to take the general road (find_line_end and
  * goblin_int64_parse), which gives the same answer for every line. */
-static int quick_line(const char *s, size_t avail, int64_t *ll, size_t *at)
+static inline int quick_line(const char *s, size_t avail, int64_t *ll,
+                             size_t *at)
 {
     size_t i = 1;
     int64_t v;
@@ -524,6 +529,64 @@ static int64_t parse_inline(goblin_resp_parser *p, const char *in,
     return finish(p, in, cmd, false);
 }
 
+/* ---- a whole request at once ---------------------------------------------- */
+
+/* The common case: a whole multibulk request "*N\r\n$L\r\n<L bytes>\r\n..."
+ * already in the buffer, every line plain (quick_line's form), within the
+ * limits. It is read in one pass with no state kept between arguments,
+ * the arguments becoming slices of in. Returns the bytes the request
+ * takes, with *cmd set, or 0 when anything is missing or unusual (a
+ * partial request, an empty or oversized count, a length over a limit, a
+ * line quick_line does not take, argv failing to grow): the state
+ * machine then parses the request from its first byte, which gives the
+ * same result, waits or fails with Redis's error. Only argv may have
+ * grown (as the state machine would have grown it) when it returns 0. */
+static int64_t whole_multibulk(goblin_resp_parser *p, const char *in,
+                               size_t len, struct goblin_resp_command *cmd)
+{
+    struct goblin_slice *argv = p->argv;
+    size_t pos, at;
+    int64_t n, ll;
+
+    if (!quick_line(in, len, &n, &at) || n <= 0 || n > INT_MAX ||
+        (p->unauth && n > GOBLIN_RESP_UNAUTH_MULTIBULK_MAX))
+        return 0;
+    pos = at + 2;
+    for (int64_t k = 0; k < n; k++) {
+        const char *line = in + pos;
+
+        if (pos >= len || line[0] != '$' ||
+            !quick_line(line, len - pos, &ll, &at) ||
+            (uint64_t)ll > p->max_bulk ||
+            (p->unauth && ll > GOBLIN_RESP_UNAUTH_BULK_MAX))
+            return 0;
+        if ((size_t)k == p->argv_cap) {
+            /* argv grows as bulk_len grows it: as arguments arrive. A
+             * failure is left to the state machine to report. */
+            size_t want = p->argv_cap ? p->argv_cap * 2 : 8;
+            int r;
+
+            if (want > (uint64_t)n)
+                want = (size_t)n;
+            p->argc = (size_t)k;
+            r = argv_grow(p, want);
+            p->argc = 0;
+            if (r != 0)
+                return 0;
+            argv = p->argv;
+        }
+        pos += at + 2;
+        if (len - pos < (uint64_t)ll + 2)
+            return 0;
+        argv[k].ptr = in + pos;
+        argv[k].len = (size_t)ll;
+        pos += (size_t)ll + 2;
+    }
+    p->argc = (size_t)n;
+    p->pos = pos;
+    return finish(p, in, cmd, false);
+}
+
 /* ---- entry --------------------------------------------------------------- */
 
 static void start_command(goblin_resp_parser *p, char first)
@@ -551,6 +614,9 @@ int64_t goblin_resp_parse(goblin_resp_parser *p, const char *in, size_t len,
         if (len == 0)
             return 0;
         start_command(p, in[0]);
+        if (in[0] == '*' && (r = whole_multibulk(p, in, len, cmd)) > 0)
+            return r;
+        r = CONTINUE;
     }
     if (p->state == ST_INLINE)
         return parse_inline(p, in, len, cmd);

@@ -77,13 +77,25 @@ static size_t varint_get(const uint8_t *p, size_t *v)
     return n;
 }
 
-void goblin__rec_parse(const uint8_t *rec, struct goblin__rec *r)
+/* The header of rec, inline: keys shorter than 128 bytes (a one-byte
+ * varint) take no loop. */
+static inline void rec_parse(const uint8_t *rec, struct goblin__rec *r)
 {
     size_t off = (rec[0] & KF_EXP) ? 5 : 1;
 
-    off += varint_get(rec + off, &r->klen);
+    if (rec[off] < 0x80) {
+        r->klen = rec[off];
+        off++;
+    } else {
+        off += varint_get(rec + off, &r->klen);
+    }
     r->key = rec + off;
     r->voff = off + r->klen;
+}
+
+void goblin__rec_parse(const uint8_t *rec, struct goblin__rec *r)
+{
+    rec_parse(rec, r);
 }
 
 static inline size_t align8(size_t n)
@@ -164,20 +176,32 @@ static void **obj_slot(uint8_t *rec)
     return (void **)(void *)(rec + align8(r.voff));
 }
 
-struct goblin_slice goblin__rec_str(const uint8_t *rec)
+/* A string record's value, whose part starts at voff. */
+static inline struct goblin_slice str_at(const uint8_t *rec, size_t voff)
 {
-    struct goblin__rec r;
     struct goblin_slice v;
 
-    goblin__rec_parse(rec, &r);
     if (((rec[0] & KF_ENC) >> KF_ENC_SHIFT) == GOBLIN__STR_RAW) {
-        v.len = get32(rec + r.voff);
-        v.ptr = rec + r.voff + 8;
+        v.len = get32(rec + voff);
+        v.ptr = rec + voff + 8;
     } else {
-        v.len = rec[r.voff];
-        v.ptr = rec + r.voff + 1;
+        v.len = rec[voff];
+        v.ptr = rec + voff + 1;
     }
     return v;
+}
+
+static inline struct goblin_slice rec_str(const uint8_t *rec)
+{
+    struct goblin__rec r;
+
+    rec_parse(rec, &r);
+    return str_at(rec, r.voff);
+}
+
+struct goblin_slice goblin__rec_str(const uint8_t *rec)
+{
+    return rec_str(rec);
 }
 
 static void rec_free(goblin_store *st, uint8_t *rec)
@@ -432,8 +456,8 @@ static uint64_t rec_hash(const goblin_store *st, const uint8_t *rec)
 {
     struct goblin__rec r;
 
-    goblin__rec_parse(rec, &r);
-    return goblin__hash_bytes(st->hash_seed, r.key, r.klen);
+    rec_parse(rec, &r);
+    return goblin__hash_with(st->hash_secret, r.key, r.klen);
 }
 
 static uint64_t ks_hash(const void *owner, uint32_t id)
@@ -443,29 +467,85 @@ static uint64_t ks_hash(const void *owner, uint32_t id)
     return rec_hash(st, rec_at(&st->ks, id));
 }
 
+/* Whether a[0, n) == b[0, n). Keys are mostly short: up to 16 bytes they
+ * are compared with two overlapping loads from each side, no call. */
+static inline bool bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n >= 8) {
+        if (n > 16)
+            return memcmp(a, b, n) == 0;
+        return goblin__hash_load64(a) == goblin__hash_load64(b) &&
+               goblin__hash_load64(a + n - 8) ==
+                   goblin__hash_load64(b + n - 8);
+    }
+    if (n >= 4)
+        return get32(a) == get32(b) && get32(a + n - 4) == get32(b + n - 4);
+    return n == 0 ||
+           (a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1]);
+}
+
 static bool ks_eq(const void *owner, uint32_t id, const void *key,
                   size_t len)
 {
     const goblin_store *st = owner;
     struct goblin__rec r;
 
-    goblin__rec_parse(rec_at(&st->ks, id), &r);
-    return r.klen == len && (len == 0 || memcmp(r.key, key, len) == 0);
+    rec_parse(rec_at(&st->ks, id), &r);
+    return r.klen == len && bytes_eq(r.key, key, len);
 }
 
 static const struct goblin__swiss_ops ks_ops = {ks_hash, ks_eq};
 
-static uint64_t key_hash(const goblin_store *st, struct goblin_slice key)
+static inline uint64_t key_hash(const goblin_store *st,
+                               struct goblin_slice key)
 {
-    return goblin__hash_bytes(st->hash_seed, key.ptr, key.len);
+    return goblin__hash_with(st->hash_secret, key.ptr, key.len);
+}
+
+/* One lookup: the key looked for, and what the match found on the way
+ * (the id's page slot, its record, where the value starts), so a point
+ * read reaches each of them once. */
+struct probe {
+    const goblin_store *st;
+    struct goblin_slice key;
+    uintptr_t *ref;
+    uint8_t *rec;
+    size_t voff;
+};
+
+static inline __attribute__((always_inline)) bool probe_match(void *ctx,
+                                                              uint32_t id)
+{
+    struct probe *p = ctx;
+    uintptr_t *ref = slot_ref(&p->st->ks, id);
+    uint8_t *rec = (uint8_t *)(*ref & PTR_MASK);
+    struct goblin__rec r;
+
+    rec_parse(rec, &r);
+    if (r.klen != p->key.len || !bytes_eq(r.key, p->key.ptr, r.klen))
+        return false;
+    p->ref = ref;
+    p->rec = rec;
+    p->voff = r.voff;
+    return true;
+}
+
+/* Finds p->key, whose hash is hash, with the probe and the compare inline
+ * (swiss.h). Returns 1 with *id and p's findings, or 0. */
+static inline __attribute__((always_inline)) int probe_find(
+    struct probe *p, uint64_t hash, uint32_t *id)
+{
+    return goblin__swiss_find_with(&p->st->ks.index, hash, probe_match, p,
+                                   id);
 }
 
 /* Finds key without looking at its deadline. */
-static int find_raw(const goblin_store *st, struct goblin_slice key,
-                    uint64_t hash, uint32_t *id)
+static inline int find_raw(const goblin_store *st, struct goblin_slice key,
+                           uint64_t hash, uint32_t *id)
 {
-    return goblin__swiss_find(&st->ks.index, &ks_ops, st, hash, key.ptr,
-                              key.len, id);
+    struct probe p = {st, key, NULL, NULL, 0};
+
+    return probe_find(&p, hash, id);
 }
 
 /* Gives rec the next id. Returns 0 or GOBLIN_ENOMEM with nothing changed
@@ -557,16 +637,20 @@ static bool expired(const goblin_store *st, const uint8_t *rec)
            goblin__now_ms(st) > goblin__exp_when(st, get32(rec + 1));
 }
 
-int goblin__key_find(goblin_store *st, struct goblin_slice key,
-                     uint32_t *id)
+/* goblin__key_find, inline, leaving p's findings for the caller. */
+static inline __attribute__((always_inline)) int key_find(
+    goblin_store *st, struct goblin_slice key, uint32_t *id,
+    struct probe *p)
 {
     uint64_t hash = key_hash(st, key);
     uint32_t i;
     uint8_t *rec;
 
-    if (!find_raw(st, key, hash, &i))
+    p->st = st;
+    p->key = key;
+    if (!probe_find(p, hash, &i))
         return 0;
-    rec = rec_at(&st->ks, i);
+    rec = p->rec;
     if (expired(st, rec)) {
         /* Freed at once unless key is a view of this very record: a read
          * must not end the views that earlier calls handed out. */
@@ -579,7 +663,7 @@ int goblin__key_find(goblin_store *st, struct goblin_slice key,
     }
 #if STAMP_SHIFT
     if (!st->no_touch) {
-        uintptr_t *ref = slot_ref(&st->ks, i);
+        uintptr_t *ref = p->ref;
         uint16_t stamp = st->lfu ? goblin__stamp_touch(
                                        st, (uint16_t)(*ref >> STAMP_SHIFT))
                                  : st->lru_clock;
@@ -590,6 +674,30 @@ int goblin__key_find(goblin_store *st, struct goblin_slice key,
     }
 #endif
     *id = i;
+    return 1;
+}
+
+int goblin__key_find(goblin_store *st, struct goblin_slice key,
+                     uint32_t *id)
+{
+    struct probe p;
+
+    return key_find(st, key, id, &p);
+}
+
+int goblin__key_get_str(goblin_store *st, struct goblin_slice key,
+                        struct goblin_slice *value)
+{
+    struct probe p;
+    uint32_t id;
+    const uint8_t *rec;
+
+    if (!key_find(st, key, &id, &p))
+        return 0;
+    rec = p.rec;
+    if ((rec[0] & KF_TYPE) != GOBLIN_TYPE_STRING)
+        return GOBLIN_EWRONGTYPE;
+    *value = str_at(rec, p.voff);
     return 1;
 }
 

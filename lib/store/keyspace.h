@@ -107,6 +107,11 @@ struct goblin_slice goblin__rec_str(const uint8_t *rec);
 /* Finds key, lazily deleting it if expired. Returns 1 and sets *id, or 0. */
 int goblin__key_find(goblin_store *st, struct goblin_slice key,
                      uint32_t *id);
+/* GET's lookup in one call: finds key (lazily deleting it if expired)
+ * and, when it is a string, sets *value to a view of its bytes. Returns 1,
+ * 0 when absent, or GOBLIN_EWRONGTYPE. */
+int goblin__key_get_str(goblin_store *st, struct goblin_slice key,
+                        struct goblin_slice *value);
 /* The record of id (valid until the next write). */
 uint8_t *goblin__key_rec(const goblin_store *st, uint32_t id);
 /* Deletes the key at id; its record stays readable until the next write

@@ -134,6 +134,7 @@ static int store_open(const struct goblin_config *cfg, goblin_store **out)
     st->cfg.allocator = &st->alloc;
     clock_init(st);
     st->hash_seed = c.seed != 0 ? c.seed : 0x9e3779b97f4a7c15ull;
+    st->hash_secret = goblin__hash_secret(st->hash_seed);
     st->rng = st->hash_seed ^ 0xd1b54a32d192ed03ull;
     goblin__keyspace_init(st);
     st->lfu_log_factor = 10;
@@ -268,60 +269,11 @@ uint64_t goblin__rand64(goblin_store *st)
     return z ^ (z >> 31);
 }
 
-static inline uint64_t mix(uint64_t a, uint64_t b)
-{
-    __uint128_t r = (__uint128_t)a * b;
-
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
-static inline uint64_t load64(const uint8_t *p)
-{
-    uint64_t v;
-
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static inline uint64_t load32(const uint8_t *p)
-{
-    uint32_t v;
-
-    memcpy(&v, p, 4);
-    return v;
-}
-
-/* A multiply-fold hash in the style of wyhash: 16 bytes per round, each
- * round one 64x64->128 multiply, and a final mix that spreads every input
- * bit over the whole result. */
+/* The hash is goblin__hash_with (store.h); this is its seeded form for
+ * the callers that keep only a seed. */
 uint64_t goblin__hash_bytes(uint64_t seed, const void *data, size_t len)
 {
-    const uint64_t k0 = 0xa0761d6478bd642full, k1 = 0xe7037ed1a0b428dbull,
-                   k2 = 0x8ebc6af09c88c6e3ull;
-    const uint8_t *p = data;
-    uint64_t a, b, s = seed ^ mix(seed ^ k0, k1);
-    size_t n = len;
-
-    if (n <= 16) {
-        if (n >= 4) {
-            a = (load32(p) << 32) | load32(p + ((n >> 3) << 2));
-            b = (load32(p + n - 4) << 32) | load32(p + n - 4 - ((n >> 3) << 2));
-        } else if (n > 0) {
-            a = ((uint64_t)p[0] << 16) | ((uint64_t)p[n >> 1] << 8) | p[n - 1];
-            b = 0;
-        } else {
-            a = b = 0;
-        }
-    } else {
-        while (n > 16) {
-            s = mix(load64(p) ^ k1, load64(p + 8) ^ s);
-            p += 16;
-            n -= 16;
-        }
-        a = load64(p + n - 16);
-        b = load64(p + n - 8);
-    }
-    return mix(k1 ^ len, mix(a ^ k1, b ^ s) ^ k2);
+    return goblin__hash_with(goblin__hash_secret(seed), data, len);
 }
 
 void goblin__key_changed(goblin_store *st, struct goblin_slice key)

@@ -43,6 +43,7 @@ struct goblin_store {
     size_t used_memory;
     uint64_t dirty;
     uint64_t hash_seed;
+    uint64_t hash_secret; /* goblin__hash_secret(hash_seed), worked out once */
     uint64_t rng;
     struct goblin__keyspace ks;
 };
@@ -71,6 +72,80 @@ uint64_t goblin__rand64(goblin_store *st);
  * so callers may take position from the high bits and a fingerprint from
  * the low ones. */
 uint64_t goblin__hash_bytes(uint64_t seed, const void *p, size_t len);
+
+/* The hash itself, inline so that key lookups (keyspace.c) hash a short key
+ * without a call: a multiply-fold hash in the style of wyhash, 16 bytes per
+ * round, each round one 64x64->128 multiply, and a final mix that spreads
+ * every input bit over the whole result. secret is what the seed alone
+ * decides (goblin__hash_secret), worked out once per store rather than per
+ * call; goblin__hash_bytes(seed, p, len) ==
+ * goblin__hash_with(goblin__hash_secret(seed), p, len). */
+static inline uint64_t goblin__hash_mix(uint64_t a, uint64_t b)
+{
+    __uint128_t r = (__uint128_t)a * b;
+
+    return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+#define GOBLIN__HASH_K0 0xa0761d6478bd642full
+#define GOBLIN__HASH_K1 0xe7037ed1a0b428dbull
+#define GOBLIN__HASH_K2 0x8ebc6af09c88c6e3ull
+
+static inline uint64_t goblin__hash_secret(uint64_t seed)
+{
+    return seed ^ goblin__hash_mix(seed ^ GOBLIN__HASH_K0, GOBLIN__HASH_K1);
+}
+
+static inline uint64_t goblin__hash_load64(const uint8_t *p)
+{
+    uint64_t v;
+
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t goblin__hash_load32(const uint8_t *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline uint64_t goblin__hash_with(uint64_t secret, const void *data,
+                                         size_t len)
+{
+    const uint64_t k1 = GOBLIN__HASH_K1;
+    const uint8_t *p = data;
+    uint64_t a, b, s = secret;
+    size_t n = len;
+
+    if (n <= 16) {
+        if (n >= 4) {
+            a = (goblin__hash_load32(p) << 32) |
+                goblin__hash_load32(p + ((n >> 3) << 2));
+            b = (goblin__hash_load32(p + n - 4) << 32) |
+                goblin__hash_load32(p + n - 4 - ((n >> 3) << 2));
+        } else if (n > 0) {
+            a = ((uint64_t)p[0] << 16) | ((uint64_t)p[n >> 1] << 8) |
+                p[n - 1];
+            b = 0;
+        } else {
+            a = b = 0;
+        }
+    } else {
+        while (n > 16) {
+            s = goblin__hash_mix(goblin__hash_load64(p) ^ k1,
+                                 goblin__hash_load64(p + 8) ^ s);
+            p += 16;
+            n -= 16;
+        }
+        a = goblin__hash_load64(p + n - 16);
+        b = goblin__hash_load64(p + n - 8);
+    }
+    return goblin__hash_mix(k1 ^ len, goblin__hash_mix(a ^ k1, b ^ s) ^
+                                          GOBLIN__HASH_K2);
+}
 
 /* Records a change of key: bumps the dirty counter and calls the
  * configured key_changed hook. */

@@ -67,13 +67,7 @@ static int put_whole(goblin_store *st, struct goblin_slice key, int found,
 int goblin_str_get(goblin_store *st, struct goblin_slice key,
                    struct goblin_slice *out)
 {
-    uint32_t id;
-    uint8_t *rec;
-    int r = find_str(st, key, &id, &rec);
-
-    if (r == 1)
-        *out = goblin__rec_str(rec);
-    return r;
+    return goblin__key_get_str(st, key, out);
 }
 
 int64_t goblin_str_len(goblin_store *st, struct goblin_slice key)

@@ -28,12 +28,8 @@
 #include "store.h"
 #include "swiss.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
-#define GROUP 16
-#define CTRL_EMPTY 0x80
+#define GROUP GOBLIN__SWISS_GROUP
+#define CTRL_EMPTY GOBLIN__SWISS_EMPTY
 #define CTRL_DELETED 0xFE
 #define MAX_CAP ((size_t)1 << 32)
 
@@ -45,56 +41,11 @@ static inline size_t max_load(size_t cap)
     return cap - cap / 16;
 }
 
-#ifdef __SSE2__
-static inline uint32_t match_byte(const uint8_t *g, uint8_t b)
-{
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)g);
-
-    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v,
-                                           _mm_set1_epi8((char)b)));
-}
-
-/* EMPTY and DELETED are the bytes with the high bit set. */
-static inline uint32_t match_free(const uint8_t *g)
-{
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)g);
-
-    return (uint32_t)_mm_movemask_epi8(v);
-}
-#else
-static inline uint32_t match_byte(const uint8_t *g, uint8_t b)
-{
-    uint32_t m = 0;
-
-    for (int i = 0; i < GROUP; i++)
-        m |= (uint32_t)(g[i] == b) << i;
-    return m;
-}
-
-static inline uint32_t match_free(const uint8_t *g)
-{
-    uint32_t m = 0;
-
-    for (int i = 0; i < GROUP; i++)
-        m |= (uint32_t)(g[i] >> 7) << i;
-    return m;
-}
-#endif
-
-static inline uint32_t match_empty(const uint8_t *g)
-{
-    return match_byte(g, CTRL_EMPTY);
-}
-
-static inline size_t home_group(uint64_t hash, size_t groups)
-{
-    return (size_t)(((hash >> 32) * (uint64_t)groups) >> 32);
-}
-
-static inline uint8_t fingerprint(uint64_t hash)
-{
-    return (uint8_t)(hash & 0x7F);
-}
+#define match_byte goblin__swiss_match_byte
+#define match_free goblin__swiss_match_free
+#define match_empty goblin__swiss_match_empty
+#define home_group goblin__swiss_home_group
+#define fingerprint goblin__swiss_fingerprint
 
 static int table_alloc(goblin_store *st, struct goblin__swiss_table *t,
                        size_t cap)
@@ -122,39 +73,28 @@ static void table_free(goblin_store *st, struct goblin__swiss_table *t)
     memset(t, 0, sizeof(*t));
 }
 
+/* A lookup through the owner's ops. */
+struct ops_probe {
+    const struct goblin__swiss_ops *ops;
+    const void *owner, *key;
+    size_t len;
+};
+
+static bool ops_match(void *ctx, uint32_t id)
+{
+    const struct ops_probe *p = ctx;
+
+    return p->ops->eq(p->owner, id, p->key, p->len);
+}
+
 static int table_find(const struct goblin__swiss_table *t,
                       const struct goblin__swiss_ops *ops, const void *owner,
                       uint64_t hash, const void *key, size_t len,
                       uint32_t *id)
 {
-    size_t groups = t->cap / GROUP, g;
-    uint8_t h2 = fingerprint(hash);
+    struct ops_probe p = {ops, owner, key, len};
 
-    if (groups == 0)
-        return 0;
-    g = home_group(hash, groups);
-    /* The home group's ids are fetched while its control bytes arrive:
-     * without this the id load waits for the match, one more dependent
-     * cache miss per lookup on a cold table. 16 ids may span two lines. */
-    __builtin_prefetch(t->ids + g * GROUP);
-    __builtin_prefetch(t->ids + g * GROUP + GROUP - 1);
-    for (size_t n = 0; n < groups; n++) {
-        const uint8_t *c = t->ctrl + g * GROUP;
-
-        for (uint32_t m = match_byte(c, h2); m != 0; m &= m - 1) {
-            uint32_t cand = t->ids[g * GROUP + __builtin_ctz(m)];
-
-            if (ops->eq(owner, cand, key, len)) {
-                *id = cand;
-                return 1;
-            }
-        }
-        if (match_empty(c) != 0)
-            return 0;
-        if (++g == groups)
-            g = 0;
-    }
-    return 0;
+    return goblin__swiss_table_find(t, hash, ops_match, &p, id);
 }
 
 /* The slot holding id, whose key hashes to hash, or SIZE_MAX. */

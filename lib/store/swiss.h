@@ -26,6 +26,10 @@
 
 #include "goblin/common.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 struct goblin__swiss_ops {
     /* Hash of the key stored under id: the value given at insert. */
     uint64_t (*hash)(const void *owner, uint32_t id);
@@ -52,6 +56,119 @@ void goblin__swiss_free(goblin_store *st, struct goblin__swiss *s);
 
 /* Entries in the index (both tables). */
 size_t goblin__swiss_count(const struct goblin__swiss *s);
+
+/* ---- the probe, inline ----
+ * Lookups are the hot path of every read, so the probe is here, inline,
+ * and an owner whose eq is a known static function (the keyspace) gets it
+ * compiled into its own lookup with no call per candidate. */
+
+#define GOBLIN__SWISS_GROUP 16
+#define GOBLIN__SWISS_EMPTY 0x80
+
+#ifdef __SSE2__
+static inline uint32_t goblin__swiss_match_byte(const uint8_t *g, uint8_t b)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)g);
+
+    return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v,
+                                           _mm_set1_epi8((char)b)));
+}
+
+/* EMPTY and DELETED are the bytes with the high bit set. */
+static inline uint32_t goblin__swiss_match_free(const uint8_t *g)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)g);
+
+    return (uint32_t)_mm_movemask_epi8(v);
+}
+#else
+static inline uint32_t goblin__swiss_match_byte(const uint8_t *g, uint8_t b)
+{
+    uint32_t m = 0;
+
+    for (int i = 0; i < GOBLIN__SWISS_GROUP; i++)
+        m |= (uint32_t)(g[i] == b) << i;
+    return m;
+}
+
+static inline uint32_t goblin__swiss_match_free(const uint8_t *g)
+{
+    uint32_t m = 0;
+
+    for (int i = 0; i < GOBLIN__SWISS_GROUP; i++)
+        m |= (uint32_t)(g[i] >> 7) << i;
+    return m;
+}
+#endif
+
+static inline uint32_t goblin__swiss_match_empty(const uint8_t *g)
+{
+    return goblin__swiss_match_byte(g, GOBLIN__SWISS_EMPTY);
+}
+
+static inline size_t goblin__swiss_home_group(uint64_t hash, size_t groups)
+{
+    return (size_t)(((hash >> 32) * (uint64_t)groups) >> 32);
+}
+
+static inline uint8_t goblin__swiss_fingerprint(uint64_t hash)
+{
+    return (uint8_t)(hash & 0x7F);
+}
+
+/* Whether the entry id is the one looked for; ctx is the caller's (it
+ * holds the key, and may keep what the check found out). */
+typedef bool goblin__swiss_match_fn(void *ctx, uint32_t id);
+
+/* Finds the entry of table t that match accepts among those whose
+ * fingerprint is hash's. Returns 1 and sets *id, or 0. */
+static inline __attribute__((always_inline)) int goblin__swiss_table_find(
+    const struct goblin__swiss_table *t, uint64_t hash,
+    goblin__swiss_match_fn *match, void *ctx, uint32_t *id)
+{
+    size_t groups = t->cap / GOBLIN__SWISS_GROUP, g;
+    uint8_t h2 = goblin__swiss_fingerprint(hash);
+
+    if (groups == 0)
+        return 0;
+    g = goblin__swiss_home_group(hash, groups);
+    /* The home group's ids are fetched while its control bytes arrive:
+     * without this the id load waits for the match, one more dependent
+     * cache miss per lookup on a cold table. 16 ids may span two lines. */
+    __builtin_prefetch(t->ids + g * GOBLIN__SWISS_GROUP);
+    __builtin_prefetch(t->ids + g * GOBLIN__SWISS_GROUP +
+                       GOBLIN__SWISS_GROUP - 1);
+    for (size_t n = 0; n < groups; n++) {
+        const uint8_t *c = t->ctrl + g * GOBLIN__SWISS_GROUP;
+
+        for (uint32_t m = goblin__swiss_match_byte(c, h2); m != 0;
+             m &= m - 1) {
+            uint32_t cand = t->ids[g * GOBLIN__SWISS_GROUP +
+                                   (size_t)__builtin_ctz(m)];
+
+            if (match(ctx, cand)) {
+                *id = cand;
+                return 1;
+            }
+        }
+        if (goblin__swiss_match_empty(c) != 0)
+            return 0;
+        if (++g == groups)
+            g = 0;
+    }
+    return 0;
+}
+
+/* goblin__swiss_find with the check inlined (see above): both tables. */
+static inline __attribute__((always_inline)) int goblin__swiss_find_with(
+    const struct goblin__swiss *s, uint64_t hash,
+    goblin__swiss_match_fn *match, void *ctx, uint32_t *id)
+{
+    if (goblin__swiss_table_find(&s->cur, hash, match, ctx, id))
+        return 1;
+    return s->old.cap != 0 &&
+           goblin__swiss_table_find(&s->old, hash, match, ctx, id);
+}
 
 /* Finds key, whose hash is hash. Returns 1 and sets *id, or 0. */
 int goblin__swiss_find(const struct goblin__swiss *s,

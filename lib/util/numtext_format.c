@@ -1,6 +1,9 @@
 /* numtext_format.c - numbers to text as Redis writes them: int64 (ll2string),
  * doubles (d2string of Redis 7.2+) and long doubles (ld2string, human mode).
  *
+ * Integers below 10^16 are written eight digits at a time (digits8), the
+ * rest two digits per step.
+ *
  * Doubles take one of three roads. Special values and integral values with
  * |v| <= 2^62 print directly (Redis's double2ll fast path). Everything else
  * gets its shortest round-trip digits from the Schubfach algorithm
@@ -49,6 +52,7 @@ static unsigned digits10(uint64_t v)
     return t + (v >= pow10_u64[t]) + (v == 0);
 }
 
+/* Writes exactly its digits: for callers that size buf to the text. */
 size_t goblin__u64_format(char *buf, uint64_t v)
 {
     unsigned n = digits10(v);
@@ -70,14 +74,93 @@ size_t goblin__u64_format(char *buf, uint64_t v)
     return n;
 }
 
-size_t goblin_int64_format(char *buf, int64_t v)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR_DIGITS 1
+
+/* The eight decimal digits of v < 10^8 (leading zeros included) as ASCII
+ * bytes, the most significant in the lowest byte, with no division loop:
+ * v splits into two 4-digit halves in 32-bit lanes, each into two 2-digit
+ * quarters in 16-bit lanes, each into two digits in bytes. The multiply
+ * and shift pairs divide exactly in their ranges (10486 / 2^20 is 1/100
+ * for n < 10^4, 103 / 2^10 is 1/10 for n < 100: checked for every v), and
+ * no lane's product reaches the next lane's bits that its mask keeps. */
+static inline uint64_t digits8(uint32_t v)
+{
+    uint64_t x = (v / 10000) | ((uint64_t)(v % 10000) << 32);
+    uint64_t h = ((x * 10486) >> 20) & UINT64_C(0x0000007F0000007F);
+
+    x = h | ((x - h * 100) << 16);
+    h = ((x * 103) >> 10) & UINT64_C(0x000F000F000F000F);
+    x = h | ((x - h * 10) << 8);
+    return x + UINT64_C(0x3030303030303030);
+}
+
+/* v < 10^16 in decimal at buf, in at most one copy of two digits and two
+ * 8-byte stores: it writes max(n, 8) bytes for its n digits. Numbers of 9
+ * or 10 digits (every uint32 score past 10^8) split as two digits and
+ * eight. */
+static inline size_t u64_format_short(char *buf, uint64_t v)
+{
+    unsigned n;
+    uint64_t hi, lo;
+
+    if (v < 100) { /* the digits of most short decimals: cheaper alone */
+        if (v < 10) {
+            buf[0] = (char)('0' + v);
+            return 1;
+        }
+        memcpy(buf, digit_pairs + v * 2, 2);
+        return 2;
+    }
+    if (v < 100000000) {
+        n = digits10(v);
+        lo = digits8((uint32_t)v) >> (8 * (8 - n));
+        memcpy(buf, &lo, 8);
+        return n;
+    }
+    hi = v / 100000000;
+    lo = digits8((uint32_t)(v - hi * 100000000));
+    if (hi < 100) {
+        /* Without a branch on hi < 10, which random scores leave to
+         * chance: the pair is copied from its second digit then, and
+         * the eight digits overwrite what is left of it. */
+        unsigned one = hi < 10;
+
+        n = 10 - one;
+        memcpy(buf, digit_pairs + hi * 2 + one, 2);
+    } else {
+        n = digits10(v);
+        hi = digits8((uint32_t)hi) >> (8 * (16 - n));
+        memcpy(buf, &hi, 8);
+    }
+    memcpy(buf + n - 8, &lo, 8);
+    return n;
+}
+#endif
+
+/* v in decimal at buf, which has room for 20 bytes. */
+static inline size_t u64_format_roomy(char *buf, uint64_t v)
+{
+#ifdef SWAR_DIGITS
+    if (v < UINT64_C(10000000000000000))
+        return u64_format_short(buf, v);
+#endif
+    return goblin__u64_format(buf, v);
+}
+
+static inline size_t int64_format(char *buf, int64_t v)
 {
     if (v < 0) {
         buf[0] = '-';
         /* The negation in unsigned arithmetic is exact for INT64_MIN. */
-        return 1 + goblin__u64_format(buf + 1, 0 - (uint64_t)v);
+        return 1 + u64_format_roomy(buf + 1, 0 - (uint64_t)v);
     }
-    return goblin__u64_format(buf, (uint64_t)v);
+    return u64_format_roomy(buf, (uint64_t)v);
+}
+
+size_t goblin_int64_format(char *buf, int64_t v)
+{
+    return int64_format(buf, v);
 }
 
 /* ---- Schubfach -------------------------------------------------------- */
@@ -285,7 +368,7 @@ size_t goblin_double_format(char *buf, double v)
         int64_t i = (int64_t)v;
 
         if ((double)i == v)
-            return goblin_int64_format(buf, i);
+            return int64_format(buf, i);
     }
     c = bits & ((UINT64_C(1) << 52) - 1);
     if (bq != 0) {
@@ -297,7 +380,7 @@ size_t goblin_double_format(char *buf, double v)
     if (!short_decimal(neg ? -v : v, &c, &e10))
         c = shortest_decimal(q, c, &e10);
     c = strip_zeros(c, &e10);
-    n = (int)goblin__u64_format(digits, c);
+    n = (int)u64_format_roomy(digits, c);
     buf[0] = '-';
     return neg + emit_digits(buf + neg, digits, n, e10);
 }

@@ -442,6 +442,36 @@ static void test_int64_format_round_trips(void **state)
     }
 }
 
+/* Integers are written eight digits at a time below 10^16: every digit
+ * count's edges, in both signs, through goblin_int64_format and through
+ * goblin_double_format's integer road. */
+static void test_integer_format_digit_count_edges(void **state)
+{
+    char buf[GOBLIN_DOUBLE_TEXT_MAX], want[32];
+    int64_t p10 = 1;
+
+    (void)state;
+    for (int k = 0; k <= 18; k++, p10 = k <= 18 ? p10 * 10 : p10) {
+        const int64_t vs[] = {p10 - 1, p10, p10 + 1, p10 * 5 + 3};
+
+        for (int i = 0; i < 4; i++) {
+            for (int sign = 1; sign >= -1; sign -= 2) {
+                int64_t v = vs[i] * sign;
+                size_t n = goblin_int64_format(buf, v);
+
+                snprintf(want, sizeof(want), "%lld", (long long)v);
+                assert_int_equal(n, strlen(want));
+                assert_memory_equal(buf, want, n);
+                if (v > -(INT64_C(1) << 53) && v < (INT64_C(1) << 53)) {
+                    n = goblin_double_format(buf, (double)v);
+                    assert_int_equal(n, strlen(want));
+                    assert_memory_equal(buf, want, n);
+                }
+            }
+        }
+    }
+}
+
 static void check_ld(long double v, const char *want)
 {
     char buf[GOBLIN_LONG_DOUBLE_TEXT_MAX];
@@ -653,6 +683,7 @@ int main(void)
         cmocka_unit_test(test_parse_ignores_the_process_locale),
         cmocka_unit_test(test_int64_parse_is_string2ll),
         cmocka_unit_test(test_int64_format_round_trips),
+        cmocka_unit_test(test_integer_format_digit_count_edges),
         cmocka_unit_test(test_long_double_format_is_ld2string_human),
         cmocka_unit_test(test_long_double_format_handles_the_largest_value),
         cmocka_unit_test(test_long_double_parse_is_string2ld),

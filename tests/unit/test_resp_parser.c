@@ -250,6 +250,17 @@ static void test_bulk_length_limits(void **state)
                 false);
     check_feeds("*1\r\n$11\r\n", 9,
                 "ERROR:ERR Protocol error: invalid bulk length", 10, false);
+    /* A whole request in the buffer (the parser's one-pass road) meets the
+     * same limits as one that arrives in pieces. */
+    check_feeds("*1\r\n$11\r\n01234567890\r\n", 22,
+                "ERROR:ERR Protocol error: invalid bulk length", 10, false);
+    FEEDS("*2\r\n$1\r\na\r\n$01\r\nb\r\n",
+          "ERROR:ERR Protocol error: invalid bulk length");
+    FEEDS("*2\r\n$1\r\na\r\nx1\r\nb\r\n",
+          "ERROR:ERR Protocol error: expected '$', got 'x'");
+    FEEDS("*9\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n$1\r\ne\r\n"
+          "$1\r\nf\r\n$1\r\ng\r\n$1\r\nh\r\n$1\r\ni\r\n",
+          "9[1:a|1:b|1:c|1:d|1:e|1:f|1:g|1:h|1:i]");
 }
 
 static void test_unauthenticated_limits(void **state)
