@@ -10,24 +10,36 @@
 #include <string.h>
 
 #include "acl.h"
+#include "exec.h"
 #include "respond.h"
 #include "session.h"
+
+void goblin__exec_ping(goblin__exec *x, const struct goblin_slice *message)
+{
+    if (message == NULL)
+        goblin__reply_status(x, "PONG");
+    else
+        goblin__reply_slice(x, *message);
+}
 
 void cmd_ping(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     if (argc > 2)
         goblin__reply_errorf(x, "ERR wrong number of arguments for '%s' "
                                 "command", x->cmd->fullname);
-    else if (argc == 1)
-        goblin__reply_status(x, "PONG");
     else
-        goblin__reply_slice(x, argv[1]);
+        goblin__exec_ping(x, argc == 2 ? &argv[1] : NULL);
+}
+
+void goblin__exec_echo(goblin__exec *x, struct goblin_slice message)
+{
+    goblin__reply_slice(x, message);
 }
 
 void cmd_echo(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    goblin__reply_slice(x, argv[1]);
+    goblin__exec_echo(x, argv[1]);
 }
 
 void cmd_select(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -123,7 +135,7 @@ static void hello_reply(goblin__exec *x)
     goblin__reply_cstr(x, "server");
     goblin__reply_cstr(x, "redis");
     goblin__reply_cstr(x, "version");
-    goblin__reply_cstr(x, GOBLIN__REDIS_VERSION);
+    goblin__reply_cstr(x, REDIS_VERSION);
     goblin__reply_cstr(x, "proto");
     goblin__reply_int(x, x->sess->resp);
     goblin__reply_cstr(x, "id");

@@ -3,9 +3,13 @@
  * HRANDFIELD and HSCAN, with Redis 7's argument checks and texts
  * (t_hash.c). HGETALL is a map in RESP3; HRANDFIELD WITHVALUES gives
  * field/value pairs in RESP3 and a flat list in RESP2, as Redis does.
+ *
+ * Each command is an execution function (exec.h), which SBE's typed
+ * requests call too, and a RESP handler that parses argv and calls it.
  */
 #include <math.h>
 
+#include "exec.h"
 #include "goblin/hash.h"
 #include "goblin/keys.h"
 #include "goblin/numtext.h"
@@ -29,38 +33,53 @@ static bool pairs_ok(goblin__exec *x, int argc)
     return false;
 }
 
+void goblin__exec_hset(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *fv, size_t npairs)
+{
+    int_reply(x, goblin_hash_set(x->st, key, fv, npairs));
+}
+
 void cmd_hset(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     if (pairs_ok(x, argc))
-        int_reply(x, goblin_hash_set(x->st, argv[1], argv + 2,
-                                     (size_t)(argc - 2) / 2));
+        goblin__exec_hset(x, argv[1], argv + 2, (size_t)(argc - 2) / 2);
 }
 
-void cmd_hmset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__exec_hmset(goblin__exec *x, struct goblin_slice key,
+                        const struct goblin_slice *fv, size_t npairs)
 {
-    int rc;
+    int rc = goblin_hash_set(x->st, key, fv, npairs);
 
-    if (!pairs_ok(x, argc))
-        return;
-    rc = goblin_hash_set(x->st, argv[1], argv + 2, (size_t)(argc - 2) / 2);
     if (rc < 0)
         goblin__reply_code(x, rc);
     else
         goblin__reply_ok(x);
 }
 
+void cmd_hmset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    if (pairs_ok(x, argc))
+        goblin__exec_hmset(x, argv[1], argv + 2, (size_t)(argc - 2) / 2);
+}
+
+void goblin__exec_hsetnx(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice field, struct goblin_slice value)
+{
+    int_reply(x, goblin_hash_setnx(x->st, key, field, value));
+}
+
 void cmd_hsetnx(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    int_reply(x, goblin_hash_setnx(x->st, argv[1], argv[2], argv[3]));
+    goblin__exec_hsetnx(x, argv[1], argv[2], argv[3]);
 }
 
-void cmd_hget(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__exec_hget(goblin__exec *x, struct goblin_slice key,
+                       struct goblin_slice field)
 {
-    struct goblin_slice v;
-    int rc = goblin_hash_get(x->st, argv[1], argv[2], &v);
+    struct goblin_slice v = {NULL, 0};
+    int rc = goblin_hash_get(x->st, key, field, &v);
 
-    (void)argc;
     if (rc == 1)
         goblin__reply_slice(x, v);
     else if (rc == 0)
@@ -69,53 +88,77 @@ void cmd_hget(goblin__exec *x, int argc, const struct goblin_slice *argv)
         goblin__reply_code(x, rc);
 }
 
-void cmd_hmget(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void cmd_hget(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    size_t n = (size_t)argc - 2, i;
-    struct goblin_slice *v;
+    (void)argc;
+    goblin__exec_hget(x, argv[1], argv[2]);
+}
+
+void goblin__exec_hmget(goblin__exec *x, struct goblin_slice key,
+                        const struct goblin_slice *fields, size_t n)
+{
     int rc;
 
     if (goblin__scratch_reserve(x->sess, n) != 0) {
         goblin__reply_code(x, GOBLIN_ENOMEM);
         return;
     }
-    v = x->sess->scratch;
-    rc = goblin_hash_mget(x->st, argv[1], argv + 2, n, v);
-    if (rc < 0) {
+    rc = goblin_hash_mget(x->st, key, fields, n, x->sess->scratch);
+    if (rc < 0)
         goblin__reply_code(x, rc);
-        return;
-    }
-    goblin__reply_array(x, n);
-    for (i = 0; i < n; i++) {
-        if (v[i].ptr != NULL)
-            goblin__reply_slice(x, v[i]);
-        else
-            goblin__reply_null(x);
-    }
+    else
+        goblin__reply_strings(x, x->sess->scratch, n, true);
+}
+
+void cmd_hmget(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    goblin__exec_hmget(x, argv[1], argv + 2, (size_t)argc - 2);
+}
+
+void goblin__exec_hdel(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *fields, size_t n)
+{
+    int_reply(x, goblin_hash_del(x->st, key, fields, n));
 }
 
 void cmd_hdel(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    int_reply(x, goblin_hash_del(x->st, argv[1], argv + 2,
-                                 (size_t)argc - 2));
+    goblin__exec_hdel(x, argv[1], argv + 2, (size_t)argc - 2);
+}
+
+void goblin__exec_hlen(goblin__exec *x, struct goblin_slice key)
+{
+    int_reply(x, goblin_hash_len(x->st, key));
 }
 
 void cmd_hlen(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    int_reply(x, goblin_hash_len(x->st, argv[1]));
+    goblin__exec_hlen(x, argv[1]);
+}
+
+void goblin__exec_hexists(goblin__exec *x, struct goblin_slice key,
+                          struct goblin_slice field)
+{
+    int_reply(x, goblin_hash_exists(x->st, key, field));
 }
 
 void cmd_hexists(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    int_reply(x, goblin_hash_exists(x->st, argv[1], argv[2]));
+    goblin__exec_hexists(x, argv[1], argv[2]);
+}
+
+void goblin__exec_hstrlen(goblin__exec *x, struct goblin_slice key,
+                          struct goblin_slice field)
+{
+    int_reply(x, goblin_hash_strlen(x->st, key, field));
 }
 
 void cmd_hstrlen(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    int_reply(x, goblin_hash_strlen(x->st, argv[1], argv[2]));
+    goblin__exec_hstrlen(x, argv[1], argv[2]);
 }
 
 enum { WANT_FIELDS = 1, WANT_VALUES = 2 };
@@ -153,62 +196,92 @@ static void getall(goblin__exec *x, struct goblin_slice key, int want)
     goblin_hash_foreach(x->st, key, write_pair, &o);
 }
 
+void goblin__exec_hgetall(goblin__exec *x, struct goblin_slice key)
+{
+    getall(x, key, WANT_FIELDS | WANT_VALUES);
+}
+
+void goblin__exec_hkeys(goblin__exec *x, struct goblin_slice key)
+{
+    getall(x, key, WANT_FIELDS);
+}
+
+void goblin__exec_hvals(goblin__exec *x, struct goblin_slice key)
+{
+    getall(x, key, WANT_VALUES);
+}
+
 void cmd_hgetall(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    getall(x, argv[1], WANT_FIELDS | WANT_VALUES);
+    goblin__exec_hgetall(x, argv[1]);
 }
 
 void cmd_hkeys(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    getall(x, argv[1], WANT_FIELDS);
+    goblin__exec_hkeys(x, argv[1]);
 }
 
 void cmd_hvals(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    getall(x, argv[1], WANT_VALUES);
+    goblin__exec_hvals(x, argv[1]);
 }
 
-void cmd_hincrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__exec_hincrby(goblin__exec *x, struct goblin_slice key,
+                          struct goblin_slice field, int64_t incr)
 {
-    int64_t incr, result;
-    int rc;
+    int64_t result;
+    int rc = goblin_hash_incrby(x->st, key, field, incr, &result);
 
-    (void)argc;
-    if (!goblin__arg_int64(x, argv[3], &incr, NULL))
-        return;
-    rc = goblin_hash_incrby(x->st, argv[1], argv[2], incr, &result);
     if (rc < 0)
         goblin__reply_code(x, rc);
     else
         goblin__reply_int(x, result);
 }
 
-void cmd_hincrbyfloat(goblin__exec *x, int argc,
-                      const struct goblin_slice *argv)
+void cmd_hincrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    struct goblin_slice v;
-    long double incr;
-    int rc;
+    int64_t incr;
 
     (void)argc;
-    if (goblin_long_double_parse(argv[3].ptr, argv[3].len, &incr) != 0) {
+    if (goblin__arg_int64(x, argv[3], &incr, NULL))
+        goblin__exec_hincrby(x, argv[1], argv[2], incr);
+}
+
+/* Redis checks the increment before the key: NaN does not parse ("nan"
+ * is no float to string2ld), an infinity parses and is refused. */
+void goblin__exec_hincrbyfloat(goblin__exec *x, struct goblin_slice key,
+                               struct goblin_slice field, long double incr)
+{
+    struct goblin_slice v;
+    int rc;
+
+    if (isnan(incr)) {
         goblin__reply_code(x, GOBLIN_ENOTFLOAT);
         return;
     }
-    if (isnan(incr) || isinf(incr)) {
-        goblin__reply_error(x, "ERR value is NaN or Infinity");
-        return;
-    }
-    rc = goblin_hash_incrbyfloat(x->st, argv[1], argv[2], incr, &v);
+    rc = isinf(incr) ? GOBLIN_EINVAL
+                     : goblin_hash_incrbyfloat(x->st, key, field, incr, &v);
     if (rc == GOBLIN_EINVAL)
         goblin__reply_error(x, "ERR value is NaN or Infinity");
     else if (rc < 0)
         goblin__reply_code(x, rc);
     else
         goblin__reply_slice(x, v);
+}
+
+void cmd_hincrbyfloat(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
+{
+    long double incr;
+
+    (void)argc;
+    if (goblin_long_double_parse(argv[3].ptr, argv[3].len, &incr) != 0)
+        goblin__reply_code(x, GOBLIN_ENOTFLOAT);
+    else
+        goblin__exec_hincrbyfloat(x, argv[1], argv[2], incr);
 }
 
 /* Gathers visited pairs in the session's scratch array (field, value). */
@@ -248,33 +321,24 @@ void goblin__reply_pairs(goblin__exec *x, size_t n, bool values, bool nested)
     }
 }
 
-static void randfield_one(goblin__exec *x, struct goblin_slice key)
-{
-    struct goblin_slice f;
-    int rc = goblin_hash_randfield(x->st, key, &f, NULL);
-
-    if (rc == 1)
-        goblin__reply_slice(x, f);
-    else if (rc == 0)
-        goblin__reply_null(x);
-    else
-        goblin__reply_code(x, rc);
-}
-
-void cmd_hrandfield(goblin__exec *x, int argc,
-                    const struct goblin_slice *argv)
+void goblin__exec_hrandfield(goblin__exec *x, struct goblin_slice key,
+                             bool has_count, int64_t count, bool withvalues)
 {
     struct gather g = {x->sess, 0};
-    bool withvalues = argc == 4;
-    int64_t count, rc;
+    struct goblin_slice f;
+    int64_t rc;
 
-    if (argc == 2) {
-        randfield_one(x, argv[1]);
+    if (!has_count) {
+        rc = goblin_hash_randfield(x->st, key, &f, NULL);
+        if (rc == 1)
+            goblin__reply_slice(x, f);
+        else if (rc == 0)
+            goblin__reply_null(x);
+        else
+            goblin__reply_code(x, (int)rc);
         return;
     }
-    if (!goblin__arg_rand_count(x, argc, argv, "withvalues", &count))
-        return;
-    rc = goblin_hash_randfield_count(x->st, argv[1], count, withvalues,
+    rc = goblin_hash_randfield_count(x->st, key, count, withvalues,
                                      gather_pair, &g);
     if (rc < 0)
         goblin__reply_code(x, (int)rc);
@@ -282,25 +346,38 @@ void cmd_hrandfield(goblin__exec *x, int argc,
         goblin__reply_pairs(x, g.n, withvalues, true);
 }
 
+void cmd_hrandfield(goblin__exec *x, int argc,
+                    const struct goblin_slice *argv)
+{
+    int64_t count = 0;
+
+    if (argc == 2 || goblin__arg_rand_count(x, argc, argv, "withvalues",
+                                            &count))
+        goblin__exec_hrandfield(x, argv[1], argc > 2, count, argc == 4);
+}
+
+void goblin__exec_hscan(goblin__exec *x, struct goblin_slice key,
+                        uint64_t cursor, const struct goblin_scan_options *o)
+{
+    struct gather g = {x->sess, 0};
+    uint64_t next = 0;
+    int64_t rc = goblin_hash_scan(x->st, key, cursor, o->count, o->match,
+                                  gather_pair, &g, &next);
+
+    if (rc < 0)
+        goblin__reply_code(x, (int)rc);
+    else
+        goblin__reply_scan(x, next, x->sess->scratch, 2 * g.n);
+}
+
 void cmd_hscan(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin_scan_options o = {{NULL, 0}, GOBLIN_TYPE_NONE, 0};
-    struct gather g = {x->sess, 0};
-    uint64_t cursor, next = 0;
+    uint64_t cursor;
     bool known;
-    int64_t rc;
 
-    if (!goblin__scan_cursor(x, argv[2], &cursor))
-        return;
-    if (!goblin__scan_key(x, argv[1], GOBLIN_TYPE_HASH) ||
-        !goblin__scan_options(x, argc, argv, 3, false, &o, &known))
-        return;
-    rc = goblin_hash_scan(x->st, argv[1], cursor, o.count, o.match,
-                          gather_pair, &g, &next);
-    if (rc < 0) {
-        goblin__reply_code(x, (int)rc);
-        return;
-    }
-    goblin__reply_cursor(x, next);
-    goblin__reply_pairs(x, g.n, true, false);
+    if (goblin__scan_cursor(x, argv[2], &cursor) &&
+        goblin__scan_key(x, argv[1], GOBLIN_TYPE_HASH) &&
+        goblin__scan_options(x, argc, argv, 3, false, &o, &known))
+        goblin__exec_hscan(x, argv[1], cursor, &o);
 }

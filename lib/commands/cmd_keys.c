@@ -6,23 +6,41 @@
  * Replies of unknown length (KEYS, SCAN) collect key views in the
  * session's scratch array first: nothing writes to the store between the
  * walk and the reply, so the views stay valid.
+ *
+ * Each command with a typed SBE request is an execution function
+ * (exec.h), which lib/sbe calls too, and a RESP handler that parses argv
+ * and calls it.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "exec.h"
 #include "goblin/keys.h"
 #include "maxmemory.h"
 #include "respond.h"
 #include "session.h"
 
+/* Sums fn over the keys (DEL and UNLINK, EXISTS and TOUCH). */
+static void sum_keys(goblin__exec *x, const struct goblin_slice *keys,
+                     size_t n, int (*fn)(goblin_store *, struct goblin_slice))
+{
+    int64_t count = 0;
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        count += fn(x->st, keys[i]);
+    goblin__reply_int(x, count);
+}
+
+void goblin__exec_del(goblin__exec *x, const struct goblin_slice *keys,
+                      size_t n)
+{
+    sum_keys(x, keys, n, goblin_key_delete);
+}
+
 void cmd_del(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    int64_t n = 0;
-    int j;
-
-    for (j = 1; j < argc; j++)
-        n += goblin_key_delete(x->st, argv[j]);
-    goblin__reply_int(x, n);
+    goblin__exec_del(x, argv + 1, (size_t)argc - 1);
 }
 
 void cmd_unlink(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -30,14 +48,15 @@ void cmd_unlink(goblin__exec *x, int argc, const struct goblin_slice *argv)
     cmd_del(x, argc, argv);
 }
 
+void goblin__exec_exists(goblin__exec *x, const struct goblin_slice *keys,
+                         size_t n)
+{
+    sum_keys(x, keys, n, goblin_key_exists);
+}
+
 void cmd_exists(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    int64_t n = 0;
-    int j;
-
-    for (j = 1; j < argc; j++)
-        n += goblin_key_exists(x->st, argv[j]);
-    goblin__reply_int(x, n);
+    goblin__exec_exists(x, argv + 1, (size_t)argc - 1);
 }
 
 void cmd_touch(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -55,17 +74,21 @@ const char *goblin__type_name(enum goblin_type t)
     }
 }
 
+void goblin__exec_type(goblin__exec *x, struct goblin_slice key)
+{
+    goblin__reply_status(x, goblin__type_name(goblin_key_type(x->st, key)));
+}
+
 void cmd_type(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    goblin__reply_status(x, goblin__type_name(goblin_key_type(x->st,
-                                                              argv[1])));
+    goblin__exec_type(x, argv[1]);
 }
 
-static void rename_common(goblin__exec *x, const struct goblin_slice *argv,
-                          int nx)
+void goblin__exec_rename(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice new_key, int nx)
 {
-    int rc = goblin_key_rename(x->st, argv[1], argv[2], nx);
+    int rc = goblin_key_rename(x->st, key, new_key, nx);
 
     if (rc == GOBLIN_ENOKEY)
         goblin__reply_error(x, "ERR no such key");
@@ -80,19 +103,18 @@ static void rename_common(goblin__exec *x, const struct goblin_slice *argv,
 void cmd_rename(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    rename_common(x, argv, 0);
+    goblin__exec_rename(x, argv[1], argv[2], 0);
 }
 
 void cmd_renamenx(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    rename_common(x, argv, 1);
+    goblin__exec_rename(x, argv[1], argv[2], 1);
 }
 
 struct collect {
     goblin_session *s;
-    struct goblin_slice pat;
-    bool all;
+    struct goblin_slice pat; /* ptr NULL: every key */
     bool drop; /* SCAN TYPE of a type Goblin has no keys of */
     size_t n;
     int err;
@@ -102,8 +124,8 @@ static int collect_key(struct collect *c, struct goblin_slice key)
 {
     if (c->drop)
         return 0;
-    if (!c->all && !goblin_glob_match(c->pat.ptr, c->pat.len, key.ptr,
-                                      key.len, 0))
+    if (c->pat.ptr != NULL && !goblin_glob_match(c->pat.ptr, c->pat.len,
+                                                 key.ptr, key.len, 0))
         return 0;
     if (goblin__scratch_reserve(c->s, c->n + 1) != 0) {
         c->err = GOBLIN_ENOMEM;
@@ -123,27 +145,29 @@ static int scan_visit(void *ctx, struct goblin_slice key)
     return collect_key(ctx, key);
 }
 
-static void reply_collected(goblin__exec *x, const struct collect *c)
+/* "*" matches everything, as Redis reads it: no pattern to match. */
+struct goblin_slice goblin__match_pattern(struct goblin_slice p)
 {
-    size_t i;
+    if (p.len == 1 && ((const char *)p.ptr)[0] == '*')
+        p.ptr = NULL;
+    return p;
+}
 
-    if (c->err != 0) {
-        goblin__reply_code(x, c->err);
-        return;
-    }
-    goblin__reply_array(x, c->n);
-    for (i = 0; i < c->n; i++)
-        goblin__reply_slice(x, x->sess->scratch[i]);
+void goblin__exec_keys(goblin__exec *x, struct goblin_slice pattern)
+{
+    struct collect c = {x->sess, pattern, false, 0, 0};
+
+    goblin_key_foreach(x->st, keys_visit, &c);
+    if (c.err != 0)
+        goblin__reply_code(x, c.err);
+    else
+        goblin__reply_strings(x, x->sess->scratch, c.n, false);
 }
 
 void cmd_keys(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    struct collect c = {x->sess, argv[1], false, false, 0, 0};
-
     (void)argc;
-    c.all = argv[1].len == 1 && ((const char *)argv[1].ptr)[0] == '*';
-    goblin_key_foreach(x->st, keys_visit, &c);
-    reply_collected(x, &c);
+    goblin__exec_keys(x, goblin__match_pattern(argv[1]));
 }
 
 /* Reads a SCAN cursor as Redis's parseScanCursorOrReply does with
@@ -175,6 +199,16 @@ bad:
     return false;
 }
 
+/* The type SCAN's TYPE names, case-insensitively; GOBLIN_TYPE_NONE for a
+ * type Goblin has no keys of. */
+enum goblin_type goblin__scan_type(struct goblin_slice name)
+{
+    return goblin__arg_is(name, "string") ? GOBLIN_TYPE_STRING
+           : goblin__arg_is(name, "hash") ? GOBLIN_TYPE_HASH
+           : goblin__arg_is(name, "zset") ? GOBLIN_TYPE_ZSET
+                                          : GOBLIN_TYPE_NONE;
+}
+
 /* Reads SCAN's options from argv[i..]: COUNT, MATCH and, when allow_type,
  * TYPE. *type_known is false for a TYPE Goblin has no keys of. */
 bool goblin__scan_options(goblin__exec *x, int argc,
@@ -195,15 +229,10 @@ bool goblin__scan_options(goblin__exec *x, int argc,
             }
             o->count = (size_t)count;
         } else if (goblin__arg_is(argv[i], "match") && argc - i >= 2) {
-            o->match = argv[i + 1];
-            if (o->match.len == 1 && ((const char *)o->match.ptr)[0] == '*')
-                o->match.ptr = NULL;
+            o->match = goblin__match_pattern(argv[i + 1]);
         } else if (goblin__arg_is(argv[i], "type") && allow_type &&
                    argc - i >= 2) {
-            o->type = goblin__arg_is(argv[i + 1], "string") ? GOBLIN_TYPE_STRING
-                      : goblin__arg_is(argv[i + 1], "hash") ? GOBLIN_TYPE_HASH
-                      : goblin__arg_is(argv[i + 1], "zset") ? GOBLIN_TYPE_ZSET
-                                                             : GOBLIN_TYPE_NONE;
+            o->type = goblin__scan_type(argv[i + 1]);
             *type_known = o->type != GOBLIN_TYPE_NONE;
         } else {
             goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
@@ -223,62 +252,66 @@ bool goblin__scan_key(goblin__exec *x, struct goblin_slice key,
 
     if (t == type)
         return true;
-    if (t == GOBLIN_TYPE_NONE) {
-        goblin__reply_cursor(x, 0);
-        goblin__reply_array(x, 0);
-    } else {
+    if (t == GOBLIN_TYPE_NONE && type == GOBLIN_TYPE_ZSET)
+        goblin__reply_scored_scan(x, 0, NULL, 0);
+    else if (t == GOBLIN_TYPE_NONE)
+        goblin__reply_scan(x, 0, NULL, 0);
+    else
         goblin__reply_code(x, GOBLIN_EWRONGTYPE);
-    }
     return false;
 }
 
-/* The cursor of a SCAN reply, as a bulk string. */
-void goblin__reply_cursor(goblin__exec *x, uint64_t cursor)
+void goblin__exec_scan(goblin__exec *x, uint64_t cursor,
+                       const struct goblin_scan_options *o, bool type_known)
 {
-    char buf[24];
-    int n = snprintf(buf, sizeof(buf), "%llu", (unsigned long long)cursor);
+    struct collect c = {x->sess, {NULL, 0}, !type_known, 0, 0};
+    uint64_t next = 0;
 
-    goblin__reply_array(x, 2);
-    goblin__reply_bulk(x, buf, (size_t)n);
+    goblin_key_scan(x->st, cursor, o, scan_visit, &c, &next);
+    if (c.err != 0)
+        goblin__reply_code(x, c.err);
+    else
+        goblin__reply_scan(x, next, x->sess->scratch, c.n);
 }
 
 void cmd_scan(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin_scan_options o = {{NULL, 0}, GOBLIN_TYPE_NONE, 0};
-    struct collect c = {x->sess, {NULL, 0}, true, false, 0, 0};
-    uint64_t cursor, next = 0;
+    uint64_t cursor;
     bool known;
 
-    if (!goblin__scan_cursor(x, argv[1], &cursor) ||
-        !goblin__scan_options(x, argc, argv, 2, true, &o, &known))
-        return;
-    c.drop = !known;
-    goblin_key_scan(x->st, cursor, &o, scan_visit, &c, &next);
-    if (c.err != 0) {
-        goblin__reply_code(x, c.err);
-        return;
-    }
-    goblin__reply_cursor(x, next);
-    reply_collected(x, &c);
+    if (goblin__scan_cursor(x, argv[1], &cursor) &&
+        goblin__scan_options(x, argc, argv, 2, true, &o, &known))
+        goblin__exec_scan(x, cursor, &o, known);
 }
 
-void cmd_randomkey(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__exec_randomkey(goblin__exec *x)
 {
     struct goblin_slice key;
 
-    (void)argc;
-    (void)argv;
     if (goblin_key_random(x->st, &key) == 1)
         goblin__reply_slice(x, key);
     else
         goblin__reply_null(x);
 }
 
+void cmd_randomkey(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    (void)argv;
+    goblin__exec_randomkey(x);
+}
+
+void goblin__exec_dbsize(goblin__exec *x)
+{
+    goblin__reply_int(x, (int64_t)goblin_key_count(x->st));
+}
+
 void cmd_dbsize(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
-    goblin__reply_int(x, (int64_t)goblin_key_count(x->st));
+    goblin__exec_dbsize(x);
 }
 
 static bool watched_key_exists(goblin_store *st, struct goblin_slice key)
@@ -286,17 +319,21 @@ static bool watched_key_exists(goblin_store *st, struct goblin_slice key)
     return goblin_key_exists(st, key) == 1;
 }
 
+void goblin__exec_flush(goblin__exec *x)
+{
+    goblin__watch_touch_if(x->eng, watched_key_exists);
+    goblin_store_flush(x->st);
+    goblin__reply_ok(x);
+}
+
 /* FLUSHALL and FLUSHDB [SYNC|ASYNC]: Goblin frees at once either way. */
 void cmd_flushall(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     if (argc > 2 || (argc == 2 && !goblin__arg_is(argv[1], "sync") &&
-                     !goblin__arg_is(argv[1], "async"))) {
+                     !goblin__arg_is(argv[1], "async")))
         goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
-        return;
-    }
-    goblin__watch_touch_if(x->eng, watched_key_exists);
-    goblin_store_flush(x->st);
-    goblin__reply_ok(x);
+    else
+        goblin__exec_flush(x);
 }
 
 void cmd_flushdb(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -339,19 +376,15 @@ static bool expire_flags(goblin__exec *x, int argc,
     return true;
 }
 
-typedef int expire_fn(goblin_store *st, struct goblin_slice key, int64_t t,
-                      int flags);
-
-static void expire_common(goblin__exec *x, int argc,
-                          const struct goblin_slice *argv, expire_fn *fn)
+void goblin__exec_expire(goblin__exec *x, enum goblin__expire_kind kind,
+                         struct goblin_slice key, int64_t t, int flags)
 {
-    int64_t t;
-    int flags = 0, rc;
+    typedef int expire_fn(goblin_store *, struct goblin_slice, int64_t, int);
+    static expire_fn *const fns[] = {
+        goblin_key_expire, goblin_key_pexpire, goblin_key_expireat,
+        goblin_key_pexpireat};
+    int rc = fns[kind](x->st, key, t, flags);
 
-    if (!expire_flags(x, argc, argv, &flags) ||
-        !goblin__arg_int64(x, argv[2], &t, NULL))
-        return;
-    rc = fn(x->st, argv[1], t, flags);
     if (rc == GOBLIN_EINVAL)
         goblin__reply_errorf(x, "ERR invalid expire time in '%s' command",
                              x->cmd->fullname);
@@ -361,62 +394,91 @@ static void expire_common(goblin__exec *x, int argc,
         goblin__reply_int(x, rc);
 }
 
+static void expire_common(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv,
+                          enum goblin__expire_kind kind)
+{
+    int64_t t;
+    int flags = 0;
+
+    if (expire_flags(x, argc, argv, &flags) &&
+        goblin__arg_int64(x, argv[2], &t, NULL))
+        goblin__exec_expire(x, kind, argv[1], t, flags);
+}
+
 void cmd_expire(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    expire_common(x, argc, argv, goblin_key_expire);
+    expire_common(x, argc, argv, GOBLIN__EXPIRE);
 }
 
 void cmd_pexpire(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    expire_common(x, argc, argv, goblin_key_pexpire);
+    expire_common(x, argc, argv, GOBLIN__PEXPIRE);
 }
 
 void cmd_expireat(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    expire_common(x, argc, argv, goblin_key_expireat);
+    expire_common(x, argc, argv, GOBLIN__EXPIREAT);
 }
 
 void cmd_pexpireat(goblin__exec *x, int argc,
                    const struct goblin_slice *argv)
 {
-    expire_common(x, argc, argv, goblin_key_pexpireat);
+    expire_common(x, argc, argv, GOBLIN__PEXPIREAT);
+}
+
+/* -1 (no deadline) and -2 (no key) are answers, not errors. */
+void goblin__exec_ttl(goblin__exec *x, enum goblin__ttl_kind kind,
+                      struct goblin_slice key)
+{
+    typedef int64_t ttl_fn(goblin_store *, struct goblin_slice);
+    static ttl_fn *const fns[] = {goblin_key_ttl, goblin_key_pttl,
+                                  goblin_key_expiretime,
+                                  goblin_key_pexpiretime};
+
+    goblin__reply_int(x, fns[kind](x->st, key));
 }
 
 void cmd_ttl(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    goblin__reply_int(x, goblin_key_ttl(x->st, argv[1]));
+    goblin__exec_ttl(x, GOBLIN__TTL, argv[1]);
 }
 
 void cmd_pttl(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    goblin__reply_int(x, goblin_key_pttl(x->st, argv[1]));
+    goblin__exec_ttl(x, GOBLIN__PTTL, argv[1]);
 }
 
 void cmd_expiretime(goblin__exec *x, int argc,
                     const struct goblin_slice *argv)
 {
     (void)argc;
-    goblin__reply_int(x, goblin_key_expiretime(x->st, argv[1]));
+    goblin__exec_ttl(x, GOBLIN__EXPIRETIME, argv[1]);
 }
 
 void cmd_pexpiretime(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     (void)argc;
-    goblin__reply_int(x, goblin_key_pexpiretime(x->st, argv[1]));
+    goblin__exec_ttl(x, GOBLIN__PEXPIRETIME, argv[1]);
 }
 
-void cmd_persist(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__exec_persist(goblin__exec *x, struct goblin_slice key)
 {
-    int rc = goblin_key_persist(x->st, argv[1]);
+    int rc = goblin_key_persist(x->st, key);
 
-    (void)argc;
     if (rc < 0)
         goblin__reply_code(x, rc);
     else
         goblin__reply_int(x, rc);
+}
+
+void cmd_persist(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    goblin__exec_persist(x, argv[1]);
 }
 
 void cmd_object_encoding(goblin__exec *x, int argc,

@@ -7,8 +7,12 @@
  * parseExtendedStringArgumentsOrReply reads them: a repeated option is
  * fine, a conflicting one is "ERR syntax error", and the time argument is
  * an integer checked only after the options.
+ *
+ * Each command is an execution function (exec.h), which SBE's typed
+ * requests call too, and a RESP handler that parses argv and calls it.
  */
 #include "goblin/numtext.h"
+#include "exec.h"
 #include "goblin/str.h"
 #include "respond.h"
 #include "session.h"
@@ -21,19 +25,38 @@ static void hit(goblin__exec *x, int found)
         x->eng->stat_keyspace_misses++;
 }
 
-void cmd_get(goblin__exec *x, int argc, const struct goblin_slice *argv)
+/* Replies a bulk view, null (rc 0) or the error of rc. */
+static void view_reply(goblin__exec *x, int rc, struct goblin_slice v)
 {
-    struct goblin_slice v;
-    int rc = goblin_str_get(x->st, argv[1], &v);
-
-    (void)argc;
-    hit(x, rc);
     if (rc == 1)
         goblin__reply_slice(x, v);
     else if (rc == 0)
         goblin__reply_null(x);
     else
         goblin__reply_code(x, rc);
+}
+
+static void int_reply(goblin__exec *x, int64_t rc)
+{
+    if (rc < 0)
+        goblin__reply_code(x, (int)rc);
+    else
+        goblin__reply_int(x, rc);
+}
+
+void goblin__exec_get(goblin__exec *x, struct goblin_slice key)
+{
+    struct goblin_slice v = {NULL, 0};
+    int rc = goblin_str_get(x->st, key, &v);
+
+    hit(x, rc);
+    view_reply(x, rc, v);
+}
+
+void cmd_get(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    (void)argc;
+    goblin__exec_get(x, argv[1]);
 }
 
 enum {
@@ -122,17 +145,20 @@ static void invalid_expire(goblin__exec *x)
                          x->cmd->fullname);
 }
 
-/* The reply of a SET given goblin_str_set's result. */
-static void set_reply(goblin__exec *x, int rc, bool get,
-                      struct goblin_slice old)
+void goblin__exec_set(goblin__exec *x, struct goblin_slice key,
+                      struct goblin_slice value,
+                      const struct goblin_set_options *so)
 {
+    struct goblin_slice old = {NULL, 0};
+    int rc = goblin_str_set(x->st, key, value, so, so->get ? &old : NULL);
+
     if (rc == GOBLIN_EINVAL)
         invalid_expire(x);
     else if (rc < 0)
         goblin__reply_code(x, rc);
-    else if (get && (rc & GOBLIN_SET_HAD_OLD))
+    else if (so->get && (rc & GOBLIN_SET_HAD_OLD))
         goblin__reply_slice(x, old);
-    else if (get || !(rc & GOBLIN_SET_DONE))
+    else if (so->get || !(rc & GOBLIN_SET_DONE))
         goblin__reply_null(x);
     else
         goblin__reply_ok(x);
@@ -143,8 +169,6 @@ void cmd_set(goblin__exec *x, int argc, const struct goblin_slice *argv)
     struct str_opts o = {0, NULL};
     struct goblin_set_options so = {GOBLIN_SET_ALWAYS, GOBLIN_TTL_DEFAULT, 0,
                                     0};
-    struct goblin_slice old = {NULL, 0};
-    int rc;
 
     if (!str_opts_parse(x, argc, argv, 3, true, &o))
         return;
@@ -155,19 +179,19 @@ void cmd_set(goblin__exec *x, int argc, const struct goblin_slice *argv)
                                  : GOBLIN_SET_ALWAYS;
     so.ttl = ttl_mode(o.flags);
     so.get = (o.flags & OPT_GET) != 0;
-    rc = goblin_str_set(x->st, argv[1], argv[2], &so, &old);
-    set_reply(x, rc, so.get, old);
+    goblin__exec_set(x, argv[1], argv[2], &so);
+}
+
+void goblin__exec_setnx(goblin__exec *x, struct goblin_slice key,
+                        struct goblin_slice value)
+{
+    int_reply(x, goblin_str_setnx(x->st, key, value));
 }
 
 void cmd_setnx(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    int rc = goblin_str_setnx(x->st, argv[1], argv[2]);
-
     (void)argc;
-    if (rc < 0)
-        goblin__reply_code(x, rc);
-    else
-        goblin__reply_int(x, rc);
+    goblin__exec_setnx(x, argv[1], argv[2]);
 }
 
 static void setex_common(goblin__exec *x, const struct goblin_slice *argv,
@@ -175,10 +199,8 @@ static void setex_common(goblin__exec *x, const struct goblin_slice *argv,
 {
     struct goblin_set_options so = {GOBLIN_SET_ALWAYS, mode, 0, 0};
 
-    if (!goblin__arg_int64(x, argv[2], &so.ttl_value, NULL))
-        return;
-    set_reply(x, goblin_str_set(x->st, argv[1], argv[3], &so, NULL), false,
-              (struct goblin_slice){NULL, 0});
+    if (goblin__arg_int64(x, argv[2], &so.ttl_value, NULL))
+        goblin__exec_set(x, argv[1], argv[3], &so);
 }
 
 void cmd_setex(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -193,35 +215,46 @@ void cmd_psetex(goblin__exec *x, int argc, const struct goblin_slice *argv)
     setex_common(x, argv, GOBLIN_TTL_PX);
 }
 
-/* Replies a bulk view, null (rc 0) or the error of rc. */
-static void view_reply(goblin__exec *x, int rc, struct goblin_slice v)
+void goblin__exec_getset(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice value)
 {
-    if (rc == 1)
-        goblin__reply_slice(x, v);
-    else if (rc == 0)
-        goblin__reply_null(x);
-    else
-        goblin__reply_code(x, rc);
+    struct goblin_slice old = {NULL, 0};
+
+    view_reply(x, goblin_str_getset(x->st, key, value, &old), old);
 }
 
 void cmd_getset(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    struct goblin_slice old = {NULL, 0};
-    int rc;
-
     (void)argc;
-    rc = goblin_str_getset(x->st, argv[1], argv[2], &old);
-    view_reply(x, rc, old);
+    goblin__exec_getset(x, argv[1], argv[2]);
+}
+
+void goblin__exec_getdel(goblin__exec *x, struct goblin_slice key)
+{
+    struct goblin_slice v = {NULL, 0};
+    int rc = goblin_str_getdel(x->st, key, &v);
+
+    hit(x, rc);
+    view_reply(x, rc, v);
 }
 
 void cmd_getdel(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    struct goblin_slice v;
-    int rc = goblin_str_getdel(x->st, argv[1], &v);
-
     (void)argc;
+    goblin__exec_getdel(x, argv[1]);
+}
+
+void goblin__exec_getex(goblin__exec *x, struct goblin_slice key,
+                        enum goblin_ttl_mode mode, int64_t t)
+{
+    struct goblin_slice v = {NULL, 0};
+    int rc = goblin_str_getex(x->st, key, mode, t, &v);
+
     hit(x, rc);
-    view_reply(x, rc, v);
+    if (rc == GOBLIN_EINVAL)
+        invalid_expire(x);
+    else
+        view_reply(x, rc, v);
 }
 
 void cmd_getex(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -243,32 +276,36 @@ void cmd_getex(goblin__exec *x, int argc, const struct goblin_slice *argv)
             view_reply(x, rc, v);
         return;
     }
-    rc = goblin_str_getex(x->st, argv[1], ttl_mode(o.flags), t, &v);
-    hit(x, rc);
-    if (rc == GOBLIN_EINVAL)
-        invalid_expire(x);
-    else
-        view_reply(x, rc, v);
+    goblin__exec_getex(x, argv[1], ttl_mode(o.flags), t);
 }
 
-static void int_reply(goblin__exec *x, int64_t rc)
+void goblin__exec_append(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice value)
 {
-    if (rc < 0)
-        goblin__reply_code(x, (int)rc);
-    else
-        goblin__reply_int(x, rc);
+    int_reply(x, goblin_str_append(x->st, key, value));
 }
 
 void cmd_append(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    int_reply(x, goblin_str_append(x->st, argv[1], argv[2]));
+    goblin__exec_append(x, argv[1], argv[2]);
+}
+
+void goblin__exec_strlen(goblin__exec *x, struct goblin_slice key)
+{
+    int_reply(x, goblin_str_len(x->st, key));
 }
 
 void cmd_strlen(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    int_reply(x, goblin_str_len(x->st, argv[1]));
+    goblin__exec_strlen(x, argv[1]);
+}
+
+void goblin__exec_setrange(goblin__exec *x, struct goblin_slice key,
+                           int64_t offset, struct goblin_slice value)
+{
+    int_reply(x, goblin_str_setrange(x->st, key, offset, value));
 }
 
 void cmd_setrange(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -276,26 +313,30 @@ void cmd_setrange(goblin__exec *x, int argc, const struct goblin_slice *argv)
     int64_t off;
 
     (void)argc;
-    if (!goblin__arg_int64(x, argv[2], &off, NULL))
-        return;
-    int_reply(x, goblin_str_setrange(x->st, argv[1], off, argv[3]));
+    if (goblin__arg_int64(x, argv[2], &off, NULL))
+        goblin__exec_setrange(x, argv[1], off, argv[3]);
 }
 
-void cmd_getrange(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__exec_getrange(goblin__exec *x, struct goblin_slice key,
+                           int64_t start, int64_t end)
 {
     struct goblin_slice v = {"", 0};
-    int64_t start, end;
-    int rc;
+    int rc = goblin_str_getrange(x->st, key, start, end, &v);
 
-    (void)argc;
-    if (!goblin__arg_int64(x, argv[2], &start, NULL) ||
-        !goblin__arg_int64(x, argv[3], &end, NULL))
-        return;
-    rc = goblin_str_getrange(x->st, argv[1], start, end, &v);
     if (rc < 0)
         goblin__reply_code(x, rc);
     else
         goblin__reply_slice(x, rc == 1 ? v : (struct goblin_slice){"", 0});
+}
+
+void cmd_getrange(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    int64_t start, end;
+
+    (void)argc;
+    if (goblin__arg_int64(x, argv[2], &start, NULL) &&
+        goblin__arg_int64(x, argv[3], &end, NULL))
+        goblin__exec_getrange(x, argv[1], start, end);
 }
 
 void cmd_substr(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -303,8 +344,8 @@ void cmd_substr(goblin__exec *x, int argc, const struct goblin_slice *argv)
     cmd_getrange(x, argc, argv);
 }
 
-static void incr_common(goblin__exec *x, struct goblin_slice key,
-                        int64_t delta)
+void goblin__exec_incrby(goblin__exec *x, struct goblin_slice key,
+                         int64_t delta)
 {
     int64_t result;
     int rc = goblin_str_incrby(x->st, key, delta, &result);
@@ -315,16 +356,25 @@ static void incr_common(goblin__exec *x, struct goblin_slice key,
         goblin__reply_int(x, result);
 }
 
+void goblin__exec_decrby(goblin__exec *x, struct goblin_slice key,
+                         int64_t decrement)
+{
+    if (decrement == INT64_MIN)
+        goblin__reply_error(x, "ERR decrement would overflow");
+    else
+        goblin__exec_incrby(x, key, -decrement);
+}
+
 void cmd_incr(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    incr_common(x, argv[1], 1);
+    goblin__exec_incrby(x, argv[1], 1);
 }
 
 void cmd_decr(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    incr_common(x, argv[1], -1);
+    goblin__exec_incrby(x, argv[1], -1);
 }
 
 void cmd_incrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -333,7 +383,7 @@ void cmd_incrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
 
     (void)argc;
     if (goblin__arg_int64(x, argv[2], &delta, NULL))
-        incr_common(x, argv[1], delta);
+        goblin__exec_incrby(x, argv[1], delta);
 }
 
 void cmd_decrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -341,47 +391,49 @@ void cmd_decrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
     int64_t delta;
 
     (void)argc;
-    if (!goblin__arg_int64(x, argv[2], &delta, NULL))
-        return;
-    if (delta == INT64_MIN) {
-        goblin__reply_error(x, "ERR decrement would overflow");
-        return;
-    }
-    incr_common(x, argv[1], -delta);
+    if (goblin__arg_int64(x, argv[2], &delta, NULL))
+        goblin__exec_decrby(x, argv[1], delta);
 }
 
-void cmd_incrbyfloat(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+void goblin__exec_incrbyfloat(goblin__exec *x, struct goblin_slice key,
+                              const long double *incr,
+                              struct goblin_slice text)
 {
     struct goblin_slice v;
-    int rc = goblin_str_incrbyfloat_text(x->st, argv[1], argv[2], &v);
+    int rc = incr != NULL ? goblin_str_incrbyfloat(x->st, key, *incr, &v)
+                          : goblin_str_incrbyfloat_text(x->st, key, text, &v);
 
-    (void)argc;
     if (rc < 0)
         goblin__reply_code(x, rc);
     else
         goblin__reply_slice(x, v);
 }
 
-void cmd_mget(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void cmd_incrbyfloat(goblin__exec *x, int argc,
+                     const struct goblin_slice *argv)
 {
-    size_t n = (size_t)argc - 1, i;
-    struct goblin_slice *out;
+    (void)argc;
+    goblin__exec_incrbyfloat(x, argv[1], NULL, argv[2]);
+}
+
+void goblin__exec_mget(goblin__exec *x, const struct goblin_slice *keys,
+                       size_t n)
+{
+    size_t i;
 
     if (goblin__scratch_reserve(x->sess, n) != 0) {
         goblin__reply_code(x, GOBLIN_ENOMEM);
         return;
     }
-    out = x->sess->scratch;
-    goblin_str_mget(x->st, argv + 1, n, out);
-    goblin__reply_array(x, n);
-    for (i = 0; i < n; i++) {
-        hit(x, out[i].ptr != NULL);
-        if (out[i].ptr != NULL)
-            goblin__reply_slice(x, out[i]);
-        else
-            goblin__reply_null(x);
-    }
+    goblin_str_mget(x->st, keys, n, x->sess->scratch);
+    for (i = 0; i < n; i++)
+        hit(x, x->sess->scratch[i].ptr != NULL);
+    goblin__reply_strings(x, x->sess->scratch, n, true);
+}
+
+void cmd_mget(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    goblin__exec_mget(x, argv + 1, (size_t)argc - 1);
 }
 
 /* Splits MSET's key value pairs into the scratch array: keys first, then
@@ -407,26 +459,35 @@ static size_t mset_split(goblin__exec *x, int argc,
     return n;
 }
 
-void cmd_mset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__exec_mset(goblin__exec *x, const struct goblin_slice *keys,
+                       const struct goblin_slice *values, size_t n)
 {
-    size_t n = mset_split(x, argc, argv);
-    int rc;
+    int rc = goblin_str_mset(x->st, keys, values, n);
 
-    if (n == 0)
-        return;
-    rc = goblin_str_mset(x->st, x->sess->scratch, x->sess->scratch + n, n);
     if (rc < 0)
         goblin__reply_code(x, rc);
     else
         goblin__reply_ok(x);
 }
 
+void goblin__exec_msetnx(goblin__exec *x, const struct goblin_slice *keys,
+                         const struct goblin_slice *values, size_t n)
+{
+    int_reply(x, goblin_str_msetnx(x->st, keys, values, n));
+}
+
+void cmd_mset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    size_t n = mset_split(x, argc, argv);
+
+    if (n != 0)
+        goblin__exec_mset(x, x->sess->scratch, x->sess->scratch + n, n);
+}
+
 void cmd_msetnx(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     size_t n = mset_split(x, argc, argv);
 
-    if (n == 0)
-        return;
-    int_reply(x, goblin_str_msetnx(x->st, x->sess->scratch,
-                                   x->sess->scratch + n, n));
+    if (n != 0)
+        goblin__exec_msetnx(x, x->sess->scratch, x->sess->scratch + n, n);
 }

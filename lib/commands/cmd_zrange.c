@@ -2,9 +2,14 @@
  * (zrangeGenericCommand): ZRANGESTORE, ZREVRANGE, ZRANGEBYSCORE,
  * ZREVRANGEBYSCORE, ZRANGEBYLEX and ZREVRANGEBYLEX, with their option
  * checks in Redis's order and texts.
+ *
+ * The walk and its reply are goblin__exec_zrange and
+ * goblin__exec_zrangestore (exec.h), which SBE's typed range requests
+ * call too.
  */
 #include <string.h>
 
+#include "exec.h"
 #include "goblin/zset.h"
 #include "respond.h"
 #include "session.h"
@@ -83,23 +88,58 @@ static bool zrange_bounds(goblin__exec *x, const struct zrange_args *a,
     return false;
 }
 
-/* Writes the walk's entries: members, with scores flat (RESP2) or in
- * pairs (RESP3) when asked. */
-static void zrange_emit(goblin__exec *x, int64_t n, bool withscores,
-                        struct goblin_zset_iter *it)
+bool goblin__zrange_check(goblin__exec *x, enum goblin_zrange_by by,
+                          bool limit, bool withscores)
 {
-    bool pairs = withscores && x->resp == 3;
-    struct goblin_slice m;
-    double score;
-
-    goblin__reply_array(x, (size_t)n * (withscores && !pairs ? 2 : 1));
-    while (goblin_zset_next(it, &m, &score) == 1) {
-        if (pairs)
-            goblin__reply_array(x, 2);
-        goblin__reply_slice(x, m);
-        if (withscores)
-            goblin__reply_double(x, score);
+    if (limit && by == GOBLIN_ZRANGE_BY_RANK) {
+        goblin__reply_error(x, "ERR syntax error, LIMIT is only supported in "
+                               "combination with either BYSCORE or BYLEX");
+        return false;
     }
+    if (withscores && by == GOBLIN_ZRANGE_BY_LEX) {
+        goblin__reply_error(x, "ERR syntax error, WITHSCORES not supported "
+                               "in combination with BYLEX");
+        return false;
+    }
+    return true;
+}
+
+/* Members of the walk, with scores flat (RESP2) or in pairs (RESP3)
+ * when asked. The walk is gathered first, so that a typed protocol sends
+ * it as one message. */
+void goblin__exec_zrange(goblin__exec *x, struct goblin_slice key,
+                         const struct goblin_zrange *r, bool withscores)
+{
+    struct goblin_zset_iter it;
+    struct goblin__scored *v;
+    int64_t n = goblin_zset_range(x->st, key, r, &it);
+    size_t i;
+
+    if (n < 0) {
+        goblin__reply_code(x, (int)n);
+        return;
+    }
+    v = goblin__scratch_bytes(x->sess, (size_t)n * sizeof(*v));
+    if (v == NULL && n > 0) {
+        goblin__reply_code(x, GOBLIN_ENOMEM);
+        return;
+    }
+    for (i = 0; i < (size_t)n; i++)
+        if (goblin_zset_next(&it, &v[i].member, &v[i].score) != 1)
+            break;
+    goblin__reply_scored(x, v, i, withscores);
+}
+
+void goblin__exec_zrangestore(goblin__exec *x, struct goblin_slice dst,
+                              struct goblin_slice src,
+                              const struct goblin_zrange *r)
+{
+    int64_t n = goblin_zset_range_store(x->st, dst, src, r);
+
+    if (n < 0)
+        goblin__reply_code(x, (int)n);
+    else
+        goblin__reply_int(x, n);
 }
 
 /* Redis's zrangeGenericCommand: argv[start] is the source key. */
@@ -107,25 +147,18 @@ static void zrange_generic(goblin__exec *x, int argc,
                            const struct goblin_slice *argv, int start,
                            struct zrange_args *a)
 {
-    struct goblin_zset_iter it;
+    static const enum goblin_zrange_by bys[] = {
+        GOBLIN_ZRANGE_BY_RANK, GOBLIN_ZRANGE_BY_RANK, GOBLIN_ZRANGE_BY_SCORE,
+        GOBLIN_ZRANGE_BY_LEX};
     struct goblin_zrange r;
     int minidx = start + 1, maxidx = start + 2;
-    int64_t n;
 
     if (!zrange_options(x, argc, argv, start + 3, a))
         return;
     a->dir = a->dir == D_AUTO ? D_FWD : a->dir;
     a->kind = a->kind == Z_AUTO ? Z_RANK : a->kind;
-    if (a->limit && a->kind == Z_RANK) {
-        goblin__reply_error(x, "ERR syntax error, LIMIT is only supported in "
-                               "combination with either BYSCORE or BYLEX");
+    if (!goblin__zrange_check(x, bys[a->kind], a->limit, a->withscores))
         return;
-    }
-    if (a->withscores && a->kind == Z_LEX) {
-        goblin__reply_error(x, "ERR syntax error, WITHSCORES not supported "
-                               "in combination with BYLEX");
-        return;
-    }
     if (a->dir == D_REV && a->kind != Z_RANK) {
         minidx = start + 2;
         maxidx = start + 1;
@@ -133,19 +166,10 @@ static void zrange_generic(goblin__exec *x, int argc,
     memset(&r, 0, sizeof(r));
     if (!zrange_bounds(x, a, argv[minidx], argv[maxidx], &r))
         return;
-    if (a->store) {
-        n = goblin_zset_range_store(x->st, argv[1], argv[2], &r);
-        if (n < 0)
-            goblin__reply_code(x, (int)n);
-        else
-            goblin__reply_int(x, n);
-        return;
-    }
-    n = goblin_zset_range(x->st, argv[start], &r, &it);
-    if (n < 0)
-        goblin__reply_code(x, (int)n);
+    if (a->store)
+        goblin__exec_zrangestore(x, argv[1], argv[2], &r);
     else
-        zrange_emit(x, n, a->withscores, &it);
+        goblin__exec_zrange(x, argv[start], &r, a->withscores);
 }
 
 static void zrange_fixed(goblin__exec *x, int argc,

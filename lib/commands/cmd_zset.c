@@ -6,10 +6,14 @@
  * Scores are doubles in replies: RESP3 doubles, RESP2 bulk strings in
  * Redis's format. WITHSCORES replies are flat in RESP2 and [member, score]
  * pairs in RESP3.
+ *
+ * Each command is an execution function (exec.h), which SBE's typed
+ * requests call too, and a RESP handler that parses argv and calls it.
  */
 #include <math.h>
 #include <string.h>
 
+#include "exec.h"
 #include "goblin/zset.h"
 #include "respond.h"
 #include "session.h"
@@ -41,6 +45,27 @@ struct zadd_args {
     int first; /* argv index of the first score */
 };
 
+bool goblin__zadd_check(goblin__exec *x, unsigned flags, bool incr, size_t n)
+{
+    if ((flags & GOBLIN_ZADD_NX) && (flags & GOBLIN_ZADD_XX)) {
+        goblin__reply_error(x, "ERR XX and NX options at the same time are "
+                               "not compatible");
+        return false;
+    }
+    if (__builtin_popcount(flags & (GOBLIN_ZADD_NX | GOBLIN_ZADD_GT |
+                                    GOBLIN_ZADD_LT)) > 1) {
+        goblin__reply_error(x, "ERR GT, LT, and/or NX options at the same "
+                               "time are not compatible");
+        return false;
+    }
+    if (incr && n > 1) {
+        goblin__reply_error(x, "ERR INCR option supports a single "
+                               "increment-element pair");
+        return false;
+    }
+    return true;
+}
+
 /* ZADD's options and checks, in Redis's order; replies and returns false
  * on a bad one. */
 static bool zadd_parse(goblin__exec *x, int argc,
@@ -68,23 +93,8 @@ static bool zadd_parse(goblin__exec *x, int argc,
         goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
         return false;
     }
-    if ((a->flags & GOBLIN_ZADD_NX) && (a->flags & GOBLIN_ZADD_XX)) {
-        goblin__reply_error(x, "ERR XX and NX options at the same time are "
-                               "not compatible");
-        return false;
-    }
-    if (__builtin_popcount(a->flags & (GOBLIN_ZADD_NX | GOBLIN_ZADD_GT |
-                                       GOBLIN_ZADD_LT)) > 1) {
-        goblin__reply_error(x, "ERR GT, LT, and/or NX options at the same "
-                               "time are not compatible");
-        return false;
-    }
-    if (a->incr && argc - a->first > 2) {
-        goblin__reply_error(x, "ERR INCR option supports a single "
-                               "increment-element pair");
-        return false;
-    }
-    return true;
+    return goblin__zadd_check(x, a->flags, a->incr,
+                              (size_t)(argc - a->first) / 2);
 }
 
 static void incr_reply(goblin__exec *x, int rc, double score)
@@ -99,13 +109,27 @@ static void incr_reply(goblin__exec *x, int rc, double score)
         goblin__reply_code(x, rc);
 }
 
+void goblin__exec_zadd(goblin__exec *x, struct goblin_slice key,
+                       unsigned flags, bool incr,
+                       const struct goblin_zpair *pairs, size_t n)
+{
+    double score = 0;
+    int rc;
+
+    if (incr) {
+        rc = goblin_zset_incr(x->st, key, flags, pairs[0].member,
+                              pairs[0].score, &score);
+        incr_reply(x, rc, score);
+    } else {
+        int_reply(x, goblin_zset_add_pairs(x->st, key, flags, pairs, n));
+    }
+}
+
 void cmd_zadd(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct zadd_args a = {0, false, 2};
     struct goblin_zpair *pairs;
     size_t n, i;
-    double score = 0;
-    int rc;
 
     if (!zadd_parse(x, argc, argv, &a))
         return;
@@ -120,33 +144,33 @@ void cmd_zadd(goblin__exec *x, int argc, const struct goblin_slice *argv)
             return;
         pairs[i].member = argv[a.first + 2 * i + 1];
     }
-    if (a.incr) {
-        rc = goblin_zset_incr(x->st, argv[1], a.flags, pairs[0].member,
-                              pairs[0].score, &score);
-        incr_reply(x, rc, score);
-        return;
-    }
-    int_reply(x, goblin_zset_add_pairs(x->st, argv[1], a.flags, pairs, n));
+    goblin__exec_zadd(x, argv[1], a.flags, a.incr, pairs, n);
+}
+
+void goblin__exec_zincrby(goblin__exec *x, struct goblin_slice key,
+                          double incr, struct goblin_slice member)
+{
+    double score = 0;
+    int rc = goblin_zset_incr(x->st, key, 0, member, incr, &score);
+
+    incr_reply(x, rc, score);
 }
 
 void cmd_zincrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    double incr, score = 0;
-    int rc;
+    double incr;
 
     (void)argc;
-    if (!parse_score(x, argv[2], &incr, NULL))
-        return;
-    rc = goblin_zset_incr(x->st, argv[1], 0, argv[3], incr, &score);
-    incr_reply(x, rc, score);
+    if (parse_score(x, argv[2], &incr, NULL))
+        goblin__exec_zincrby(x, argv[1], incr, argv[3]);
 }
 
-void cmd_zscore(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__exec_zscore(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice member)
 {
-    double score;
-    int rc = goblin_zset_score(x->st, argv[1], argv[2], &score);
+    double score = 0;
+    int rc = goblin_zset_score(x->st, key, member, &score);
 
-    (void)argc;
     if (rc == 1)
         goblin__reply_double(x, score);
     else if (rc == 0)
@@ -155,17 +179,24 @@ void cmd_zscore(goblin__exec *x, int argc, const struct goblin_slice *argv)
         goblin__reply_code(x, rc);
 }
 
-void cmd_zmscore(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void cmd_zscore(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    size_t n = (size_t)argc - 2, i;
+    (void)argc;
+    goblin__exec_zscore(x, argv[1], argv[2]);
+}
+
+void goblin__exec_zmscore(goblin__exec *x, struct goblin_slice key,
+                          const struct goblin_slice *members, size_t n)
+{
     double *scores = goblin__scratch_bytes(x->sess, n * sizeof(double));
     int64_t rc;
+    size_t i;
 
     if (scores == NULL) {
         goblin__reply_code(x, GOBLIN_ENOMEM);
         return;
     }
-    rc = goblin_zset_mscore(x->st, argv[1], argv + 2, n, scores);
+    rc = goblin_zset_mscore(x->st, key, members, n, scores);
     if (rc < 0) {
         goblin__reply_code(x, (int)rc);
         return;
@@ -179,10 +210,20 @@ void cmd_zmscore(goblin__exec *x, int argc, const struct goblin_slice *argv)
     }
 }
 
+void cmd_zmscore(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    goblin__exec_zmscore(x, argv[1], argv + 2, (size_t)argc - 2);
+}
+
+void goblin__exec_zcard(goblin__exec *x, struct goblin_slice key)
+{
+    int_reply(x, goblin_zset_card(x->st, key));
+}
+
 void cmd_zcard(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
-    int_reply(x, goblin_zset_card(x->st, argv[1]));
+    goblin__exec_zcard(x, argv[1]);
 }
 
 /* Parses min and max as score bounds into r. */
@@ -220,6 +261,12 @@ static bool rank_bounds(goblin__exec *x, struct goblin_slice start,
            goblin__arg_int64(x, stop, &r->stop, NULL);
 }
 
+void goblin__exec_zcount(goblin__exec *x, struct goblin_slice key,
+                         const struct goblin_zrange *r)
+{
+    int_reply(x, goblin_zset_count(x->st, key, r));
+}
+
 void cmd_zcount(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin_zrange r;
@@ -227,7 +274,7 @@ void cmd_zcount(goblin__exec *x, int argc, const struct goblin_slice *argv)
     (void)argc;
     memset(&r, 0, sizeof(r));
     if (score_bounds(x, argv[2], argv[3], &r))
-        int_reply(x, goblin_zset_count(x->st, argv[1], &r));
+        goblin__exec_zcount(x, argv[1], &r);
 }
 
 void cmd_zlexcount(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -237,42 +284,67 @@ void cmd_zlexcount(goblin__exec *x, int argc, const struct goblin_slice *argv)
     (void)argc;
     memset(&r, 0, sizeof(r));
     if (lex_bounds(x, argv[2], argv[3], &r))
-        int_reply(x, goblin_zset_count(x->st, argv[1], &r));
+        goblin__exec_zcount(x, argv[1], &r);
 }
 
-/* ZRANK and ZREVRANK as Redis 7.0 has them: exactly key and member (7.2's
- * WITHSCORE would change 7.0's arity error; docs/errors.md). */
-static void rank_common(goblin__exec *x, const struct goblin_slice *argv,
-                        int rev)
+void goblin__exec_zrank(goblin__exec *x, struct goblin_slice key,
+                        struct goblin_slice member, int rev, bool withscore)
 {
-    int64_t rank;
-    double score;
-    int rc = goblin_zset_rank(x->st, argv[1], argv[2], rev, &rank, &score);
+    int64_t rank = 0;
+    double score = 0;
+    int rc = goblin_zset_rank(x->st, key, member, rev, &rank, &score);
 
-    if (rc < 0)
+    if (rc < 0) {
         goblin__reply_code(x, rc);
-    else if (rc == 0)
-        goblin__reply_null(x);
-    else
+    } else if (rc == 0) {
+        if (withscore)
+            goblin__reply_null_array(x);
+        else
+            goblin__reply_null(x);
+    } else if (withscore) {
+        goblin__reply_array(x, 2);
         goblin__reply_int(x, rank);
+        goblin__reply_double(x, score);
+    } else {
+        goblin__reply_int(x, rank);
+    }
+}
+
+/* ZRANK and ZREVRANK as Redis 7.0 has them: the table's arity 3 leaves
+ * exactly key and member (7.2's WITHSCORE would change 7.0's arity
+ * error; docs/errors.md). */
+static void rank_common(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv, int rev)
+{
+    (void)argc;
+    goblin__exec_zrank(x, argv[1], argv[2], rev, false);
 }
 
 void cmd_zrank(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    (void)argc;
-    rank_common(x, argv, 0);
+    rank_common(x, argc, argv, 0);
 }
 
 void cmd_zrevrank(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    (void)argc;
-    rank_common(x, argv, 1);
+    rank_common(x, argc, argv, 1);
+}
+
+void goblin__exec_zrem(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *members, size_t n)
+{
+    int_reply(x, goblin_zset_rem(x->st, key, members, n));
 }
 
 void cmd_zrem(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    int_reply(x, goblin_zset_rem(x->st, argv[1], argv + 2,
-                                 (size_t)argc - 2));
+    goblin__exec_zrem(x, argv[1], argv + 2, (size_t)argc - 2);
+}
+
+void goblin__exec_zremrange(goblin__exec *x, struct goblin_slice key,
+                            const struct goblin_zrange *r)
+{
+    int_reply(x, goblin_zset_rem_range(x->st, key, r));
 }
 
 static void remrange(goblin__exec *x, const struct goblin_slice *argv,
@@ -286,7 +358,7 @@ static void remrange(goblin__exec *x, const struct goblin_slice *argv,
          : by == GOBLIN_ZRANGE_BY_SCORE ? score_bounds(x, argv[2], argv[3], &r)
                                         : lex_bounds(x, argv[2], argv[3], &r);
     if (ok)
-        int_reply(x, goblin_zset_rem_range(x->st, argv[1], &r));
+        goblin__exec_zremrange(x, argv[1], &r);
 }
 
 void cmd_zremrangebyrank(goblin__exec *x, int argc,

@@ -5,10 +5,14 @@
  * Results whose size is known only at the end (ZUNION, ZINTER, ZDIFF) are
  * copied into a text buffer first, then replied; popped members are
  * replied while the store visits them, after a ZCARD gave their number.
+ *
+ * Each command is an execution function (exec.h), which SBE's typed
+ * requests call too, and a RESP handler that parses argv and calls it.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "exec.h"
 #include "goblin/keys.h"
 #include "goblin/zset.h"
 #include "respond.h"
@@ -33,32 +37,39 @@ static int emit_member(void *ctx, struct goblin_slice m, double score)
     return 0;
 }
 
-/* ZPOPMIN and ZPOPMAX key [count]. Without a count the reply is flat even
- * in RESP3, as in Redis. */
-static void zpop(goblin__exec *x, int argc, const struct goblin_slice *argv,
-                 int max)
+/* Without a count the reply is flat even in RESP3, as in Redis; SBE
+ * (typed replies) always answers pairs, a ScoredArrayReply (docs/sbe.md).
+ * The sink copies the popped members as they are visited. */
+void goblin__exec_zpop(goblin__exec *x, struct goblin_slice key, int max,
+                       bool has_count, int64_t count)
 {
     struct emit e = {x, false, true};
-    int64_t count = 1, card, n;
+    int64_t card = goblin_zset_card(x->st, key), n;
 
-    if (argc > 3) {
-        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
-        return;
-    }
-    if (argc == 3 &&
-        !goblin__arg_range(x, argv[2], 0, INT64_MAX, &count,
-                           "ERR value is out of range, must be positive"))
-        return;
-    card = goblin_zset_card(x->st, argv[1]);
     if (card < 0) {
         goblin__reply_code(x, (int)card);
         return;
     }
+    if (!has_count)
+        count = 1;
     n = count < card ? count : card;
-    e.pairs = argc == 3 && x->resp == 3;
+    e.pairs = (has_count || x->typed != NULL) && x->resp == 3;
     goblin__reply_array(x, (size_t)n * (e.pairs ? 1 : 2));
     if (n > 0)
-        goblin_zset_pop(x->st, argv[1], max, n, emit_member, &e);
+        goblin_zset_pop(x->st, key, max, n, emit_member, &e);
+}
+
+/* ZPOPMIN and ZPOPMAX key [count]. */
+static void zpop(goblin__exec *x, int argc, const struct goblin_slice *argv,
+                 int max)
+{
+    int64_t count = 1;
+
+    if (argc > 3)
+        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+    else if (argc == 2 || goblin__arg_range(x, argv[2], 0, INT64_MAX, &count,
+                                            GOBLIN__ERR_POSITIVE))
+        goblin__exec_zpop(x, argv[1], max, argc == 3, count);
 }
 
 void cmd_zpopmin(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -71,7 +82,7 @@ void cmd_zpopmax(goblin__exec *x, int argc, const struct goblin_slice *argv)
     zpop(x, argc, argv, 1);
 }
 
-/* Gathers (member, score) pairs in the session's scratch. */
+/* Gathers members with their scores in the session's scratch. */
 struct zgather {
     goblin_session *s;
     size_t n;
@@ -80,8 +91,8 @@ struct zgather {
 static int gather_zpair(void *ctx, struct goblin_slice m, double score)
 {
     struct zgather *g = ctx;
-    struct goblin_zpair *p = goblin__scratch_bytes(
-        g->s, (g->n + 1) * sizeof(struct goblin_zpair));
+    struct goblin__scored *p = goblin__scratch_bytes(
+        g->s, (g->n + 1) * sizeof(struct goblin__scored));
 
     if (p == NULL)
         return GOBLIN_ENOMEM;
@@ -91,112 +102,78 @@ static int gather_zpair(void *ctx, struct goblin_slice m, double score)
     return 0;
 }
 
-static void reply_zpairs(goblin__exec *x, size_t n, bool scores)
+static struct goblin__scored *gathered(goblin__exec *x)
 {
-    const struct goblin_zpair *p = (const void *)x->sess->scratch;
-    struct emit e = {x, scores && x->resp == 3, scores};
-    size_t i;
+    return (void *)x->sess->scratch;
+}
 
-    goblin__reply_array(x, scores && !e.pairs ? 2 * n : n);
-    for (i = 0; i < n; i++)
-        emit_member(&e, p[i].member, p[i].score);
+void goblin__exec_zrandmember(goblin__exec *x, struct goblin_slice key,
+                              bool has_count, int64_t count, bool withscores)
+{
+    struct zgather g = {x->sess, 0};
+    int64_t rc = goblin_zset_randmember(x->st, key, has_count ? count : 1,
+                                        gather_zpair, &g);
+
+    if (rc < 0)
+        goblin__reply_code(x, (int)rc);
+    else if (has_count)
+        goblin__reply_scored(x, gathered(x), g.n, withscores);
+    else if (g.n == 0)
+        goblin__reply_null(x);
+    else
+        goblin__reply_slice(x, gathered(x)[0].member);
 }
 
 void cmd_zrandmember(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
-    struct zgather g = {x->sess, 0};
-    bool withscores = argc == 4;
-    int64_t count, rc;
+    int64_t count = 0;
 
-    if (argc == 2) {
-        rc = goblin_zset_randmember(x->st, argv[1], 1, gather_zpair, &g);
-        if (rc < 0)
-            goblin__reply_code(x, (int)rc);
-        else if (g.n == 0)
-            goblin__reply_null(x);
-        else
-            goblin__reply_slice(x, ((struct goblin_zpair *)(void *)
-                                        x->sess->scratch)[0].member);
-        return;
-    }
-    if (!goblin__arg_rand_count(x, argc, argv, "withscores", &count))
-        return;
-    rc = goblin_zset_randmember(x->st, argv[1], count, gather_zpair, &g);
+    if (argc == 2 || goblin__arg_rand_count(x, argc, argv, "withscores",
+                                            &count))
+        goblin__exec_zrandmember(x, argv[1], argc > 2, count, argc == 4);
+}
+
+void goblin__exec_zscan(goblin__exec *x, struct goblin_slice key,
+                        uint64_t cursor, const struct goblin_scan_options *o)
+{
+    struct zgather g = {x->sess, 0};
+    uint64_t next = 0;
+    int64_t rc = goblin_zset_scan(x->st, key, cursor, o->count, o->match,
+                                  gather_zpair, &g, &next);
+
     if (rc < 0)
         goblin__reply_code(x, (int)rc);
     else
-        reply_zpairs(x, g.n, withscores);
+        goblin__reply_scored_scan(x, next, gathered(x), g.n);
 }
 
 void cmd_zscan(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin_scan_options o = {{NULL, 0}, GOBLIN_TYPE_NONE, 0};
-    struct zgather g = {x->sess, 0};
-    const struct goblin_zpair *p;
-    char buf[GOBLIN_DOUBLE_TEXT_MAX];
-    uint64_t cursor, next = 0;
+    uint64_t cursor;
     bool known;
-    int64_t rc;
-    size_t i;
 
-    if (!goblin__scan_cursor(x, argv[2], &cursor) ||
-        !goblin__scan_key(x, argv[1], GOBLIN_TYPE_ZSET) ||
-        !goblin__scan_options(x, argc, argv, 3, false, &o, &known))
-        return;
-    rc = goblin_zset_scan(x->st, argv[1], cursor, o.count, o.match,
-                          gather_zpair, &g, &next);
-    if (rc < 0) {
-        goblin__reply_code(x, (int)rc);
-        return;
-    }
-    goblin__reply_cursor(x, next);
-    goblin__reply_array(x, 2 * g.n);
-    p = (const void *)x->sess->scratch;
-    for (i = 0; i < g.n; i++) {
-        goblin__reply_slice(x, p[i].member);
-        goblin__reply_bulk(x, buf, goblin_double_format(buf, p[i].score));
-    }
+    if (goblin__scan_cursor(x, argv[2], &cursor) &&
+        goblin__scan_key(x, argv[1], GOBLIN_TYPE_ZSET) &&
+        goblin__scan_options(x, argc, argv, 3, false, &o, &known))
+        goblin__exec_zscan(x, argv[1], cursor, &o);
 }
 
-struct combine_args {
-    enum goblin_zset_op op;
-    const struct goblin_slice *dst; /* NULL: reply the result */
-    const struct goblin_slice *keys;
-    size_t nkeys;
-    double *weights; /* NULL: all 1 */
-    enum goblin_zset_aggregate agg;
-    bool withscores;
-    bool card_only;
-    int64_t limit;
-};
-
-/* numkeys and the keys from argv[at], checking the keys' types first as
- * Redis does; replies and returns false on an error. */
-static bool combine_keys(goblin__exec *x, int argc,
-                         const struct goblin_slice *argv, int at,
-                         struct combine_args *a)
+bool goblin__zkeys_check(goblin__exec *x, const struct goblin_slice *keys,
+                         size_t n)
 {
-    int64_t n;
     enum goblin_type t;
     size_t i;
 
-    if (!goblin__arg_int64(x, argv[at], &n, NULL))
-        return false;
-    if (n < 1) {
+    if (n == 0) {
         goblin__reply_errorf(x, "ERR at least 1 input key is needed for "
                                 "'%s' command",
                              x->cmd->fullname);
         return false;
     }
-    if (n > argc - at - 1) {
-        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
-        return false;
-    }
-    a->keys = argv + at + 1;
-    a->nkeys = (size_t)n;
-    for (i = 0; i < a->nkeys; i++) {
-        t = goblin_key_type(x->st, a->keys[i]);
+    for (i = 0; i < n; i++) {
+        t = goblin_key_type(x->st, keys[i]);
         if (t != GOBLIN_TYPE_NONE && t != GOBLIN_TYPE_ZSET) {
             goblin__reply_code(x, GOBLIN_EWRONGTYPE);
             return false;
@@ -205,22 +182,52 @@ static bool combine_keys(goblin__exec *x, int argc,
     return true;
 }
 
+/* The RESP arguments of a combination, with ZINTERCARD's LIMIT. */
+struct combine_args {
+    struct goblin__zcombine c;
+    double *weights;
+    bool card_only;
+    int64_t limit;
+};
+
+/* numkeys and the keys from argv[at], checked as Redis does before the
+ * options; replies and returns false on an error. */
+static bool combine_keys(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv, int at,
+                         struct combine_args *a)
+{
+    int64_t n;
+
+    if (!goblin__arg_int64(x, argv[at], &n, NULL))
+        return false;
+    if (n < 1)
+        return goblin__zkeys_check(x, NULL, 0);
+    if (n > argc - at - 1) {
+        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+        return false;
+    }
+    a->c.keys = argv + at + 1;
+    a->c.nkeys = (size_t)n;
+    return goblin__zkeys_check(x, a->c.keys, a->c.nkeys);
+}
+
 static bool combine_weights(goblin__exec *x, const struct goblin_slice *w,
                             struct combine_args *a)
 {
     size_t i;
 
-    a->weights = goblin__scratch_bytes(x->sess, a->nkeys * sizeof(double));
+    a->weights = goblin__scratch_bytes(x->sess, a->c.nkeys * sizeof(double));
     if (a->weights == NULL) {
         goblin__reply_code(x, GOBLIN_ENOMEM);
         return false;
     }
-    for (i = 0; i < a->nkeys; i++) {
+    for (i = 0; i < a->c.nkeys; i++) {
         if (goblin_double_parse(w[i].ptr, w[i].len, &a->weights[i]) != 0) {
-            goblin__reply_error(x, "ERR weight value is not a float");
+            goblin__reply_error(x, GOBLIN__ERR_WEIGHT);
             return false;
         }
     }
+    a->c.weights = a->weights;
     return true;
 }
 
@@ -228,11 +235,11 @@ static bool combine_aggregate(goblin__exec *x, struct goblin_slice v,
                               struct combine_args *a)
 {
     if (goblin__arg_is(v, "sum"))
-        a->agg = GOBLIN_ZAGG_SUM;
+        a->c.agg = GOBLIN_ZAGG_SUM;
     else if (goblin__arg_is(v, "min"))
-        a->agg = GOBLIN_ZAGG_MIN;
+        a->c.agg = GOBLIN_ZAGG_MIN;
     else if (goblin__arg_is(v, "max"))
-        a->agg = GOBLIN_ZAGG_MAX;
+        a->c.agg = GOBLIN_ZAGG_MAX;
     else
         return goblin__reply_error(x, GOBLIN__ERR_SYNTAX), false;
     return true;
@@ -243,29 +250,29 @@ static bool combine_options(goblin__exec *x, int argc,
                             const struct goblin_slice *argv, int j,
                             struct combine_args *a)
 {
-    bool diff = a->op == GOBLIN_ZSET_DIFF;
+    bool diff = a->c.op == GOBLIN_ZSET_DIFF;
 
     while (j < argc) {
         int left = argc - j;
 
         if (a->card_only && left >= 2 && goblin__arg_is(argv[j], "limit")) {
             if (!goblin__arg_range(x, argv[j + 1], 0, INT64_MAX, &a->limit,
-                                   "ERR LIMIT can't be negative"))
+                                   GOBLIN__ERR_LIMIT_NEGATIVE))
                 return false;
             j += 2;
-        } else if (!a->card_only && !diff && left >= (int)a->nkeys + 1 &&
+        } else if (!a->card_only && !diff && left >= (int)a->c.nkeys + 1 &&
                    goblin__arg_is(argv[j], "weights")) {
             if (!combine_weights(x, argv + j + 1, a))
                 return false;
-            j += 1 + (int)a->nkeys;
+            j += 1 + (int)a->c.nkeys;
         } else if (!a->card_only && !diff && left >= 2 &&
                    goblin__arg_is(argv[j], "aggregate")) {
             if (!combine_aggregate(x, argv[j + 1], a))
                 return false;
             j += 2;
-        } else if (!a->card_only && a->dst == NULL &&
+        } else if (!a->card_only && a->c.dst == NULL &&
                    goblin__arg_is(argv[j], "withscores")) {
-            a->withscores = true;
+            a->c.withscores = true;
             j++;
         } else {
             goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
@@ -296,7 +303,7 @@ static int collect_member(void *ctx, struct goblin_slice m, double score)
     return c->bytes.oom || c->index.oom ? GOBLIN_ENOMEM : 0;
 }
 
-static void combine_reply(goblin__exec *x, struct combine_args *a)
+static void combine_reply(goblin__exec *x, const struct goblin__zcombine *a)
 {
     struct collected c;
     struct emit e = {x, a->withscores && x->resp == 3, a->withscores};
@@ -327,29 +334,34 @@ static void combine_reply(goblin__exec *x, struct combine_args *a)
     goblin__text_free(&c.index);
 }
 
+void goblin__exec_zcombine(goblin__exec *x, const struct goblin__zcombine *a)
+{
+    int64_t n;
+
+    if (a->dst == NULL) {
+        combine_reply(x, a);
+        return;
+    }
+    n = goblin_zset_combine_store(x->st, *a->dst, a->op, a->keys, a->nkeys,
+                                  a->weights, a->agg);
+    if (n < 0)
+        goblin__reply_code(x, (int)n);
+    else
+        goblin__reply_int(x, n);
+}
+
 static void combine(goblin__exec *x, int argc, const struct goblin_slice *argv,
                     enum goblin_zset_op op, bool store)
 {
     struct combine_args a;
     int at = store ? 2 : 1;
-    int64_t n;
 
     memset(&a, 0, sizeof(a));
-    a.op = op;
-    a.dst = store ? &argv[1] : NULL;
-    if (!combine_keys(x, argc, argv, at, &a) ||
-        !combine_options(x, argc, argv, at + 1 + (int)a.nkeys, &a))
-        return;
-    if (!store) {
-        combine_reply(x, &a);
-        return;
-    }
-    n = goblin_zset_combine_store(x->st, argv[1], op, a.keys, a.nkeys,
-                                  a.weights, a.agg);
-    if (n < 0)
-        goblin__reply_code(x, (int)n);
-    else
-        goblin__reply_int(x, n);
+    a.c.op = op;
+    a.c.dst = store ? &argv[1] : NULL;
+    if (combine_keys(x, argc, argv, at, &a) &&
+        combine_options(x, argc, argv, at + 1 + (int)a.c.nkeys, &a))
+        goblin__exec_zcombine(x, &a.c);
 }
 
 void cmd_zunionstore(goblin__exec *x, int argc,
@@ -385,21 +397,26 @@ void cmd_zdiff(goblin__exec *x, int argc, const struct goblin_slice *argv)
     combine(x, argc, argv, GOBLIN_ZSET_DIFF, false);
 }
 
+void goblin__exec_zintercard(goblin__exec *x, const struct goblin_slice *keys,
+                             size_t n, int64_t limit)
+{
+    int64_t rc = goblin_zset_intercard(x->st, keys, n, limit);
+
+    if (rc < 0)
+        goblin__reply_code(x, (int)rc);
+    else
+        goblin__reply_int(x, rc);
+}
+
 void cmd_zintercard(goblin__exec *x, int argc,
                     const struct goblin_slice *argv)
 {
     struct combine_args a;
-    int64_t n;
 
     memset(&a, 0, sizeof(a));
-    a.op = GOBLIN_ZSET_INTER;
+    a.c.op = GOBLIN_ZSET_INTER;
     a.card_only = true;
-    if (!combine_keys(x, argc, argv, 1, &a) ||
-        !combine_options(x, argc, argv, 2 + (int)a.nkeys, &a))
-        return;
-    n = goblin_zset_intercard(x->st, a.keys, a.nkeys, a.limit);
-    if (n < 0)
-        goblin__reply_code(x, (int)n);
-    else
-        goblin__reply_int(x, n);
+    if (combine_keys(x, argc, argv, 1, &a) &&
+        combine_options(x, argc, argv, 2 + (int)a.c.nkeys, &a))
+        goblin__exec_zintercard(x, a.c.keys, a.c.nkeys, a.limit);
 }

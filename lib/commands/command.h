@@ -198,6 +198,10 @@ struct goblin__exec {
     const struct goblin__command *cmd;
     int resp;    /* 2 or 3: the shape of replies that differ by version */
     bool failed; /* set by goblin__reply_error*: counts failed_calls */
+    /* Typed list replies (respond.h, goblin__reply_strings and friends)
+     * for a protocol that carries them as their own messages (SBE);
+     * NULL: they are written item by item to sink. */
+    const struct goblin__typed_replies *typed;
 };
 
 /* Runs one command given as argv (argv[0] the name) for session s into

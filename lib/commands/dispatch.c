@@ -209,7 +209,7 @@ int goblin__dispatch(goblin_session *s, int argc,
                      struct goblin_sink *sink)
 {
     goblin__exec x = {s->eng, s,    s->eng->st, sink,
-                      sink,   NULL, s->resp,    false};
+                      sink,   NULL, s->resp,    false, NULL};
 
     if (s->flags & (SESS_REPLY_OFF | SESS_REPLY_SKIP))
         x.sink = &s->discard;

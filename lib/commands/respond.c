@@ -173,29 +173,36 @@ bool goblin__arg_int64(goblin__exec *x, struct goblin_slice arg,
     return false;
 }
 
+bool goblin__rand_count_ok(goblin__exec *x, int64_t count, bool pairs)
+{
+    if (count == INT64_MIN) {
+        goblin__reply_error(x, "ERR value is out of range, value must "
+                               "between -9223372036854775807 and "
+                               "9223372036854775807");
+        return false;
+    }
+    /* With the option each answer is a pair: Redis caps the count so the
+     * reply's length cannot overflow. */
+    if (pairs && (count < -INT64_MAX / 2 || count > INT64_MAX / 2)) {
+        goblin__reply_error(x, "ERR value is out of range");
+        return false;
+    }
+    return true;
+}
+
 bool goblin__arg_rand_count(goblin__exec *x, int argc,
                             const struct goblin_slice *argv, const char *opt,
                             int64_t *count)
 {
     if (!goblin__arg_int64(x, argv[2], count, NULL))
         return false;
-    if (*count == INT64_MIN) {
-        goblin__reply_error(x, "ERR value is out of range, value must "
-                               "between -9223372036854775807 and "
-                               "9223372036854775807");
-        return false;
-    }
+    if (*count == INT64_MIN)
+        return goblin__rand_count_ok(x, *count, false);
     if (argc > 4 || (argc == 4 && !goblin__arg_is(argv[3], opt))) {
         goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
         return false;
     }
-    /* With the option each answer is a pair: Redis caps the count so the
-     * reply's length cannot overflow. */
-    if (argc == 4 && (*count < -INT64_MAX / 2 || *count > INT64_MAX / 2)) {
-        goblin__reply_error(x, "ERR value is out of range");
-        return false;
-    }
-    return true;
+    return goblin__rand_count_ok(x, *count, argc == 4);
 }
 
 bool goblin__arg_range(goblin__exec *x, struct goblin_slice arg, int64_t lo,

@@ -18,6 +18,43 @@
 
 #include "command.h"
 
+/* A sorted-set member with its score, as list replies carry them. */
+struct goblin__scored {
+    struct goblin_slice member;
+    double score;
+};
+
+/* List replies a protocol may carry as typed messages of their own
+ * (goblin__exec.typed); each writes one whole reply. */
+struct goblin__typed_replies {
+    void (*strings)(goblin__exec *x, const struct goblin_slice *v, size_t n,
+                    bool nullable);
+    void (*scored)(goblin__exec *x, const struct goblin__scored *v,
+                   size_t n);
+    void (*scan)(goblin__exec *x, uint64_t cursor,
+                 const struct goblin_slice *v, size_t n);
+    void (*scored_scan)(goblin__exec *x, uint64_t cursor,
+                        const struct goblin__scored *v, size_t n);
+};
+
+/* ---- list replies (reply_list.c): through x->typed when it is set,
+ * else item by item, in the shape the session's RESP version asks ---- */
+
+/* An array of n bulk strings; with nullable, a NULL ptr is a null. */
+void goblin__reply_strings(goblin__exec *x, const struct goblin_slice *v,
+                           size_t n, bool nullable);
+/* Members, with their scores when withscores: RESP3 [member, score]
+ * pairs, RESP2 a flat array with scores as bulk strings. Without scores
+ * v may be overwritten (members packed in place). */
+void goblin__reply_scored(goblin__exec *x, struct goblin__scored *v,
+                          size_t n, bool withscores);
+/* A SCAN page: the cursor as a bulk string, then the n strings. */
+void goblin__reply_scan(goblin__exec *x, uint64_t cursor,
+                        const struct goblin_slice *v, size_t n);
+/* A ZSCAN page: member, score (a bulk string, as Redis sends it), ... */
+void goblin__reply_scored_scan(goblin__exec *x, uint64_t cursor,
+                               const struct goblin__scored *v, size_t n);
+
 void goblin__reply_ok(goblin__exec *x);
 void goblin__reply_status(goblin__exec *x, const char *text);
 void goblin__reply_error(goblin__exec *x, const char *text);
@@ -72,6 +109,11 @@ bool goblin__arg_range(goblin__exec *x, struct goblin_slice arg, int64_t lo,
 bool goblin__arg_rand_count(goblin__exec *x, int argc,
                             const struct goblin_slice *argv, const char *opt,
                             int64_t *count);
+
+/* The count of HRANDFIELD / ZRANDMEMBER as Redis bounds it (INT64_MIN
+ * cannot be negated; with values or scores, pairs, |count| <=
+ * INT64_MAX / 2); replies Redis's text and returns false outside. */
+bool goblin__rand_count_ok(goblin__exec *x, int64_t count, bool pairs);
 
 /* The length of arg as Redis's "%s" of it shows it: up to the first NUL
  * byte (Redis formats arguments as C strings), as an int for "%.*s". */

@@ -292,6 +292,10 @@ bool goblin__scan_key(goblin__exec *x, struct goblin_slice key,
 /* Starts a SCAN reply: a 2-array whose first element is the cursor. */
 void goblin__reply_cursor(goblin__exec *x, uint64_t cursor);
 const char *goblin__type_name(enum goblin_type t);
+/* cmd_keys.c: "*" as no pattern (ptr NULL), as Redis reads MATCH. */
+struct goblin_slice goblin__match_pattern(struct goblin_slice p);
+/* cmd_keys.c: the type SCAN's TYPE names; GOBLIN_TYPE_NONE if none. */
+enum goblin_type goblin__scan_type(struct goblin_slice name);
 /* One bounded step of active expiry (cron). */
 void goblin__expire_step(goblin_engine *eng);
 

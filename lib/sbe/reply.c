@@ -68,7 +68,7 @@ void goblin__sbe_reply_strings(struct goblin__sbe_sink *k,
     end(k, goblin_sbe_nullable_array_reply_end(&w));
 }
 
-static size_t scored_size(const struct goblin__sbe_scored *v, size_t n)
+static size_t scored_size(const struct goblin__scored *v, size_t n)
 {
     size_t i, size = 0;
 
@@ -78,7 +78,7 @@ static size_t scored_size(const struct goblin__sbe_scored *v, size_t n)
 }
 
 void goblin__sbe_reply_scored(struct goblin__sbe_sink *k,
-                              const struct goblin__sbe_scored *v, size_t n)
+                              const struct goblin__scored *v, size_t n)
 {
     size_t i, size = FRAME_HDR + GRP + scored_size(v, n);
     struct goblin_sbe_writer w;
@@ -141,7 +141,7 @@ void goblin__sbe_reply_scan(struct goblin__sbe_sink *k, uint64_t cursor,
 
 void goblin__sbe_reply_scored_scan(struct goblin__sbe_sink *k,
                                    uint64_t cursor,
-                                   const struct goblin__sbe_scored *v,
+                                   const struct goblin__scored *v,
                                    size_t n)
 {
     size_t i, size = FRAME_HDR + 8 + GRP + scored_size(v, n);

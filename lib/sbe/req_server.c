@@ -1,10 +1,11 @@
 /* req_server.c - SBE requests about the connection and the server: PING,
- * ECHO, AUTH, HELLO, INFO, Argv (any command as words), DBSIZE, FLUSHDB,
- * FLUSHALL.
+ * ECHO, AUTH, HELLO, INFO and Argv (any command as words).
  *
  * AUTH, HELLO and INFO carry only strings, so they are turned into argv
  * and run by the command table, which owns authentication, the HELLO map
- * and the INFO text; so does Argv. */
+ * and the INFO text; so does Argv. PING and ECHO call the commands'
+ * executions (commands/exec.h), as RESP's handlers do. */
+#include "commands/exec.h"
 #include "goblin/keys.h"
 #include "request.h"
 
@@ -12,16 +13,16 @@ void goblin__sbe_ping(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_ping v;
 
-    if (goblin__sbe_decoded(r, goblin_sbe_ping_decode(&v, r->m)))
-        goblin__reply_status(&r->x, "PONG");
+    if (GOBLIN__SBE_DECODED(ping, v))
+        goblin__exec_ping(&r->x, NULL);
 }
 
 void goblin__sbe_echo(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_echo v;
 
-    if (goblin__sbe_decoded(r, goblin_sbe_echo_decode(&v, r->m)))
-        goblin__reply_slice(&r->x, v.message);
+    if (GOBLIN__SBE_DECODED(echo, v))
+        goblin__exec_echo(&r->x, v.message);
 }
 
 void goblin__sbe_auth(struct goblin__sbe_req *r)

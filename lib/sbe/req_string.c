@@ -2,49 +2,25 @@
  * expiry mode as an enum and its amount as an int64), SETNX, SETEX,
  * PSETEX, GETSET, GETDEL, GETEX, MGET, MSET, MSETNX, APPEND, STRLEN, the
  * INCR family, INCRBYFLOAT (a native double increment), GETRANGE and
- * SETRANGE; replies and texts as commands/cmd_string.c gives them. */
+ * SETRANGE. Each decodes its frame into the arguments of the command's
+ * execution (commands/exec.h), which RESP's handler calls too. */
 #include <math.h>
 
+#include "commands/exec.h"
 #include "goblin/str.h"
 #include "request.h"
 
 void goblin__sbe_get(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_get v;
-    struct goblin_slice val = {NULL, 0};
-    int rc;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_get_decode(&v, r->m)))
-        return;
-    rc = goblin_str_get(r->x.st, v.key, &val);
-    goblin__sbe_hit(r, rc);
-    goblin__sbe_view(r, rc, val);
-}
-
-static void invalid_expire(struct goblin__sbe_req *r, const char *name)
-{
-    goblin__reply_errorf(&r->x, "ERR invalid expire time in '%s' command",
-                         name);
-}
-
-/* The reply of a SET given goblin_str_set's result. */
-static void set_reply(struct goblin__sbe_req *r, int rc, bool get,
-                      struct goblin_slice old, const char *name)
-{
-    if (rc == GOBLIN_EINVAL)
-        invalid_expire(r, name);
-    else if (rc < 0)
-        goblin__reply_code(&r->x, rc);
-    else if (get && (rc & GOBLIN_SET_HAD_OLD))
-        goblin__reply_slice(&r->x, old);
-    else if (get || !(rc & GOBLIN_SET_DONE))
-        goblin__reply_null(&r->x);
-    else
-        goblin__reply_ok(&r->x);
+    if (GOBLIN__SBE_DECODED(get, v))
+        goblin__exec_get(&r->x, v.key);
 }
 
 /* SET's flags and expiry as goblin_str_set's options; false for a mix
- * Redis refuses as a syntax error. */
+ * Redis refuses as a syntax error (NX with XX, KEEPTTL with a time) or
+ * bits and modes the schema does not define. */
 static bool set_options(unsigned flags, unsigned mode, int64_t amount,
                         struct goblin_set_options *so)
 {
@@ -72,79 +48,60 @@ void goblin__sbe_set(struct goblin__sbe_req *r)
     struct goblin_sbe_set v;
     struct goblin_set_options so = {GOBLIN_SET_ALWAYS, GOBLIN_TTL_DEFAULT, 0,
                                     0};
-    struct goblin_slice old = {NULL, 0};
-    int rc;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_set_decode(&v, r->m)))
+    if (!GOBLIN__SBE_DECODED(set, v))
         return;
-    if (!set_options(goblin_sbe_set_flags(&v), goblin_sbe_set_expire_mode(&v),
-                     goblin_sbe_set_expire_value(&v), &so)) {
+    if (set_options(goblin_sbe_set_flags(&v), goblin_sbe_set_expire_mode(&v),
+                    goblin_sbe_set_expire_value(&v), &so))
+        goblin__exec_set(&r->x, v.key, v.value, &so);
+    else
         goblin__reply_error(&r->x, GOBLIN__ERR_SYNTAX);
-        return;
-    }
-    rc = goblin_str_set(r->x.st, v.key, v.value, &so, &old);
-    set_reply(r, rc, so.get, old, "set");
 }
 
 void goblin__sbe_setnx(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_setnx v;
 
-    if (goblin__sbe_decoded(r, goblin_sbe_setnx_decode(&v, r->m)))
-        goblin__sbe_count(r, goblin_str_setnx(r->x.st, v.key, v.value));
-}
-
-static void setex_common(struct goblin__sbe_req *r, struct goblin_slice key,
-                         struct goblin_slice value, enum goblin_ttl_mode mode,
-                         int64_t amount, const char *name)
-{
-    struct goblin_set_options so = {GOBLIN_SET_ALWAYS, mode, amount, 0};
-
-    set_reply(r, goblin_str_set(r->x.st, key, value, &so, NULL), false,
-              (struct goblin_slice){NULL, 0}, name);
+    if (GOBLIN__SBE_DECODED(setnx, v))
+        goblin__exec_setnx(&r->x, v.key, v.value);
 }
 
 void goblin__sbe_setex(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_setex v;
+    struct goblin_set_options so = {GOBLIN_SET_ALWAYS, GOBLIN_TTL_EX, 0, 0};
 
-    if (goblin__sbe_decoded(r, goblin_sbe_setex_decode(&v, r->m)))
-        setex_common(r, v.key, v.value, GOBLIN_TTL_EX,
-                     goblin_sbe_setex_seconds(&v), "setex");
+    if (!GOBLIN__SBE_DECODED(setex, v))
+        return;
+    so.ttl_value = goblin_sbe_setex_seconds(&v);
+    goblin__exec_set(&r->x, v.key, v.value, &so);
 }
 
 void goblin__sbe_psetex(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_psetex v;
+    struct goblin_set_options so = {GOBLIN_SET_ALWAYS, GOBLIN_TTL_PX, 0, 0};
 
-    if (goblin__sbe_decoded(r, goblin_sbe_psetex_decode(&v, r->m)))
-        setex_common(r, v.key, v.value, GOBLIN_TTL_PX,
-                     goblin_sbe_psetex_milliseconds(&v), "psetex");
+    if (!GOBLIN__SBE_DECODED(psetex, v))
+        return;
+    so.ttl_value = goblin_sbe_psetex_milliseconds(&v);
+    goblin__exec_set(&r->x, v.key, v.value, &so);
 }
 
 void goblin__sbe_getset(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_getset v;
-    struct goblin_slice old = {NULL, 0};
-    int rc;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_getset_decode(&v, r->m)))
-        return;
-    rc = goblin_str_getset(r->x.st, v.key, v.value, &old);
-    goblin__sbe_view(r, rc, old);
+    if (GOBLIN__SBE_DECODED(getset, v))
+        goblin__exec_getset(&r->x, v.key, v.value);
 }
 
 void goblin__sbe_getdel(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_getdel v;
-    struct goblin_slice val = {NULL, 0};
-    int rc;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_getdel_decode(&v, r->m)))
-        return;
-    rc = goblin_str_getdel(r->x.st, v.key, &val);
-    goblin__sbe_hit(r, rc);
-    goblin__sbe_view(r, rc, val);
+    if (GOBLIN__SBE_DECODED(getdel, v))
+        goblin__exec_getdel(&r->x, v.key);
 }
 
 void goblin__sbe_getex(struct goblin__sbe_req *r)
@@ -153,49 +110,30 @@ void goblin__sbe_getex(struct goblin__sbe_req *r)
         GOBLIN_TTL_DEFAULT, GOBLIN_TTL_EX, GOBLIN_TTL_PX, GOBLIN_TTL_EXAT,
         GOBLIN_TTL_PXAT, GOBLIN_TTL_PERSIST};
     struct goblin_sbe_getex v;
-    struct goblin_slice val = {NULL, 0};
     unsigned mode;
-    int rc;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_getex_decode(&v, r->m)))
+    if (!GOBLIN__SBE_DECODED(getex, v))
         return;
     mode = goblin_sbe_getex_mode(&v);
-    if (!goblin_sbe_get_ex_mode_valid(mode)) {
-        goblin__reply_error(&r->x, GOBLIN__ERR_SYNTAX);
-        return;
-    }
-    rc = goblin_str_getex(r->x.st, v.key, modes[mode],
-                          goblin_sbe_getex_value(&v), &val);
-    goblin__sbe_hit(r, rc);
-    if (rc == GOBLIN_EINVAL)
-        invalid_expire(r, "getex");
+    if (goblin_sbe_get_ex_mode_valid(mode))
+        goblin__exec_getex(&r->x, v.key, modes[mode],
+                           goblin_sbe_getex_value(&v));
     else
-        goblin__sbe_view(r, rc, val);
+        goblin__reply_error(&r->x, GOBLIN__ERR_SYNTAX);
 }
 
 void goblin__sbe_mget(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_mget v;
-    struct goblin_slice *keys, *out;
-    size_t n, i;
+    struct goblin_slice *keys;
+    size_t n;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_mget_decode(&v, r->m)))
+    if (!GOBLIN__SBE_DECODED(mget, v))
         return;
-    if (v.keys.count == 0) {
+    if (v.keys.count == 0)
         goblin__sbe_arity(r, "mget");
-        return;
-    }
-    keys = goblin__sbe_scratch(r, 2 * (size_t)v.keys.count, sizeof(*keys));
-    if (keys == NULL)
-        return;
-    for (n = 0; goblin_sbe_rt_entry_next(&v.keys, 1, keys + n) != NULL; n++)
-        ;
-    out = keys + n;
-    goblin_str_mget(r->x.st, keys, n, out);
-    for (i = 0; i < n; i++)
-        goblin__sbe_hit(r, out[i].ptr != NULL);
-    if (goblin__sbe_out(r) != NULL)
-        goblin__sbe_reply_strings(goblin__sbe_out(r), out, n, true);
+    else if ((keys = goblin__sbe_gather(r, v.keys, 1, &n)) != NULL)
+        goblin__exec_mget(&r->x, keys, n);
 }
 
 /* MSET's pairs as keys[0, n) then values[0, n); NULL after a reply. */
@@ -226,16 +164,10 @@ void goblin__sbe_mset(struct goblin__sbe_req *r)
     struct goblin_sbe_mset v;
     struct goblin_slice *kv;
     size_t n;
-    int rc;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_mset_decode(&v, r->m)) ||
-        (kv = mset_split(r, v.entries, "mset", &n)) == NULL)
-        return;
-    rc = goblin_str_mset(r->x.st, kv, kv + n, n);
-    if (rc < 0)
-        goblin__reply_code(&r->x, rc);
-    else
-        goblin__reply_ok(&r->x);
+    if (GOBLIN__SBE_DECODED(mset, v) &&
+        (kv = mset_split(r, v.entries, "mset", &n)) != NULL)
+        goblin__exec_mset(&r->x, kv, kv + n, n);
 }
 
 void goblin__sbe_msetnx(struct goblin__sbe_req *r)
@@ -244,125 +176,88 @@ void goblin__sbe_msetnx(struct goblin__sbe_req *r)
     struct goblin_slice *kv;
     size_t n;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_msetnx_decode(&v, r->m)) ||
-        (kv = mset_split(r, v.entries, "msetnx", &n)) == NULL)
-        return;
-    goblin__sbe_count(r, goblin_str_msetnx(r->x.st, kv, kv + n, n));
+    if (GOBLIN__SBE_DECODED(msetnx, v) &&
+        (kv = mset_split(r, v.entries, "msetnx", &n)) != NULL)
+        goblin__exec_msetnx(&r->x, kv, kv + n, n);
 }
 
 void goblin__sbe_append(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_append v;
 
-    if (goblin__sbe_decoded(r, goblin_sbe_append_decode(&v, r->m)))
-        goblin__sbe_count(r, goblin_str_append(r->x.st, v.key, v.value));
+    if (GOBLIN__SBE_DECODED(append, v))
+        goblin__exec_append(&r->x, v.key, v.value);
 }
 
 void goblin__sbe_strlen(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_strlen v;
 
-    if (goblin__sbe_decoded(r, goblin_sbe_strlen_decode(&v, r->m)))
-        goblin__sbe_count(r, goblin_str_len(r->x.st, v.key));
-}
-
-static void incr_common(struct goblin__sbe_req *r, struct goblin_slice key,
-                        int64_t delta)
-{
-    int64_t result;
-    int rc = goblin_str_incrby(r->x.st, key, delta, &result);
-
-    if (rc < 0)
-        goblin__reply_code(&r->x, rc);
-    else
-        goblin__reply_int(&r->x, result);
+    if (GOBLIN__SBE_DECODED(strlen, v))
+        goblin__exec_strlen(&r->x, v.key);
 }
 
 void goblin__sbe_incr(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_incr v;
 
-    if (goblin__sbe_decoded(r, goblin_sbe_incr_decode(&v, r->m)))
-        incr_common(r, v.key, 1);
+    if (GOBLIN__SBE_DECODED(incr, v))
+        goblin__exec_incrby(&r->x, v.key, 1);
 }
 
 void goblin__sbe_decr(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_decr v;
 
-    if (goblin__sbe_decoded(r, goblin_sbe_decr_decode(&v, r->m)))
-        incr_common(r, v.key, -1);
+    if (GOBLIN__SBE_DECODED(decr, v))
+        goblin__exec_incrby(&r->x, v.key, -1);
 }
 
 void goblin__sbe_incrby(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_incrby v;
 
-    if (goblin__sbe_decoded(r, goblin_sbe_incrby_decode(&v, r->m)))
-        incr_common(r, v.key, goblin_sbe_incrby_increment(&v));
+    if (GOBLIN__SBE_DECODED(incrby, v))
+        goblin__exec_incrby(&r->x, v.key, goblin_sbe_incrby_increment(&v));
 }
 
 void goblin__sbe_decrby(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_decrby v;
-    int64_t d;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_decrby_decode(&v, r->m)))
-        return;
-    d = goblin_sbe_decrby_decrement(&v);
-    if (d == INT64_MIN)
-        goblin__reply_error(&r->x, "ERR decrement would overflow");
-    else
-        incr_common(r, v.key, -d);
+    if (GOBLIN__SBE_DECODED(decrby, v))
+        goblin__exec_decrby(&r->x, v.key, goblin_sbe_decrby_decrement(&v));
 }
 
 void goblin__sbe_incrbyfloat(struct goblin__sbe_req *r)
 {
+    static const struct goblin_slice nan_text = {"nan", 3};
     struct goblin_sbe_incrbyfloat v;
-    struct goblin_slice out;
-    double incr;
-    int rc;
+    long double incr;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_incrbyfloat_decode(&v, r->m)))
+    if (!GOBLIN__SBE_DECODED(incrbyfloat, v))
         return;
     incr = goblin_sbe_incrbyfloat_increment(&v);
     /* A NaN is refused as RESP refuses the text "nan", in Redis's order
      * (the key's type and value first). */
-    if (isnan(incr))
-        rc = goblin_str_incrbyfloat_text(r->x.st, v.key,
-                                         (struct goblin_slice){"nan", 3},
-                                         &out);
-    else
-        rc = goblin_str_incrbyfloat(r->x.st, v.key, (long double)incr, &out);
-    if (rc < 0)
-        goblin__reply_code(&r->x, rc);
-    else
-        goblin__reply_slice(&r->x, out);
+    goblin__exec_incrbyfloat(&r->x, v.key, isnan(incr) ? NULL : &incr,
+                             nan_text);
 }
 
 void goblin__sbe_getrange(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_getrange v;
-    struct goblin_slice out = {"", 0};
-    int rc;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_getrange_decode(&v, r->m)))
-        return;
-    rc = goblin_str_getrange(r->x.st, v.key, goblin_sbe_getrange_start(&v),
-                             goblin_sbe_getrange_end(&v), &out);
-    if (rc < 0)
-        goblin__reply_code(&r->x, rc);
-    else
-        goblin__reply_slice(&r->x, rc == 1 ? out
-                                           : (struct goblin_slice){"", 0});
+    if (GOBLIN__SBE_DECODED(getrange, v))
+        goblin__exec_getrange(&r->x, v.key, goblin_sbe_getrange_start(&v),
+                              goblin_sbe_getrange_end(&v));
 }
 
 void goblin__sbe_setrange(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_setrange v;
 
-    if (goblin__sbe_decoded(r, goblin_sbe_setrange_decode(&v, r->m)))
-        goblin__sbe_count(r, goblin_str_setrange(r->x.st, v.key,
-                                                 goblin_sbe_setrange_offset(&v),
-                                                 v.value));
+    if (GOBLIN__SBE_DECODED(setrange, v))
+        goblin__exec_setrange(&r->x, v.key, goblin_sbe_setrange_offset(&v),
+                              v.value);
 }

@@ -1,14 +1,14 @@
 /* req_zsetops.c - SBE requests over whole sorted sets: ZPOPMIN, ZPOPMAX,
  * ZRANDMEMBER, ZSCAN, ZUNION, ZINTER, ZDIFF, their STORE forms and
- * ZINTERCARD; replies and texts as commands/cmd_zsetops.c gives them.
+ * ZINTERCARD. Each decodes its frame into the arguments of the command's
+ * execution (commands/exec.h), which RESP's handler calls too.
  *
  * ZPOP* always answer a ScoredArrayReply (RESP3 answers a flat pair when
- * no count is given; the members and scores are the same). Members the
- * store hands out only for the length of a call (popped, combined) are
- * copied before the reply is written. */
+ * no count is given; the members and scores are the same). */
 #include <math.h>
 #include <string.h>
 
+#include "commands/exec.h"
 #include "goblin/zset.h"
 #include "request.h"
 
@@ -19,45 +19,30 @@ _Static_assert(GOBLIN_SBE_ZADD_FLAGS_NX == GOBLIN_ZADD_NX &&
                    GOBLIN_SBE_ZADD_FLAGS_CH == GOBLIN_ZADD_CH,
                "the schema's ZADD bits are the store's");
 
+/* A pop whose reply could not be sent would lose members: it is refused
+ * before anything is popped. */
 static void zpop(struct goblin__sbe_req *r, struct goblin_slice key,
                  unsigned flags, int64_t count, int max)
 {
-    struct goblin__sbe_members c;
-    int64_t rc;
+    bool has_count = (flags & GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT) != 0;
 
-    if (flags & ~(unsigned)GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT) {
+    if (flags & ~(unsigned)GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT)
         goblin__reply_error(&r->x, GOBLIN__ERR_SYNTAX);
-        return;
-    }
-    if (!(flags & GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT))
-        count = 1;
-    if (count < 0) {
-        goblin__reply_error(&r->x, "ERR value is out of range, must be "
-                                   "positive");
-        return;
-    }
-    if (count > GOBLIN_SBE_GROUP_MAX && goblin_zset_card(r->x.st, key) >
-                                            GOBLIN_SBE_GROUP_MAX) {
+    else if (has_count && count < 0)
+        goblin__reply_error(&r->x, GOBLIN__ERR_POSITIVE);
+    else if (has_count && count > GOBLIN_SBE_GROUP_MAX &&
+             goblin_zset_card(r->x.st, key) > GOBLIN_SBE_GROUP_MAX)
         goblin__reply_error(&r->x, "ERR result too large for one SBE array "
                                    "reply");
-        return;
-    }
-    goblin__sbe_members_start(&c, r, true);
-    if (count == 0) /* nothing to pop, but the key's type still counts */
-        rc = goblin_zset_card(r->x.st, key);
     else
-        rc = goblin_zset_pop(r->x.st, key, max, count, goblin__sbe_keep, &c);
-    if (rc < 0)
-        goblin__reply_code(&r->x, (int)rc);
-    else
-        goblin__sbe_reply_members(r, goblin__sbe_kept(&c), c.n, true);
+        goblin__exec_zpop(&r->x, key, max, has_count, count);
 }
 
 void goblin__sbe_zpopmin(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_zpopmin v;
 
-    if (goblin__sbe_decoded(r, goblin_sbe_zpopmin_decode(&v, r->m)))
+    if (GOBLIN__SBE_DECODED(zpopmin, v))
         zpop(r, v.key, goblin_sbe_zpopmin_flags(&v),
              goblin_sbe_zpopmin_count(&v), 0);
 }
@@ -66,146 +51,70 @@ void goblin__sbe_zpopmax(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_zpopmax v;
 
-    if (goblin__sbe_decoded(r, goblin_sbe_zpopmax_decode(&v, r->m)))
+    if (GOBLIN__SBE_DECODED(zpopmax, v))
         zpop(r, v.key, goblin_sbe_zpopmax_flags(&v),
              goblin_sbe_zpopmax_count(&v), 1);
-}
-
-static bool randmember_count_ok(struct goblin__sbe_req *r, int64_t count,
-                                bool scores)
-{
-    if (count == INT64_MIN) {
-        goblin__reply_error(&r->x, "ERR value is out of range, value must "
-                                   "between -9223372036854775807 and "
-                                   "9223372036854775807");
-        return false;
-    }
-    if (scores && (count < -INT64_MAX / 2 || count > INT64_MAX / 2)) {
-        goblin__reply_error(&r->x, "ERR value is out of range");
-        return false;
-    }
-    return true;
 }
 
 void goblin__sbe_zrandmember(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_zrandmember v;
-    struct goblin__sbe_members c;
-    unsigned flags;
-    bool counted, scores;
-    int64_t rc;
+    int64_t count;
+    bool has_count, scores;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_zrandmember_decode(&v, r->m)))
+    if (!GOBLIN__SBE_DECODED(zrandmember, v))
         return;
-    flags = goblin_sbe_zrandmember_flags(&v);
-    counted = flags & GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT;
-    scores = flags & GOBLIN_SBE_COUNT_FLAGS_WITH_SCORES;
-    if ((flags & ~GOBLIN_SBE_COUNT_FLAGS_MASK) || (scores && !counted)) {
-        goblin__reply_error(&r->x, GOBLIN__ERR_SYNTAX);
-        return;
-    }
-    if (counted && !randmember_count_ok(r, goblin_sbe_zrandmember_count(&v),
-                                        scores))
-        return;
-    goblin__sbe_members_start(&c, r, false);
-    rc = goblin_zset_randmember(r->x.st, v.key,
-                                counted ? goblin_sbe_zrandmember_count(&v) : 1,
-                                goblin__sbe_keep, &c);
-    if (rc < 0)
-        goblin__reply_code(&r->x, (int)rc);
-    else if (!counted && c.n == 0)
-        goblin__reply_null(&r->x);
-    else if (!counted)
-        goblin__reply_slice(&r->x, goblin__sbe_kept(&c)[0].member);
-    else
-        goblin__sbe_reply_members(r, goblin__sbe_kept(&c), c.n, scores);
+    count = goblin_sbe_zrandmember_count(&v);
+    if (goblin__sbe_count_flags(r, goblin_sbe_zrandmember_flags(&v), count,
+                                &has_count, &scores))
+        goblin__exec_zrandmember(&r->x, v.key, has_count, count, scores);
 }
 
 void goblin__sbe_zscan(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_zscan v;
     struct goblin_scan_options o = {{NULL, 0}, GOBLIN_TYPE_NONE, 0};
-    struct goblin__sbe_members c;
-    enum goblin_type t;
-    uint64_t next = 0;
-    unsigned flags;
-    int64_t rc;
+    bool known;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_zscan_decode(&v, r->m)))
-        return;
-    t = goblin_key_type(r->x.st, v.key);
-    if (t != GOBLIN_TYPE_ZSET && t != GOBLIN_TYPE_NONE) {
-        goblin__reply_code(&r->x, GOBLIN_EWRONGTYPE);
-        return;
-    }
-    flags = goblin_sbe_zscan_flags(&v);
-    if (t == GOBLIN_TYPE_ZSET &&
-        !goblin__sbe_scan_options(r, flags, goblin_sbe_zscan_count(&v),
-                                  false, &o))
-        return;
-    if ((flags & GOBLIN_SBE_SCAN_FLAGS_HAS_MATCH) &&
-        !(v.pattern.len == 1 && ((const char *)v.pattern.ptr)[0] == '*'))
-        o.match = v.pattern;
-    goblin__sbe_members_start(&c, r, false);
-    rc = goblin_zset_scan(r->x.st, v.key, goblin_sbe_zscan_cursor(&v),
-                          o.count, o.match, goblin__sbe_keep, &c, &next);
-    if (rc < 0)
-        goblin__reply_code(&r->x, (int)rc);
-    else if (goblin__sbe_out(r) != NULL)
-        goblin__sbe_reply_scored_scan(goblin__sbe_out(r), next,
-                                      goblin__sbe_kept(&c), c.n);
+    if (GOBLIN__SBE_DECODED(zscan, v) &&
+        goblin__scan_key(&r->x, v.key, GOBLIN_TYPE_ZSET) &&
+        goblin__sbe_scan_options(r, goblin_sbe_zscan_flags(&v),
+                                 goblin_sbe_zscan_count(&v), v.pattern, NULL,
+                                 &o, &known))
+        goblin__exec_zscan(&r->x, v.key, goblin_sbe_zscan_cursor(&v), &o);
 }
 
 /* ---- union, intersection, difference ---- */
 
-struct combine {
-    enum goblin_zset_op op;
-    enum goblin_zset_aggregate agg;
-    struct goblin_slice *keys;
-    double *weights; /* NULL: all 1 */
-    size_t nkeys;
-};
-
-/* The keys (and weights) of group g, each key's type checked first as
- * Redis does; replies and returns false on an error. */
+/* The keys (and weights) of group g into a, checked as Redis checks
+ * them before the options; replies and returns false on an error. */
 static bool combine_keys(struct goblin__sbe_req *r, struct goblin_sbe_group g,
-                         bool weighted, const char *name, struct combine *a)
+                         bool weighted, struct goblin__zcombine *a)
 {
-    struct goblin_slice key;
+    struct goblin_slice key, *keys;
     const uint8_t *block;
-    enum goblin_type t;
+    double *weights;
     size_t i;
 
-    if (g.count == 0) {
-        goblin__reply_errorf(&r->x, "ERR at least 1 input key is needed for "
-                                    "'%s' command", name);
+    keys = goblin__sbe_scratch(r, g.count, sizeof(*keys) + sizeof(double));
+    if (keys == NULL)
         return false;
-    }
-    a->keys = goblin__sbe_scratch(r, g.count,
-                                  sizeof(*a->keys) + sizeof(double));
-    if (a->keys == NULL)
-        return false;
-    a->weights = weighted ? (double *)(a->keys + g.count) : NULL;
+    weights = (double *)(keys + g.count);
     for (i = 0; (block = goblin_sbe_rt_entry_next(&g, 1, &key)); i++) {
-        a->keys[i] = key;
-        if (weighted)
-            a->weights[i] = goblin_sbe_rd_f64(block);
+        keys[i] = key;
+        weights[i] = weighted ? goblin_sbe_rd_f64(block) : 1;
     }
+    a->keys = keys;
     a->nkeys = i;
-    for (i = 0; i < a->nkeys; i++) {
-        t = goblin_key_type(r->x.st, a->keys[i]);
-        if (t != GOBLIN_TYPE_NONE && t != GOBLIN_TYPE_ZSET) {
-            goblin__reply_code(&r->x, GOBLIN_EWRONGTYPE);
-            return false;
-        }
-    }
-    return true;
+    a->weights = weighted ? weights : NULL;
+    return goblin__zkeys_check(&r->x, keys, i);
 }
 
-/* Aggregate and flags; weights (NaN ones refused) when asked. */
+/* Aggregate and flags; weights (NaN ones refused, as text RESP cannot
+ * parse) when asked. */
 static bool combine_options(struct goblin__sbe_req *r, unsigned agg,
                             unsigned flags, unsigned allowed,
-                            struct combine *a)
+                            struct goblin__zcombine *a)
 {
     size_t i;
 
@@ -214,134 +123,88 @@ static bool combine_options(struct goblin__sbe_req *r, unsigned agg,
         return false;
     }
     a->agg = (enum goblin_zset_aggregate)agg;
+    a->withscores = (flags & GOBLIN_SBE_SET_OP_FLAGS_WITH_SCORES) != 0;
     for (i = 0; a->weights != NULL && i < a->nkeys; i++) {
         if (isnan(a->weights[i])) {
-            goblin__reply_error(&r->x, "ERR weight value is not a float");
+            goblin__reply_error(&r->x, GOBLIN__ERR_WEIGHT);
             return false;
         }
     }
     return true;
 }
 
-/* ZUNIONSTORE and ZINTERSTORE share a layout. */
-#define STORE_REQUEST(name, OP)                                               \
+/* ZUNION[STORE] and ZINTER[STORE] share a layout (the STORE forms have a
+ * destination and no WITHSCORES). */
+#define COMBINE_REQUEST(name, OP, DST, ALLOWED)                               \
     void goblin__sbe_##name(struct goblin__sbe_req *r)                        \
     {                                                                         \
         struct goblin_sbe_##name v;                                           \
-        struct combine a = {OP, GOBLIN_ZAGG_SUM, NULL, NULL, 0};              \
+        struct goblin__zcombine a;                                            \
         unsigned flags;                                                       \
                                                                               \
-        if (!goblin__sbe_decoded(r, goblin_sbe_##name##_decode(&v, r->m)))    \
+        if (!GOBLIN__SBE_DECODED(name, v))                                    \
             return;                                                           \
+        memset(&a, 0, sizeof(a));                                             \
+        a.op = OP;                                                            \
+        a.dst = DST;                                                          \
         flags = goblin_sbe_##name##_flags(&v);                                \
-        if (!combine_keys(r, v.keys,                                          \
-                          flags & GOBLIN_SBE_SET_OP_FLAGS_HAS_WEIGHTS, #name, \
-                          &a) ||                                              \
-            !combine_options(r, goblin_sbe_##name##_aggregate(&v), flags,     \
-                             GOBLIN_SBE_SET_OP_FLAGS_HAS_WEIGHTS, &a))        \
-            return;                                                           \
-        goblin__sbe_count(r, goblin_zset_combine_store(                       \
-                                 r->x.st, v.destination, a.op, a.keys,        \
-                                 a.nkeys, a.weights, a.agg));                 \
+        if (combine_keys(r, v.keys,                                           \
+                         flags & GOBLIN_SBE_SET_OP_FLAGS_HAS_WEIGHTS, &a) &&  \
+            combine_options(r, goblin_sbe_##name##_aggregate(&v), flags,      \
+                            ALLOWED, &a))                                     \
+            goblin__exec_zcombine(&r->x, &a);                                 \
     }
 
-STORE_REQUEST(zunionstore, GOBLIN_ZSET_UNION)
-STORE_REQUEST(zinterstore, GOBLIN_ZSET_INTER)
+COMBINE_REQUEST(zunionstore, GOBLIN_ZSET_UNION, &v.destination,
+                GOBLIN_SBE_SET_OP_FLAGS_HAS_WEIGHTS)
+COMBINE_REQUEST(zinterstore, GOBLIN_ZSET_INTER, &v.destination,
+                GOBLIN_SBE_SET_OP_FLAGS_HAS_WEIGHTS)
+COMBINE_REQUEST(zunion, GOBLIN_ZSET_UNION, NULL, GOBLIN_SBE_SET_OP_FLAGS_MASK)
+COMBINE_REQUEST(zinter, GOBLIN_ZSET_INTER, NULL, GOBLIN_SBE_SET_OP_FLAGS_MASK)
 
 void goblin__sbe_zdiffstore(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_zdiffstore v;
-    struct combine a = {GOBLIN_ZSET_DIFF, GOBLIN_ZAGG_SUM, NULL, NULL, 0};
+    struct goblin__zcombine a;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_zdiffstore_decode(&v, r->m)) ||
-        !combine_keys(r, v.keys, false, "zdiffstore", &a))
+    if (!GOBLIN__SBE_DECODED(zdiffstore, v))
         return;
-    goblin__sbe_count(r, goblin_zset_combine_store(r->x.st, v.destination,
-                                                   a.op, a.keys, a.nkeys,
-                                                   NULL, a.agg));
+    memset(&a, 0, sizeof(a));
+    a.op = GOBLIN_ZSET_DIFF;
+    a.dst = &v.destination;
+    if (combine_keys(r, v.keys, false, &a))
+        goblin__exec_zcombine(&r->x, &a);
 }
-
-/* The result of ZUNION, ZINTER or ZDIFF, copied, then replied. The keys
- * and weights live in the scratch area the copies also use, so they are
- * moved aside first. */
-static void combine_reply(struct goblin__sbe_req *r, struct combine *a,
-                          bool scores)
-{
-    struct goblin__sbe_members c;
-    struct goblin_buf keep = {0};
-    size_t bytes = a->nkeys * (sizeof(*a->keys) + sizeof(double));
-    int64_t n;
-
-    keep.alloc = r->ss->scratch.alloc;
-    if (goblin_buf_append(&keep, a->keys, bytes) != 0) {
-        goblin__reply_code(&r->x, GOBLIN_ENOMEM);
-        return;
-    }
-    a->keys = (struct goblin_slice *)(void *)keep.data;
-    if (a->weights != NULL)
-        a->weights = (double *)(a->keys + a->nkeys);
-    goblin__sbe_members_start(&c, r, true);
-    n = goblin_zset_combine(r->x.st, a->op, a->keys, a->nkeys, a->weights,
-                            a->agg, goblin__sbe_keep, &c);
-    if (n < 0)
-        goblin__reply_code(&r->x, (int)n);
-    else
-        goblin__sbe_reply_members(r, goblin__sbe_kept(&c), c.n, scores);
-    goblin_buf_free(&keep);
-}
-
-#define COMBINE_REQUEST(name, OP)                                             \
-    void goblin__sbe_##name(struct goblin__sbe_req *r)                        \
-    {                                                                         \
-        struct goblin_sbe_##name v;                                           \
-        struct combine a = {OP, GOBLIN_ZAGG_SUM, NULL, NULL, 0};              \
-        unsigned flags;                                                       \
-                                                                              \
-        if (!goblin__sbe_decoded(r, goblin_sbe_##name##_decode(&v, r->m)))    \
-            return;                                                           \
-        flags = goblin_sbe_##name##_flags(&v);                                \
-        if (!combine_keys(r, v.keys,                                          \
-                          flags & GOBLIN_SBE_SET_OP_FLAGS_HAS_WEIGHTS, #name, \
-                          &a) ||                                              \
-            !combine_options(r, goblin_sbe_##name##_aggregate(&v), flags,     \
-                             GOBLIN_SBE_SET_OP_FLAGS_MASK, &a))               \
-            return;                                                           \
-        combine_reply(r, &a, flags & GOBLIN_SBE_SET_OP_FLAGS_WITH_SCORES);    \
-    }
-
-COMBINE_REQUEST(zunion, GOBLIN_ZSET_UNION)
-COMBINE_REQUEST(zinter, GOBLIN_ZSET_INTER)
 
 void goblin__sbe_zdiff(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_zdiff v;
-    struct combine a = {GOBLIN_ZSET_DIFF, GOBLIN_ZAGG_SUM, NULL, NULL, 0};
-    unsigned flags;
+    struct goblin__zcombine a;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_zdiff_decode(&v, r->m)))
+    if (!GOBLIN__SBE_DECODED(zdiff, v))
         return;
-    flags = goblin_sbe_zdiff_flags(&v);
-    if (!combine_keys(r, v.keys, false, "zdiff", &a) ||
-        !combine_options(r, 0, flags, GOBLIN_SBE_SET_OP_FLAGS_WITH_SCORES,
-                         &a))
-        return;
-    combine_reply(r, &a, flags & GOBLIN_SBE_SET_OP_FLAGS_WITH_SCORES);
+    memset(&a, 0, sizeof(a));
+    a.op = GOBLIN_ZSET_DIFF;
+    if (combine_keys(r, v.keys, false, &a) &&
+        combine_options(r, 0, goblin_sbe_zdiff_flags(&v),
+                        GOBLIN_SBE_SET_OP_FLAGS_WITH_SCORES, &a))
+        goblin__exec_zcombine(&r->x, &a);
 }
 
 void goblin__sbe_zintercard(struct goblin__sbe_req *r)
 {
     struct goblin_sbe_zintercard v;
-    struct combine a = {GOBLIN_ZSET_INTER, GOBLIN_ZAGG_SUM, NULL, NULL, 0};
+    struct goblin__zcombine a;
     int64_t limit;
 
-    if (!goblin__sbe_decoded(r, goblin_sbe_zintercard_decode(&v, r->m)) ||
-        !combine_keys(r, v.keys, false, "zintercard", &a))
+    if (!GOBLIN__SBE_DECODED(zintercard, v))
+        return;
+    memset(&a, 0, sizeof(a));
+    if (!combine_keys(r, v.keys, false, &a))
         return;
     limit = goblin_sbe_zintercard_limit(&v);
-    if (limit < 0) {
-        goblin__reply_error(&r->x, "ERR LIMIT can't be negative");
-        return;
-    }
-    goblin__sbe_count(r, goblin_zset_intercard(r->x.st, a.keys, a.nkeys,
-                                               limit));
+    if (limit < 0)
+        goblin__reply_error(&r->x, GOBLIN__ERR_LIMIT_NEGATIVE);
+    else
+        goblin__exec_zintercard(&r->x, a.keys, a.nkeys, limit);
 }

@@ -3,11 +3,13 @@
  * (GOBLIN_SBE_REQUESTS, generated from the schema, lists them; session.c
  * dispatches on the template id with one dense switch).
  *
- * A handler decodes its message in place, calls the store with the
- * native numbers it carries and replies through the command layer's reply
- * helpers (respond.h) on the session's SBE sink, or through the typed
- * replies of sbe.h, so errors count in INFO errorstats as on RESP. Texts
- * are Redis's, as the RESP handlers write them. Views into the message
+ * A handler decodes its message in place into the arguments of the
+ * command's execution function (commands/exec.h) and calls it: the
+ * execution is the one RESP's handler calls, so the store calls, the
+ * replies and Redis's texts exist once. Decoders refuse only what the
+ * frame itself gets wrong (bits or enums the schema does not define, an
+ * empty group where RESP's arity needs one, a NaN RESP cannot spell),
+ * with the texts RESP gives in the same place. Views into the message
  * stay valid for the whole handler.
  */
 #ifndef GOBLIN_SBE_REQUEST_H
@@ -50,21 +52,19 @@ struct goblin__sbe_req {
 GOBLIN_SBE_REQUESTS(GOBLIN__SBE_DECLARE)
 #undef GOBLIN__SBE_DECLARE
 
+/* typed.c: the typed list replies a request's x.typed points to. */
+extern const struct goblin__typed_replies goblin__sbe_typed;
+
 /* ---- helpers (request.c) ---- */
 
 /* Checks a decode result: on failure replies "ERR malformed SBE frame:
  * <why>" and returns false. */
 bool goblin__sbe_decoded(struct goblin__sbe_req *r, int rc);
 
-/* The sink typed replies go to, or NULL while replies are suppressed. */
-struct goblin__sbe_sink *goblin__sbe_out(struct goblin__sbe_req *r);
-
-/* Replies an int64 result, or the error of a negative one. */
-void goblin__sbe_count(struct goblin__sbe_req *r, int64_t rc);
-
-/* Replies a view (rc 1), nil (rc 0) or the error of rc. */
-void goblin__sbe_view(struct goblin__sbe_req *r, int rc,
-                      struct goblin_slice v);
+/* Decodes request r->m of template name into v (a struct
+ * goblin_sbe_<name>); on failure replies as goblin__sbe_decoded. */
+#define GOBLIN__SBE_DECODED(name, v) \
+    goblin__sbe_decoded(r, goblin_sbe_##name##_decode(&(v), r->m))
 
 /* Room for n items of size bytes in the scratch area (previous contents
  * dropped); replies OOM and returns NULL when it cannot grow. */
@@ -77,6 +77,19 @@ struct goblin_slice *goblin__sbe_gather(struct goblin__sbe_req *r,
                                         struct goblin_sbe_group g,
                                         unsigned nvar, size_t *n);
 
+/* goblin__sbe_gather of a group the command needs entries in: an empty
+ * one is RESP's arity error for command name (replied; NULL). */
+struct goblin_slice *goblin__sbe_args(struct goblin__sbe_req *r,
+                                      struct goblin_sbe_group g,
+                                      unsigned nvar, const char *name,
+                                      size_t *n);
+
+/* CountFlags of HRANDFIELD and ZRANDMEMBER (withScores standing for
+ * WITHVALUES, only with a count, as on RESP) and the count's bounds
+ * (goblin__rand_count_ok); replies and returns false on a refused one. */
+bool goblin__sbe_count_flags(struct goblin__sbe_req *r, unsigned flags,
+                             int64_t count, bool *has_count, bool *with);
+
 /* "ERR wrong number of arguments for '<name>' command". */
 void goblin__sbe_arity(struct goblin__sbe_req *r, const char *name);
 
@@ -85,36 +98,15 @@ void goblin__sbe_arity(struct goblin__sbe_req *r, const char *name);
 void goblin__sbe_run_argv(struct goblin__sbe_req *r, int argc,
                       const struct goblin_slice *argv);
 
-/* Counts a keyspace hit (found > 0) or miss (found == 0). */
-void goblin__sbe_hit(struct goblin__sbe_req *r, int found);
-
-/* Members with scores gathered from a store visitor into the scratch
- * area (goblin__sbe_keep is the visitor). With copy, the member bytes
- * are copied too, for visitors whose views die with the call (ZPOP*,
- * ZUNION, ...). goblin__sbe_kept() gives the array once the call is
- * done. */
-struct goblin__sbe_members {
-    struct goblin__sbe_req *r;
-    size_t n;
-    bool copy;
-};
-void goblin__sbe_members_start(struct goblin__sbe_members *c,
-                               struct goblin__sbe_req *r, bool copy);
-int goblin__sbe_keep(void *ctx, struct goblin_slice member, double score);
-struct goblin__sbe_scored *goblin__sbe_kept(struct goblin__sbe_members *c);
-
-/* ScoredArrayReply of v, or with !scores ArrayReply of the members (v is
- * overwritten). Nothing while replies are suppressed. */
-void goblin__sbe_reply_members(struct goblin__sbe_req *r,
-                               struct goblin__sbe_scored *v, size_t n,
-                               bool scores);
-
-/* req_keys.c: the SCAN family's flags and count into *o; replies a
- * syntax error and returns false for a count below 1, unknown flags, or
- * a type where none is allowed. */
+/* req_keys.c: the SCAN family's flags, count, pattern and (SCAN only;
+ * NULL for HSCAN and ZSCAN) type into *o and *type_known, as
+ * goblin__scan_options reads them from text; replies a syntax error and
+ * returns false for a count below 1, unknown flags, or a type where none
+ * is allowed. */
 bool goblin__sbe_scan_options(struct goblin__sbe_req *r, unsigned flags,
-                              int64_t count, bool allow_type,
-                              struct goblin_scan_options *o);
+                              int64_t count, struct goblin_slice pattern,
+                              const struct goblin_slice *type,
+                              struct goblin_scan_options *o, bool *type_known);
 
 /* session.c: the SBE side of a session's input (input.c calls them).
  * session_input: consumes SBE frames from p[0..len), executing each and

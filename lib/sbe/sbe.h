@@ -32,6 +32,8 @@
 #include "goblin/common.h"
 #include "goblin/reply.h"
 
+#include "commands/respond.h" /* struct goblin__scored */
+
 /* One value of a reply being recorded. */
 struct goblin__sbe_node {
     uint8_t type;      /* GOBLIN_SBE_VALUE_TYPE_* */
@@ -89,15 +91,9 @@ void goblin__sbe_reply_strings(struct goblin__sbe_sink *k,
                                const struct goblin_slice *v, size_t n,
                                bool nullable);
 
-/* A member with its score. */
-struct goblin__sbe_scored {
-    struct goblin_slice member;
-    double score;
-};
-
 /* ScoredArrayReply. */
 void goblin__sbe_reply_scored(struct goblin__sbe_sink *k,
-                              const struct goblin__sbe_scored *v, size_t n);
+                              const struct goblin__scored *v, size_t n);
 
 /* NullableDoubleArrayReply; present[i] false is a nil element. */
 void goblin__sbe_reply_doubles(struct goblin__sbe_sink *k, const double *v,
@@ -112,7 +108,7 @@ void goblin__sbe_reply_scan(struct goblin__sbe_sink *k, uint64_t cursor,
                             const struct goblin_slice *v, size_t n);
 void goblin__sbe_reply_scored_scan(struct goblin__sbe_sink *k,
                                    uint64_t cursor,
-                                   const struct goblin__sbe_scored *v,
+                                   const struct goblin__scored *v,
                                    size_t n);
 
 #endif

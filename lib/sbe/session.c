@@ -266,6 +266,7 @@ static void one_frame(goblin_session *s, struct goblin__sbe_state *ss,
         r.x.sink = &s->discard;
         r.quiet = true;
     }
+    r.x.typed = r.quiet ? NULL : &goblin__sbe_typed;
     if (rc != 0) {
         header_error(&r, rc);
         return;

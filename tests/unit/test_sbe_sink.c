@@ -382,7 +382,7 @@ static void test_typed_replies(void **state)
 {
     struct pair *p = pair_new(0);
     struct goblin_slice v[3] = {S("a"), {NULL, 0}, S("c")};
-    struct goblin__sbe_scored sc[2] = {{S("m"), 1.5}, {S("n"), -0.25}};
+    struct goblin__scored sc[2] = {{S("m"), 1.5}, {S("n"), -0.25}};
     double d[2] = {3, 0};
     bool present[2] = {true, false};
     struct goblin_buf t = {0};

@@ -1,0 +1,241 @@
+/* exec.h - the execution of each command, shared by every protocol.
+ *
+ * A command runs in two steps. Its arguments are decoded first: from
+ * argv text by its RESP handler (cmd_*.c, which keeps every text-parsing
+ * error: "ERR value is not an integer or out of range", "ERR syntax
+ * error", ...), or from a typed SBE frame's native fields (lib/sbe
+ * req_*.c). Both then call the one execution function below, which runs
+ * the command on the store and writes its whole reply through x->sink
+ * with Redis's texts, so the two protocols cannot drift.
+ *
+ * Executions allocate nothing of their own and look nothing up by name:
+ * a fast path may call them directly. Slices are borrowed for the call;
+ * arrays of keys or pairs may live in the session's scratch array only
+ * where the function says so. Grouped by type, as cmd_*.c are.
+ */
+#ifndef GOBLIN_EXEC_H
+#define GOBLIN_EXEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "command.h"
+#include "goblin/keys.h"
+#include "goblin/str.h"
+#include "goblin/zset.h"
+
+/* ---- connection (cmd_conn.c) ---- */
+
+/* PING, or PING message (message not NULL). */
+void goblin__exec_ping(goblin__exec *x, const struct goblin_slice *message);
+void goblin__exec_echo(goblin__exec *x, struct goblin_slice message);
+
+/* ---- strings (cmd_string.c) ---- */
+
+void goblin__exec_get(goblin__exec *x, struct goblin_slice key);
+/* SET and its forms (SETEX, PSETEX): so as goblin_str_set takes it. */
+void goblin__exec_set(goblin__exec *x, struct goblin_slice key,
+                      struct goblin_slice value,
+                      const struct goblin_set_options *so);
+void goblin__exec_setnx(goblin__exec *x, struct goblin_slice key,
+                        struct goblin_slice value);
+void goblin__exec_getset(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice value);
+void goblin__exec_getdel(goblin__exec *x, struct goblin_slice key);
+/* GETEX with mode DEFAULT (no option), EX, PX, EXAT, PXAT or PERSIST. */
+void goblin__exec_getex(goblin__exec *x, struct goblin_slice key,
+                        enum goblin_ttl_mode mode, int64_t t);
+/* MGET: keys must not be the session's scratch array (the values go
+ * there). */
+void goblin__exec_mget(goblin__exec *x, const struct goblin_slice *keys,
+                       size_t n);
+/* MSET and MSETNX: n keys and their n values. */
+void goblin__exec_mset(goblin__exec *x, const struct goblin_slice *keys,
+                       const struct goblin_slice *values, size_t n);
+void goblin__exec_msetnx(goblin__exec *x, const struct goblin_slice *keys,
+                         const struct goblin_slice *values, size_t n);
+void goblin__exec_append(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice value);
+void goblin__exec_strlen(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_setrange(goblin__exec *x, struct goblin_slice key,
+                           int64_t offset, struct goblin_slice value);
+void goblin__exec_getrange(goblin__exec *x, struct goblin_slice key,
+                           int64_t start, int64_t end);
+/* INCR, DECR, INCRBY: adds delta. */
+void goblin__exec_incrby(goblin__exec *x, struct goblin_slice key,
+                         int64_t delta);
+/* DECRBY: subtracts decrement (INT64_MIN cannot be negated). */
+void goblin__exec_decrby(goblin__exec *x, struct goblin_slice key,
+                         int64_t decrement);
+/* INCRBYFLOAT: the increment as a native number (incr), or as text that
+ * the store reads after checking the key, in Redis's order (incr NULL). */
+void goblin__exec_incrbyfloat(goblin__exec *x, struct goblin_slice key,
+                              const long double *incr,
+                              struct goblin_slice text);
+
+/* ---- keys (cmd_keys.c) ---- */
+
+/* DEL and UNLINK. */
+void goblin__exec_del(goblin__exec *x, const struct goblin_slice *keys,
+                      size_t n);
+/* EXISTS and TOUCH. */
+void goblin__exec_exists(goblin__exec *x, const struct goblin_slice *keys,
+                         size_t n);
+void goblin__exec_type(goblin__exec *x, struct goblin_slice key);
+/* RENAME (nx 0) and RENAMENX (nx 1). */
+void goblin__exec_rename(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice new_key, int nx);
+/* KEYS: a pattern whose ptr is NULL matches every key. */
+void goblin__exec_keys(goblin__exec *x, struct goblin_slice pattern);
+/* SCAN: o as goblin_key_scan takes it; !type_known for a TYPE Goblin has
+ * no keys of (the page is then empty, the cursor still moves). */
+void goblin__exec_scan(goblin__exec *x, uint64_t cursor,
+                       const struct goblin_scan_options *o, bool type_known);
+void goblin__exec_randomkey(goblin__exec *x);
+void goblin__exec_dbsize(goblin__exec *x);
+/* FLUSHDB and FLUSHALL (SYNC and ASYNC are the same in Goblin). */
+void goblin__exec_flush(goblin__exec *x);
+
+/* The EXPIRE family: t in the unit and base its command names. */
+enum goblin__expire_kind {
+    GOBLIN__EXPIRE, GOBLIN__PEXPIRE, GOBLIN__EXPIREAT, GOBLIN__PEXPIREAT,
+};
+/* flags: one of GOBLIN_EXPIRE_NX, _XX, _GT, _LT, or XX with GT or LT, or
+ * 0 (the decoders refuse the other mixes). */
+void goblin__exec_expire(goblin__exec *x, enum goblin__expire_kind kind,
+                         struct goblin_slice key, int64_t t, int flags);
+/* TTL, PTTL, EXPIRETIME and PEXPIRETIME. */
+enum goblin__ttl_kind {
+    GOBLIN__TTL, GOBLIN__PTTL, GOBLIN__EXPIRETIME, GOBLIN__PEXPIRETIME,
+};
+void goblin__exec_ttl(goblin__exec *x, enum goblin__ttl_kind kind,
+                      struct goblin_slice key);
+void goblin__exec_persist(goblin__exec *x, struct goblin_slice key);
+
+/* ---- hashes (cmd_hash.c) ---- */
+
+/* HSET and HMSET: fv holds field, value, field, value, ... (npairs). */
+void goblin__exec_hset(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *fv, size_t npairs);
+void goblin__exec_hmset(goblin__exec *x, struct goblin_slice key,
+                        const struct goblin_slice *fv, size_t npairs);
+void goblin__exec_hsetnx(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice field, struct goblin_slice value);
+void goblin__exec_hget(goblin__exec *x, struct goblin_slice key,
+                       struct goblin_slice field);
+/* HMGET: fields must not be the session's scratch array. */
+void goblin__exec_hmget(goblin__exec *x, struct goblin_slice key,
+                        const struct goblin_slice *fields, size_t n);
+void goblin__exec_hdel(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *fields, size_t n);
+void goblin__exec_hlen(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_hexists(goblin__exec *x, struct goblin_slice key,
+                          struct goblin_slice field);
+void goblin__exec_hstrlen(goblin__exec *x, struct goblin_slice key,
+                          struct goblin_slice field);
+void goblin__exec_hgetall(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_hkeys(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_hvals(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_hincrby(goblin__exec *x, struct goblin_slice key,
+                          struct goblin_slice field, int64_t incr);
+/* HINCRBYFLOAT: a NaN increment is "not a valid float" (as the text
+ * "nan" is), an infinite one "NaN or Infinity". */
+void goblin__exec_hincrbyfloat(goblin__exec *x, struct goblin_slice key,
+                               struct goblin_slice field, long double incr);
+/* HRANDFIELD key, or (has_count) key count [WITHVALUES]; count within
+ * goblin__rand_count_ok. */
+void goblin__exec_hrandfield(goblin__exec *x, struct goblin_slice key,
+                             bool has_count, int64_t count, bool withvalues);
+/* HSCAN of a hash (the decoders have answered a missing key or another
+ * type with goblin__scan_key); o->type is unused. */
+void goblin__exec_hscan(goblin__exec *x, struct goblin_slice key,
+                        uint64_t cursor, const struct goblin_scan_options *o);
+
+/* ---- sorted sets (cmd_zset.c, cmd_zrange.c) ---- */
+
+/* ZADD: flags GOBLIN_ZADD_* (checked by goblin__zadd_check), with incr
+ * the single pair is an increment; pairs may be in the session's scratch
+ * bytes. */
+void goblin__exec_zadd(goblin__exec *x, struct goblin_slice key,
+                       unsigned flags, bool incr,
+                       const struct goblin_zpair *pairs, size_t n);
+void goblin__exec_zincrby(goblin__exec *x, struct goblin_slice key,
+                          double incr, struct goblin_slice member);
+void goblin__exec_zscore(goblin__exec *x, struct goblin_slice key,
+                         struct goblin_slice member);
+/* ZMSCORE: members must not be the session's scratch array. */
+void goblin__exec_zmscore(goblin__exec *x, struct goblin_slice key,
+                          const struct goblin_slice *members, size_t n);
+void goblin__exec_zcard(goblin__exec *x, struct goblin_slice key);
+/* ZRANK (rev 0) and ZREVRANK (rev 1). */
+void goblin__exec_zrank(goblin__exec *x, struct goblin_slice key,
+                        struct goblin_slice member, int rev, bool withscore);
+void goblin__exec_zrem(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *members, size_t n);
+/* ZCOUNT and ZLEXCOUNT: r by score or by lex. */
+void goblin__exec_zcount(goblin__exec *x, struct goblin_slice key,
+                         const struct goblin_zrange *r);
+/* ZREMRANGEBYRANK, ZREMRANGEBYSCORE and ZREMRANGEBYLEX. */
+void goblin__exec_zremrange(goblin__exec *x, struct goblin_slice key,
+                            const struct goblin_zrange *r);
+/* The ZRANGE family (r passed goblin__zrange_check). */
+void goblin__exec_zrange(goblin__exec *x, struct goblin_slice key,
+                         const struct goblin_zrange *r, bool withscores);
+void goblin__exec_zrangestore(goblin__exec *x, struct goblin_slice dst,
+                              struct goblin_slice src,
+                              const struct goblin_zrange *r);
+
+/* ---- sorted sets as wholes (cmd_zsetops.c) ---- */
+
+/* ZPOPMIN (max 0) and ZPOPMAX (max 1): count >= 0, or !has_count. */
+void goblin__exec_zpop(goblin__exec *x, struct goblin_slice key, int max,
+                       bool has_count, int64_t count);
+/* ZRANDMEMBER key, or (has_count) key count [WITHSCORES]; count within
+ * goblin__rand_count_ok. */
+void goblin__exec_zrandmember(goblin__exec *x, struct goblin_slice key,
+                              bool has_count, int64_t count,
+                              bool withscores);
+/* ZSCAN of a sorted set (the decoders have answered a missing key or
+ * another type with goblin__scan_key); o->type is unused. */
+void goblin__exec_zscan(goblin__exec *x, struct goblin_slice key,
+                        uint64_t cursor, const struct goblin_scan_options *o);
+
+/* ZUNION, ZINTER, ZDIFF and their STORE forms, decoded. */
+struct goblin__zcombine {
+    enum goblin_zset_op op;
+    const struct goblin_slice *dst; /* NULL: reply the result */
+    const struct goblin_slice *keys; /* passed goblin__zkeys_check */
+    size_t nkeys;
+    const double *weights; /* NULL: all 1 */
+    enum goblin_zset_aggregate agg;
+    bool withscores;
+};
+void goblin__exec_zcombine(goblin__exec *x, const struct goblin__zcombine *a);
+/* ZINTERCARD: limit >= 0 (0: no limit). */
+void goblin__exec_zintercard(goblin__exec *x, const struct goblin_slice *keys,
+                             size_t n, int64_t limit);
+
+/* ---- argument checks both decoders make, with Redis's texts ---- */
+
+/* ZADD's option mixes (GOBLIN_ZADD_* flags, incr) for n pairs, in
+ * Redis's order; replies and returns false on a refused one. */
+bool goblin__zadd_check(goblin__exec *x, unsigned flags, bool incr,
+                        size_t n);
+/* ZRANGE's LIMIT only by score or lex, WITHSCORES not by lex; replies
+ * and returns false. */
+bool goblin__zrange_check(goblin__exec *x, enum goblin_zrange_by by,
+                          bool limit, bool withscores);
+/* The input keys of ZUNION, ZINTER, ZDIFF (and STORE) and ZINTERCARD,
+ * before their options, as Redis checks them: none is "at least 1 input
+ * key", another type than a sorted set WRONGTYPE. Replies and returns
+ * false. */
+bool goblin__zkeys_check(goblin__exec *x, const struct goblin_slice *keys,
+                         size_t n);
+
+/* Texts several decoders share. */
+#define GOBLIN__ERR_POSITIVE "ERR value is out of range, must be positive"
+#define GOBLIN__ERR_WEIGHT "ERR weight value is not a float"
+#define GOBLIN__ERR_LIMIT_NEGATIVE "ERR LIMIT can't be negative"
+
+#endif
