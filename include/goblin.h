@@ -1,7 +1,8 @@
 /* goblin.h - the public API of libgoblin: an in-memory, Redis-compatible
  * data store, embeddable in-process and served by goblind.
  *
- * Each layer has its own header under goblin/; this one includes them all.
+ * Each layer has its own header under goblin/; this one includes them all
+ * but goblin/tls.h, which belongs to the companion library libgoblin-tls.
  */
 #ifndef GOBLIN_H
 #define GOBLIN_H

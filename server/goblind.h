@@ -2,13 +2,14 @@
  * passes by pointer (options, the store, the engine, the event loop), and
  * the functions each file offers the others.
  *
- * Threading: the epoll thread serves sockets and one thread per --ring
- * serves that ring; both call into the one engine under the engine lock
- * (goblind_lock), never held while waiting (docs/threading.md).
+ * Threading: the epoll thread serves sockets and the ring threads serve
+ * the rings; both call into the one engine under the engine lock (g->lock,
+ * goblind_lock), never held while waiting (docs/threading.md).
  */
 #ifndef GOBLIND_H
 #define GOBLIND_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,12 +17,12 @@
 #include <goblin.h>
 #include <goblin/engine.h>
 #include <goblin/resp.h>
+#include <goblin/serve.h>
 
 #define GOBLIND_MAX_BIND 16
 
 struct goblind;
-struct goblind_conn;
-struct goblind_rings;
+struct ring_thread;
 
 struct goblind {
     /* Options: copies of the engine's settings (config.c), refreshed
@@ -35,7 +36,7 @@ struct goblind {
     long unixsocketperm;           /* shown in octal, as Redis: 700 */
     bool protected_mode;           /* refuse non-loopback clients while
                                     * the default user has no password */
-    long tls_port;                 /* 0 = no TLS listener (tls.c) */
+    long tls_port;                 /* 0 = no TLS listener */
     char *tls_cert_file, *tls_key_file, *tls_ca_cert_file;
     char *tls_auth_clients;        /* yes, no or optional */
     long maxclients;
@@ -57,20 +58,20 @@ struct goblind {
     /* Run time. */
     goblin_store *store;
     goblin_engine *engine;
+    pthread_mutex_t lock;          /* the engine lock */
+    struct goblin_serve_persist persist;
+    goblin_net *net;               /* the socket connections */
     int epfd;
     int sigfd;
-    int listen_fds[2 * GOBLIND_MAX_BIND + 1];
-    bool listen_unix[2 * GOBLIND_MAX_BIND + 1];
-    bool listen_tls[2 * GOBLIND_MAX_BIND + 1];
-    void *tls_ctx;                 /* tls.c: the SSL_CTX, or NULL */
+    struct goblin_listener listeners[2 * GOBLIND_MAX_BIND + 1];
     int nlisten;
+    void *tls;                     /* the goblin_tls_server, or NULL */
     int64_t loop_ms;               /* monotonic ms, read once per wake-up */
-    struct goblind_conn *conns;    /* every open connection, a list */
-    long nconns;
-    struct goblind_conn *woken;    /* sessions to look at after an event */
     bool accept_paused;            /* out of descriptors: until next cron */
     bool stopping;
-    struct goblind_rings *rings;   /* ring_poll.c: --ring endpoints */
+    goblin_ring_set *rings;        /* --ring directives, NULL = none */
+    struct ring_thread *ring_threads;
+    int nring_threads;
     char run_id[41];
     int child_pid;                 /* the BGSAVE child, 0 = none; -1 in
                                       the child itself (logs as "C") */
@@ -100,19 +101,18 @@ void goblind_free_options(struct goblind *g);
 void goblind_maxclients_start(struct goblind *g);
 int goblind_maxclients_check(struct goblind *g, const char **why);
 
-/* net_epoll.c: listeners, connections and the event loop. */
+/* net_epoll.c: listeners, the connections' epoll loop, signals. */
 int goblind_listen(struct goblind *g);
 int goblind_run(struct goblind *g);
 void goblind_shutdown_net(struct goblind *g);
-void goblind_session_wake(void *ctx, void *user);
 
-/* persist.c: loading at start, BGSAVE's fork, SIGCHLD, SIGTERM saves. */
+/* persist.c: BGSAVE's fork, reaping it (SIGCHLD), SHUTDOWN; loading and
+ * the final save are the library's (goblin_serve_load, _final_save). */
 void goblind_persist_hooks(struct goblind *g,
                            struct goblin_engine_config *ecfg);
 int goblind_persist_load(struct goblind *g);
 void goblind_persist_reap(struct goblind *g);
 void goblind_persist_kill_child(struct goblind *g);
-bool goblind_persist_on_signal(struct goblind *g);
 
 /* notify.c: systemd's sd_notify by hand ("READY=1", "STOPPING=1"). */
 void goblind_notify(const char *state);
@@ -122,17 +122,19 @@ int goblind_daemonize(struct goblind *g);
 int goblind_pidfile_write(struct goblind *g);
 void goblind_pidfile_remove(struct goblind *g);
 
-/* ring_poll.c: --ring endpoints and their polling threads. The engine
- * lock is held around every call into the engine or a session once ring
- * threads may run (docs/threading.md). goblind_ring_option returns 1 for
- * a directive that is not a ring option, 0 once applied, -1 with *why. */
-void goblind_lock(void);
-void goblind_unlock(void);
+/* main.c: the engine lock, held around every call into the engine or a
+ * session once ring threads may run (docs/threading.md); ctx is the
+ * struct goblind, so these are also the library's lock callbacks. */
+void goblind_lock(void *ctx);
+void goblind_unlock(void *ctx);
+
+/* ring_poll.c: --ring directives (a library ring set) and the threads
+ * of its pollers. goblind_ring_option returns 1 for a directive that is
+ * not a ring option, 0 once applied, -1 with *why. */
 int goblind_ring_option(struct goblind *g, int argc, const char *const *argv,
                         const char **why);
 int goblind_ring_register_settings(struct goblind *g);
 int goblind_ring_start(struct goblind *g);
 void goblind_ring_stop(struct goblind *g);
-void goblind_ring_free(struct goblind *g);
 
 #endif

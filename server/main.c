@@ -4,8 +4,10 @@
  * SHUTDOWN; then closes every connection, removes its Unix socket and
  * pidfile and frees everything (so a leak checker sees a clean exit).
  *
- * Everything a command does happens in libgoblin; goblind only moves bytes
- * between sockets and sessions (net_epoll.c) and keeps its own options
+ * Everything a command does happens in libgoblin, and so does serving
+ * it (goblin/serve.h): goblind drives the library's connections from its
+ * epoll loop (net_epoll.c), runs its ring pollers on threads
+ * (ring_poll.c), forks for BGSAVE (persist.c) and keeps its own options
  * (config.c) and log (log.c).
  */
 #include <stdio.h>
@@ -15,6 +17,16 @@
 #include <unistd.h>
 
 #include "goblind.h"
+
+void goblind_lock(void *ctx)
+{
+    pthread_mutex_lock(&((struct goblind *)ctx)->lock);
+}
+
+void goblind_unlock(void *ctx)
+{
+    pthread_mutex_unlock(&((struct goblind *)ctx)->lock);
+}
 
 static void server_info(void *ctx, struct goblin_server_info *out)
 {
@@ -60,8 +72,7 @@ static int open_engine(struct goblind *g)
     ecfg.log_ctx = g;
     ecfg.server_info = server_info;
     ecfg.server_info_ctx = g;
-    ecfg.session_wake = goblind_session_wake;
-    ecfg.session_wake_ctx = g;
+    ecfg.session_wake = goblin_net_session_wake;
     goblind_persist_hooks(g, &ecfg);
     return goblin_engine_open(&ecfg, &g->engine);
 }
@@ -72,6 +83,7 @@ int main(int argc, char **argv)
     int rc;
 
     goblind_defaults(&g);
+    pthread_mutex_init(&g.lock, NULL);
     if ((rc = open_engine(&g)) < 0)
         fprintf(stderr, "goblind: can't open the store: %s\n",
                 goblin_strerror(rc));
@@ -87,7 +99,7 @@ int main(int argc, char **argv)
         goblin_engine_close(g.engine);
         goblin_store_close(g.store);
         goblind_free_options(&g);
-        goblind_ring_free(&g);
+        goblind_ring_stop(&g);
         return rc > 0 ? 0 : 1;
     }
     goblind_log(&g, GOBLIN_LOG_NOTICE, "Goblin version=%s, bits=%d, pid=%d, "
@@ -116,6 +128,5 @@ int main(int argc, char **argv)
     goblind_log_close(&g);
     goblind_pidfile_remove(&g);
     goblind_free_options(&g);
-    goblind_ring_free(&g);
     return rc == 0 ? 0 : 1;
 }

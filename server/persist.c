@@ -1,7 +1,8 @@
-/* persist.c - goblind's side of snapshots: loading (or importing a Redis
- * dump) before clients are served, the fork behind BGSAVE and the save
- * policies (the engine's bgsave hook), reaping the child on SIGCHLD,
- * saving on SIGTERM when a save policy is set, and SHUTDOWN.
+/* persist.c - goblind's side of snapshots, what is about the process:
+ * the fork behind BGSAVE and the save policies (the engine's bgsave
+ * hook), reaping the child on SIGCHLD, and SHUTDOWN. Loading before
+ * serving and the final save at SIGTERM are the library's persistence
+ * policy (goblin/serve.h: goblin_serve_load, goblin_serve_final_save).
  *
  * The fork happens inside an engine call, so the engine lock is held
  * (ring threads wait) and the child's copy of the store is consistent.
@@ -9,28 +10,17 @@
  * with goblin_snapshot_save (temporary file, fsync, rename) and _exit()s:
  * it never touches the lock, the sockets or the rings.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <goblin/snapshot.h>
 
 #include "goblind.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Closes every descriptor from 3 up except keep (-1: none): two
  * close_range calls, or one close per descriptor where that fails. */
@@ -157,111 +147,18 @@ void goblind_persist_hooks(struct goblind *g,
     ecfg->shutdown_ctx = g;
 }
 
-/* SIGTERM or SIGINT: with a save policy, save first (a failed save keeps
- * the server running, as Redis). Returns true when it may stop. */
-bool goblind_persist_on_signal(struct goblind *g)
-{
-    if (!goblin_engine_save_policy_set(g->engine))
-        return true;
-    goblind_persist_kill_child(g);
-    goblind_log(g, GOBLIN_LOG_NOTICE, "Saving the final RDB snapshot "
-                "before exiting.");
-    if (goblin_engine_save(g->engine, NULL) == 0)
-        return true;
-    goblind_log(g, GOBLIN_LOG_WARNING, "Error trying to save the DB, can't "
-                "exit.");
-    goblind_log(g, GOBLIN_LOG_WARNING, "SIGTERM received but errors trying "
-                "to shut down the server, check the logs for more "
-                "information");
-    return false;
-}
-
-/* A save killed with its process (kill -9 of goblind during SAVE, of a
- * child during BGSAVE while goblind died too) leaves PATH.tmp-PID behind.
- * At start those whose process no longer exists are removed. */
-static void remove_stale_temps(struct goblind *g, const char *path)
-{
-    char dir[4096], name[4200];
-    const char *slash = strrchr(path, '/');
-    struct dirent *de;
-    size_t blen;
-    DIR *d;
-
-    if (slash != NULL)
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
-    else
-        snprintf(dir, sizeof(dir), ".");
-    snprintf(name, sizeof(name), "%s.tmp-", slash != NULL ? slash + 1
-                                                           : path);
-    blen = strlen(name);
-    if ((d = opendir(dir[0] != '\0' ? dir : "/")) == NULL)
-        return;
-    while ((de = readdir(d)) != NULL) {
-        char *end;
-        long pid;
-
-        if (strncmp(de->d_name, name, blen) != 0)
-            continue;
-        errno = 0;
-        pid = strtol(de->d_name + blen, &end, 10);
-        if (errno != 0 || *end != '\0' || pid <= 0 ||
-            (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
-            continue;
-        if (unlinkat(dirfd(d), de->d_name, 0) == 0)
-            goblind_log(g, GOBLIN_LOG_NOTICE, "Removed %s/%s, left by a "
-                        "save that did not finish (pid %ld)", dir,
-                        de->d_name, pid);
-    }
-    closedir(d);
-}
-
-/* Before serving: import --import-rdb, or load the snapshot file if there
- * is one. A file that cannot be read is fatal: never an empty store in
- * its place, and the file stays as it is. */
+/* Before serving: the library's load (goblin_serve_load), which logs;
+ * with a log file, the reason goes where whoever started us looks too. */
 int goblind_persist_load(struct goblind *g)
 {
-    struct goblin_snapshot_result res;
-    char path[4096];
-    double t0 = now_s();
-    int rc;
+    char err[4400];
 
-    if (g->import_rdb != NULL) {
-        rc = goblin_rdb_import(g->store, g->import_rdb, 0, &res);
-        if (rc < 0) {
-            goblind_log(g, GOBLIN_LOG_WARNING, "Can't import the RDB file "
-                        "%s: %s", g->import_rdb, res.message[0] ?
-                        res.message : goblin_snapshot_strerror(rc));
-            if (g->logf != NULL)
-                fprintf(stderr, "goblind: can't import the RDB file %s: "
-                        "%s\n", g->import_rdb, res.message[0] ?
-                        res.message : goblin_snapshot_strerror(rc));
-            return -1;
-        }
-        goblind_log(g, GOBLIN_LOG_NOTICE, "Imported %llu keys from the RDB "
-                    "file %s (RDB version %u, %llu expired keys skipped): "
-                    "%.3f seconds", (unsigned long long)res.keys,
-                    g->import_rdb, res.version,
-                    (unsigned long long)res.expired, now_s() - t0);
+    g->persist = (struct goblin_serve_persist){
+        g->engine, g->store, g->import_rdb, kill_child, g,
+        goblind_engine_log, g};
+    if (goblin_serve_load(&g->persist, err, sizeof(err)) == 0)
         return 0;
-    }
-    goblin_engine_snapshot_path(g->engine, path, sizeof(path));
-    remove_stale_temps(g, path);
-    rc = goblin_engine_load(g->engine, &res);
-    if (rc < 0) {
-        const char *why = res.message[0] ? res.message
-                                         : goblin_snapshot_strerror(rc);
-
-        goblind_log(g, GOBLIN_LOG_WARNING, "Can't load the snapshot %s: %s. "
-                    "Refusing to start: move the file away or restore a "
-                    "good one.", path, why);
-        if (g->logf != NULL)   /* and where whoever started us looks */
-            fprintf(stderr, "goblind: can't load the snapshot %s: %s\n",
-                    path, why);
-        return -1;
-    }
-    if (rc > 0)
-        goblind_log(g, GOBLIN_LOG_NOTICE, "DB loaded from disk: %.3f seconds "
-                    "(%llu keys from %s)", now_s() - t0,
-                    (unsigned long long)res.keys, path);
-    return 0;
+    if (g->logf != NULL)
+        fprintf(stderr, "goblind: %s\n", err);
+    return -1;
 }

@@ -41,8 +41,10 @@ def main():
     ok = True
     with open(os.path.join(include_dir, "goblin.h")) as f:
         umbrella = f.read()
+    # goblin/tls.h belongs to the companion library libgoblin-tls, which
+    # libgoblin's users need not have: the umbrella leaves it out.
     for n in names:
-        if '#include "goblin/%s"' % n not in umbrella:
+        if n != "tls.h" and '#include "goblin/%s"' % n not in umbrella:
             print("FAIL goblin.h does not include goblin/%s" % n)
             ok = False
     with tempfile.TemporaryDirectory() as work:
