@@ -135,6 +135,12 @@ struct goblin_config {
      * The callback must not call back into the store. */
     void (*key_changed)(void *ctx, struct goblin_slice key);
     void *key_changed_ctx;
+    /* The same wall clock in microseconds since the Unix epoch, read with
+     * clock_ctx (TIME, INFO's server_time_usec). Given alone, it is the
+     * clock: now_ms defaults to now_us / 1000. Left NULL with now_ms set,
+     * it is now_ms * 1000 (a millisecond clock stays the one clock).
+     * Both NULL: CLOCK_REALTIME. */
+    int64_t (*now_us)(void *ctx);
 };
 
 typedef struct goblin_store goblin_store;
@@ -162,6 +168,10 @@ GOBLIN_API void goblin_store_reset_dirty(goblin_store *st);
 
 /* The store's current time in ms, from the configured clock. */
 GOBLIN_API int64_t goblin_store_now_ms(const goblin_store *st);
+
+/* The store's current time in microseconds, from the configured clock
+ * (see goblin_config.now_us). */
+GOBLIN_API int64_t goblin_store_now_us(const goblin_store *st);
 
 #ifdef __cplusplus
 }

@@ -261,14 +261,14 @@ void cmd_config_help(goblin__exec *x, int argc,
     goblin__reply_help(x, help, sizeof(help) / sizeof(help[0]));
 }
 
-/* TIME: the store's clock, whose resolution is the millisecond. */
+/* TIME: the store's clock in microseconds (goblin_config.now_us). */
 void cmd_time(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    int64_t ms = goblin__now_ms(x->st);
+    int64_t us = goblin_store_now_us(x->st);
 
     (void)argc;
     (void)argv;
     goblin__reply_array(x, 2);
-    goblin_sink_bulk_int64(x->sink, ms / 1000);
-    goblin_sink_bulk_int64(x->sink, (ms % 1000) * 1000);
+    goblin_sink_bulk_int64(x->sink, us / 1000000);
+    goblin_sink_bulk_int64(x->sink, us % 1000000);
 }

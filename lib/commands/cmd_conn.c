@@ -14,8 +14,6 @@
 #include "respond.h"
 #include "session.h"
 
-#define REDIS_VERSION "7.2.0"
-
 void goblin__exec_ping(goblin__exec *x, const struct goblin_slice *message)
 {
     if (message == NULL)
@@ -137,7 +135,7 @@ static void hello_reply(goblin__exec *x)
     goblin__reply_cstr(x, "server");
     goblin__reply_cstr(x, "redis");
     goblin__reply_cstr(x, "version");
-    goblin__reply_cstr(x, REDIS_VERSION);
+    goblin__reply_cstr(x, GOBLIN__REDIS_VERSION);
     goblin__reply_cstr(x, "proto");
     goblin__reply_int(x, x->sess->resp);
     goblin__reply_cstr(x, "id");

@@ -20,8 +20,6 @@
 #include "settings.h"
 #include "text.h"
 
-#define REDIS_VERSION "7.2.0"
-
 enum {
     SEC_SERVER, SEC_CLIENTS, SEC_MEMORY, SEC_PERSISTENCE, SEC_STATS,
     SEC_REPLICATION, SEC_CPU, SEC_MODULES, SEC_ERRORSTATS, SEC_CLUSTER,
@@ -71,7 +69,7 @@ static void sec_server(goblin__exec *x, struct goblin__text *t)
                       "redis_mode:standalone\r\nos:%s %s %s\r\n"
                       "arch_bits:%d\r\nmonotonic_clock:%s\r\n"
                       "multiplexing_api:epoll\r\ngcc_version:%d.%d.%d\r\n",
-                      REDIS_VERSION, u.sysname, u.release, u.machine,
+                      GOBLIN__REDIS_VERSION, u.sysname, u.release, u.machine,
                       (int)sizeof(void *) * 8,
                       x->eng->use_tsc ? "X86 TSC" : "POSIX clock_gettime",
                       __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
@@ -82,7 +80,8 @@ static void sec_server(goblin__exec *x, struct goblin__text *t)
                       "executable:%s\r\nconfig_file:%s\r\n"
                       "goblin_version:%s\r\n",
                       (long long)(si.pid != 0 ? si.pid : getpid()), rid,
-                      si.tcp_port, (long long)now * 1000, (long long)up,
+                      si.tcp_port, (long long)goblin_store_now_us(x->st),
+                      (long long)up,
                       (long long)up / 86400, x->eng->hz, x->eng->hz,
                       (long long)(now / 1000) & ((1 << 24) - 1),
                       si.executable != NULL ? si.executable : "",

@@ -166,6 +166,7 @@ static void exec_queued(goblin__exec *x)
     int j;
 
     goblin__reply_array(x, s->nqueue);
+    x->eng->in_exec = true;
     for (i = 0; i < s->nqueue; i++) {
         struct goblin__queued *q = &s->queue[i];
         struct goblin_slice *v = (struct goblin_slice *)(s->qarea +
@@ -177,6 +178,7 @@ static void exec_queued(goblin__exec *x)
         if (still_allowed(x, q->argc, v))
             goblin__run(x, q->argc, v);
     }
+    x->eng->in_exec = false;
     x->cmd = exec_cmd;
     x->failed = false;
     s->lastcmd = exec_cmd;

@@ -33,7 +33,7 @@ struct goblin__persist {
     char *dir;            /* NULL: the working directory */
     char *dbfilename;
     bool bg_running;      /* a background save is running */
-    bool bg_scheduled;    /* BGSAVE SCHEDULE: start one when it ends */
+    bool bg_scheduled;    /* BGSAVE inside EXEC: cron starts one */
     int64_t bg_tried_ms;  /* the last background save's start */
     int64_t last_bg_sec;  /* rdb_last_bgsave_time_sec, -1 = none */
     uint64_t load_keys, load_expired;
@@ -440,12 +440,14 @@ void cmd_bgsave(goblin__exec *x, int argc, const struct goblin_slice *argv)
                                "here: use SAVE");
         return;
     }
+    /* As Redis: a save in progress is an error even with SCHEDULE (which
+     * waits only for other kinds of child); inside EXEC the save starts
+     * from cron once the transaction is over. */
     if (p->bg_running) {
-        if (!schedule) {
-            goblin__reply_error(x, "ERR Background save already in "
-                                   "progress");
-            return;
-        }
+        goblin__reply_error(x, "ERR Background save already in progress");
+        return;
+    }
+    if (x->eng->in_exec) {
         p->bg_scheduled = true;
         goblin__reply_status(x, "Background saving scheduled");
         return;

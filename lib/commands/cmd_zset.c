@@ -310,13 +310,14 @@ void goblin__exec_zrank(goblin__exec *x, struct goblin_slice key,
     }
 }
 
+/* ZRANK and ZREVRANK as Redis 7.0 has them: the table's arity 3 leaves
+ * exactly key and member (7.2's WITHSCORE would change 7.0's arity
+ * error; docs/errors.md). */
 static void rank_common(goblin__exec *x, int argc,
                         const struct goblin_slice *argv, int rev)
 {
-    if (argc > 4 || (argc == 4 && !goblin__arg_is(argv[3], "withscore")))
-        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
-    else
-        goblin__exec_zrank(x, argv[1], argv[2], rev, argc == 4);
+    (void)argc;
+    goblin__exec_zrank(x, argv[1], argv[2], rev, false);
 }
 
 void cmd_zrank(goblin__exec *x, int argc, const struct goblin_slice *argv)

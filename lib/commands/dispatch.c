@@ -3,7 +3,7 @@
  * Redis 7's order (server.c processCommand) and with its texts.
  *
  * A command refused before it runs ("rejected": unknown, wrong arity,
- * NOAUTH) counts in rejected_calls and, inside MULTI, makes EXEC abort
+ * NOAUTH, a no-multi command inside MULTI, NOPERM, OOM) counts in rejected_calls and, inside MULTI, makes EXEC abort
  * (Redis's flagTransaction). A refused EXEC aborts the transaction with
  * "EXECABORT Transaction discarded because of: <error>".
  */
@@ -159,6 +159,12 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
     if ((!(s->flags & SESS_AUTHED) || s->acl == NULL) &&
         !(x->cmd->flags & CMD_NO_AUTH)) {
         reject(x, "NOAUTH Authentication required.");
+        return false;
+    }
+    /* The table's no-multi flag (SAVE, SHUTDOWN): refused while queueing,
+     * so EXEC then aborts, as Redis does before its ACL check. */
+    if ((s->flags & SESS_MULTI) && (x->cmd->flags & CMD_NO_MULTI)) {
+        reject(x, "ERR Command not allowed inside a transaction");
         return false;
     }
     if (!acl_ok(x, argc, argv))

@@ -112,7 +112,9 @@ static int engine_init(goblin_engine *eng)
     if (eng->stats == NULL)
         return GOBLIN_ENOMEM;
     memset(eng->stats, 0, n);
-    rc = goblin__lookup_build(eng);
+    rc = goblin__touch_rules_build(eng);
+    if (rc == 0)
+        rc = goblin__lookup_build(eng);
     if (rc == 0)
         rc = goblin__acl_init(eng);
     if (rc == 0)
@@ -133,6 +135,7 @@ static void engine_free(goblin_engine *eng)
         goblin__free(st, eng->aclfile, strlen(eng->aclfile) + 1);
     goblin__lookup_free(eng);
     goblin__free(st, eng->stats, goblin__command_count * sizeof(*eng->stats));
+    goblin__touch_rules_free(eng);
     goblin__watch_free(eng);
     goblin__free(st, eng, sizeof(*eng));
 }

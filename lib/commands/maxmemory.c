@@ -199,17 +199,40 @@ bool goblin__maxmemory_admit(goblin__exec *x)
     return !deny;
 }
 
-/* Lookups by OBJECT, and by a CLIENT NO-TOUCH session (except TOUCH),
- * leave access times alone, as in Redis. */
-void goblin__maxmemory_touch_mode(goblin__exec *x)
-{
-    const struct goblin__command *c = x->cmd;
+/* The commands whose lookups leave access times alone in Redis 7.0 (its
+ * LOOKUP_NOTOUCH callers, checked against redis-server 7.0.15 with
+ * OBJECT IDLETIME): TTL and its kin, TYPE, EXISTS, OBJECT; and WATCH and
+ * EXEC, whose looking at watched keys only expires them. SCAN, KEYS,
+ * RANDOMKEY and DBSIZE look nothing up. */
+static goblin__handler *const never_touch[] = {
+    cmd_exists, cmd_type, cmd_ttl, cmd_pttl, cmd_expiretime,
+    cmd_pexpiretime, cmd_object_encoding, cmd_object_freq,
+    cmd_object_idletime, cmd_object_refcount, cmd_watch, cmd_exec,
+};
 
-    x->st->no_touch = c->fn == cmd_object_encoding ||
-                      c->fn == cmd_object_freq ||
-                      c->fn == cmd_object_idletime ||
-                      c->fn == cmd_object_refcount ||
-                      ((x->sess->flags & SESS_NO_TOUCH) && c->fn != cmd_touch);
+int goblin__touch_rules_build(goblin_engine *eng)
+{
+    uint8_t *r = goblin__alloc(eng->st, goblin__command_count);
+
+    if (r == NULL)
+        return GOBLIN_ENOMEM;
+    for (size_t i = 0; i < goblin__command_count; i++) {
+        goblin__handler *fn = goblin__commands[i].fn;
+
+        r[i] = fn == cmd_touch ? GOBLIN__TOUCH_ALWAYS : 0;
+        for (size_t j = 0; j < sizeof(never_touch) / sizeof(*never_touch);
+             j++)
+            if (fn != NULL && fn == never_touch[j])
+                r[i] = GOBLIN__TOUCH_NEVER;
+    }
+    eng->touch_rule = r;
+    return 0;
+}
+
+void goblin__touch_rules_free(goblin_engine *eng)
+{
+    goblin__free(eng->st, eng->touch_rule, goblin__command_count);
+    eng->touch_rule = NULL;
 }
 
 /* Finds key without touching it. */

@@ -25,8 +25,24 @@ bool goblin__maxmemory_fits(goblin_engine *eng);
  * command may go on (false: the caller refuses it with the OOM text). */
 bool goblin__maxmemory_admit(goblin__exec *x);
 
-/* Sets whether x->cmd's lookups update access times. */
-void goblin__maxmemory_touch_mode(goblin__exec *x);
+/* Access-time rules per command (eng->touch_rule): NEVER for the
+ * lookups Redis 7.0 makes with LOOKUP_NOTOUCH, ALWAYS for TOUCH, which a
+ * CLIENT NO-TOUCH session's lookups still make. */
+enum { GOBLIN__TOUCH_NEVER = 1, GOBLIN__TOUCH_ALWAYS = 2 };
+
+/* Fills eng->touch_rule. Returns 0 or GOBLIN_ENOMEM. */
+int goblin__touch_rules_build(goblin_engine *eng);
+void goblin__touch_rules_free(goblin_engine *eng);
+
+/* Sets whether x->cmd's lookups update access times: one table read. */
+static inline void goblin__maxmemory_touch_mode(goblin__exec *x)
+{
+    uint8_t r = x->eng->touch_rule[x->cmd - goblin__commands];
+
+    x->st->no_touch = (r & GOBLIN__TOUCH_NEVER) ||
+                      ((x->sess->flags & SESS_NO_TOUCH) &&
+                       !(r & GOBLIN__TOUCH_ALWAYS));
+}
 
 /* OBJECT IDLETIME and OBJECT FREQ for key, with Redis's replies and
  * errors (each works under its kind of policy only). Neither counts as

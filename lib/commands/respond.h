@@ -119,6 +119,11 @@ bool goblin__rand_count_ok(goblin__exec *x, int64_t count, bool pairs);
  * byte (Redis formats arguments as C strings), as an int for "%.*s". */
 int goblin__cstr_len(struct goblin_slice arg);
 
+/* The Redis version Goblin answers as, in INFO and HELLO: every reply and
+ * error text follows it (docs/errors.md, "Which Redis version Goblin
+ * follows"). Goblin's own version is INFO's goblin_version. */
+#define GOBLIN__REDIS_VERSION "7.0.15"
+
 /* Redis's common texts. */
 #define GOBLIN__ERR_SYNTAX "ERR syntax error"
 #define GOBLIN__ERR_NOTINT "ERR value is not an integer or out of range"

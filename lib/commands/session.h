@@ -75,12 +75,16 @@ struct goblin_engine {
     uint32_t slot_mask;
     unsigned char *names; /* lower-case names, zero-padded to 48 bytes */
     struct goblin__cmdstat *stats; /* goblin__command_count entries */
+    /* Per command (goblin__command_count entries): GOBLIN__TOUCH_NEVER,
+     * GOBLIN__TOUCH_ALWAYS or 0 (maxmemory.c, built at open). */
+    uint8_t *touch_rule;
 
     /* Sessions, in id order. */
     goblin_session *first, *last;
     size_t nsessions;
     uint64_t next_id;
     goblin_session *running; /* the session executing a command, if any */
+    bool in_exec;            /* EXEC is running its queue (BGSAVE waits) */
 
     /* Settings: the registry, the kept values of the descriptors
      * (goblin__nsdescs of them), the config file read at start and the

@@ -7,9 +7,9 @@
  *    field removes the key instead.
  *  - A compact object holds at most GOBLIN__HASH_COMPACT_MAX_ENTRIES
  *    pairs, none longer than GOBLIN__HASH_COMPACT_MAX_VALUE bytes. A write
- *    that would break that converts the object to the full form first (a
- *    call passing more pairs than the entry limit converts too, as Redis
- *    7.2 does); the full form never converts back.
+ *    that would break that converts the object to the full form first
+ *    (the count is that of distinct fields after the write, as in Redis
+ *    7.0); the full form never converts back.
  *  - Every write either completes or changes nothing, and reports the key
  *    through goblin__key_changed when it changed something.
  *  - Inside the object layer a NULL object means "empty compact", so a
@@ -119,7 +119,10 @@ static int obj_get(const void *obj, uint64_t h, struct goblin_slice field,
 static int check_pairs(const struct goblin_slice *fv, size_t npairs,
                        bool *compact_ok)
 {
-    *compact_ok = npairs <= GOBLIN__HASH_COMPACT_MAX_ENTRIES;
+    /* As Redis 7.0: only a long field or value converts up front; the
+     * count is judged after the set (7.2 also converts a call passing
+     * more pairs than the limit, duplicates or not). */
+    *compact_ok = true;
     for (size_t i = 0; i < npairs; i++) {
         size_t fl = fv[2 * i].len, vl = fv[2 * i + 1].len;
 

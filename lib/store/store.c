@@ -60,6 +60,51 @@ _Static_assert(GOBLIN_VERSION_NUM == GOBLIN_VERSION_MAJOR * 10000 +
                                          GOBLIN_VERSION_PATCH,
                "GOBLIN_VERSION_NUM must agree with its parts");
 
+static int64_t realtime_us(void *ctx)
+{
+    struct timespec ts;
+
+    (void)ctx;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* A millisecond clock read as microseconds (ctx is the store). */
+static int64_t us_from_ms(void *ctx)
+{
+    const goblin_store *st = ctx;
+
+    return st->cfg.now_ms(st->cfg.clock_ctx) * 1000;
+}
+
+/* A microsecond clock read as milliseconds (ctx is the store). */
+static int64_t ms_from_us(void *ctx)
+{
+    const goblin_store *st = ctx;
+    int64_t us = st->now_us(st->now_us_ctx);
+
+    return us >= 0 ? us / 1000 : -((-us + 999) / 1000);
+}
+
+/* One clock from what cfg gives (goblin_config.now_us). */
+static void clock_init(goblin_store *st)
+{
+    const struct goblin_config *c = &st->cfg;
+
+    st->now_us = c->now_us;
+    st->now_us_ctx = c->clock_ctx;
+    if (c->now_us == NULL && c->now_ms == NULL) {
+        st->cfg.now_ms = realtime_ms;
+        st->now_us = realtime_us;
+    } else if (c->now_us == NULL) {
+        st->now_us = us_from_ms;
+        st->now_us_ctx = st;
+    } else if (c->now_ms == NULL) {
+        st->cfg.now_ms = ms_from_us;
+        st->cfg.clock_ctx = st;
+    }
+}
+
 int goblin_version(void)
 {
     return GOBLIN_VERSION_MAJOR * 10000 + GOBLIN_VERSION_MINOR * 100 +
@@ -87,8 +132,7 @@ static int store_open(const struct goblin_config *cfg, goblin_store **out)
     st->libc = a == &libc_allocator;
     st->cfg = c;
     st->cfg.allocator = &st->alloc;
-    if (st->cfg.now_ms == NULL)
-        st->cfg.now_ms = realtime_ms;
+    clock_init(st);
     st->hash_seed = c.seed != 0 ? c.seed : 0x9e3779b97f4a7c15ull;
     st->hash_secret = goblin__hash_secret(st->hash_seed);
     st->rng = st->hash_seed ^ 0xd1b54a32d192ed03ull;
@@ -147,6 +191,11 @@ int64_t goblin_store_now_ms(const goblin_store *st)
 int64_t goblin__now_ms(const goblin_store *st)
 {
     return st->cfg.now_ms(st->cfg.clock_ctx);
+}
+
+int64_t goblin_store_now_us(const goblin_store *st)
+{
+    return st->now_us(st->now_us_ctx);
 }
 
 /* What the block p of size bytes costs (see the top of this file). */

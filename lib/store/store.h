@@ -23,6 +23,10 @@
 struct goblin_store {
     struct goblin_allocator alloc;
     struct goblin_config cfg;
+    /* The microsecond clock (store.c): the configured now_us with its
+     * ctx, or one derived from cfg.now_ms. */
+    int64_t (*now_us)(void *ctx);
+    void *now_us_ctx;
     bool libc;          /* the default allocator: charge chunk sizes */
     /* Access stamps (evict.c): the coarse clock keys are stamped with, in
      * seconds modulo 2^16, and whether lookups leave stamps alone (OBJECT,

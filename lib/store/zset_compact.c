@@ -12,13 +12,15 @@
 
 #define I48_MAX 140737488355327.0
 
-static size_t score_size(double s)
+static size_t score_size(double s, uint8_t flags)
 {
     int64_t v;
 
     /* -0.0 passes as the integer 0: Redis's listpack keeps no signed
-     * zero either (ZADD z -0 m; ZSCORE z m gives "0" while compact). */
-    if (!(s >= -I48_MAX - 1 && s <= I48_MAX) || (double)(int64_t)s != s)
+     * zero either (ZADD z -0 m; ZSCORE z m gives "0" while compact);
+     * a set Redis would hold as a skiplist keeps it as a double. */
+    if (!(s >= -I48_MAX - 1 && s <= I48_MAX) || (double)(int64_t)s != s ||
+        ((flags & ZC_F_SKIPLIST) && s == 0 && signbit(s)))
         return 9;
     v = (int64_t)s;
     if (v >= -ZC_SMALL && v <= ZC_SMALL)
@@ -30,9 +32,9 @@ static size_t score_size(double s)
     return 7;
 }
 
-static size_t score_put(uint8_t *p, double s)
+static size_t score_put(uint8_t *p, double s, uint8_t flags)
 {
-    size_t size = score_size(s);
+    size_t size = score_size(s, flags);
     uint64_t v;
 
     switch (size) {
@@ -52,9 +54,9 @@ static size_t score_put(uint8_t *p, double s)
     }
 }
 
-size_t zc_entry_size(size_t len, double s)
+size_t zc_entry_size(size_t len, double s, uint8_t flags)
 {
-    return 1 + len + score_size(s);
+    return 1 + len + score_size(s, flags);
 }
 
 static struct zc_hdr *hdr(void *obj)
@@ -205,7 +207,7 @@ void zc_insert(void *obj, const void *m, size_t len, double s)
 {
     struct zc_hdr *h = hdr(obj);
     uint8_t *p = (uint8_t *)obj + ZC_HDR, *end = (uint8_t *)obj + h->used;
-    size_t size = zc_entry_size(len, s);
+    size_t size = zc_entry_size(len, s, h->flags);
     struct zc_ent e;
 
     assert(h->used + size <= h->cap);
@@ -218,7 +220,7 @@ void zc_insert(void *obj, const void *m, size_t len, double s)
     p[0] = (uint8_t)len;
     if (len > 0)
         memcpy(p + 1, m, len);
-    score_put(p + 1 + len, s);
+    score_put(p + 1 + len, s, h->flags);
     h->used = (uint16_t)(h->used + size);
     h->count++;
 }
@@ -256,7 +258,8 @@ void zc_shrink(goblin_store *st, void **objp)
 static bool move_in_place(void *obj, const struct zchange *c)
 {
     uint8_t *base = obj, *p = base + ZC_HDR, *end = base + hdr(obj)->used;
-    size_t size = zc_entry_size(c->len, c->score), a = 0, t;
+    uint8_t flags = hdr(obj)->flags;
+    size_t size = zc_entry_size(c->len, c->score, flags), a = 0, t;
     struct zc_ent e;
 
     for (uint64_t tail = tail_of(c->m, c->len); p < end; p += entry_skip(p))
@@ -284,7 +287,7 @@ static bool move_in_place(void *obj, const struct zchange *c)
     base[t] = (uint8_t)c->len;
     if (c->len > 0)
         memcpy(base + t + 1, c->m, c->len);
-    score_put(base + t + 1 + c->len, c->score);
+    score_put(base + t + 1 + c->len, c->score, flags);
     return true;
 }
 
@@ -297,7 +300,7 @@ int zc_apply(goblin_store *st, void **objp, const struct zchange *c,
     if (n == 1 && c->exists && move_in_place(*objp, c))
         return 0;
     for (size_t i = 0; i < n; i++)
-        need += zc_entry_size(c[i].len, c[i].score);
+        need += zc_entry_size(c[i].len, c[i].score, hdr(*objp)->flags);
     if ((rc = zc_reserve(st, objp, need)) != 0)
         return rc;
     for (size_t i = 0; i < n; i++) {

@@ -9,7 +9,10 @@
  *    byte, followed by nothing for an integer in [-120, 120] (tag =
  *    value + 120), or 2, 4 or 6 bytes of a little-endian integer, or the
  *    8 bytes of a double. -0.0 is stored as the integer 0, as Redis's
- *    listpack does. Members are at most 64 bytes and entries at most
+ *    listpack does, except in a set flagged ZC_F_SKIPLIST: one that was
+ *    full and shrank, which Redis would still hold as a skiplist (it
+ *    never converts back), keeps -0.0 as a double and reports the
+ *    skiplist encoding. Members are at most 64 bytes and entries at most
  *    128 while compact, so every operation is a short linear scan.
  *
  *  - ZK_FULL: struct zfull: the arena of records (zset_arena.h) whose
@@ -38,13 +41,14 @@
 
 struct zc_hdr {
     uint8_t kind;
-    uint8_t pad;
+    uint8_t flags;  /* ZC_F_* */
     uint16_t count;
     uint16_t used;  /* header included */
     uint16_t cap;   /* bytes allocated */
 };
 
 #define ZC_HDR sizeof(struct zc_hdr)
+#define ZC_F_SKIPLIST 1 /* a skiplist in Redis: keeps -0.0 (see the top) */
 #define ZC_SMALL 120
 #define ZC_T_I16 0xF1
 #define ZC_T_I32 0xF2
@@ -120,8 +124,15 @@ static inline const uint8_t *zc_end(const void *obj)
     return (const uint8_t *)obj + zc_hdr(obj)->used;
 }
 
-/* Bytes an entry for a member of len bytes with score s takes. */
-size_t zc_entry_size(size_t len, double s);
+/* Bytes an entry for a member of len bytes with score s takes in a set
+ * with the header flags given. */
+size_t zc_entry_size(size_t len, double s, uint8_t flags);
+
+/* Whether a compact object keeps -0.0 (ZC_F_SKIPLIST). */
+static inline bool zc_keeps_sign(const void *obj)
+{
+    return zc_hdr(obj)->flags & ZC_F_SKIPLIST;
+}
 
 /* An empty compact object with room for cap bytes of entries. */
 void *zc_new(goblin_store *st, size_t cap);

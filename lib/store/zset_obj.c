@@ -39,7 +39,8 @@ void goblin__zset_free(goblin_store *st, void *obj)
 
 const char *goblin__zset_encoding(const void *obj)
 {
-    return kind_of(obj) == ZK_COMPACT ? "listpack" : "skiplist";
+    return kind_of(obj) == ZK_COMPACT && !zc_keeps_sign(obj) ? "listpack"
+                                                              : "skiplist";
 }
 
 size_t goblin__zset_obj_card(const void *obj)
@@ -377,10 +378,11 @@ int zf_to_compact(goblin_store *st, const struct zfull *z, void **out)
         za_member(&z->ar, id, &len);
         if (len > GOBLIN__ZSET_COMPACT_MAX_VALUE)
             return 0;
-        need += zc_entry_size(len, s);
+        need += zc_entry_size(len, s, ZC_F_SKIPLIST);
     } while (zt_next(t, &p));
     if ((obj = zc_new(st, need)) == NULL)
         return GOBLIN_ENOMEM;
+    ((struct zc_hdr *)obj)->flags = ZC_F_SKIPLIST; /* Redis keeps it one */
     zt_seek(t, 0, &p);
     do {
         double s;
@@ -465,7 +467,7 @@ int goblin__zset_obj_from_sorted(goblin_store *st,
     if (!compact)
         return build_full(st, pairs, n, (struct zfull **)out);
     for (size_t i = 0; i < n; i++)
-        need += zc_entry_size(pairs[i].member.len, pairs[i].score);
+        need += zc_entry_size(pairs[i].member.len, pairs[i].score, 0);
     if ((obj = zc_new(st, need)) == NULL)
         return GOBLIN_ENOMEM;
     for (size_t i = 0; i < n; i++)
@@ -592,11 +594,13 @@ static int check_compact(const void *obj)
     struct zc_ent e, prev;
     size_t n = 0;
 
-    if (h->used > h->cap || h->used < ZC_HDR)
+    if (h->used > h->cap || h->used < ZC_HDR || (h->flags & ~ZC_F_SKIPLIST))
         FAIL();
     for (; p < end; p += e.size, n++) {
         zc_decode(p, &e);
         if (isnan(e.score) || e.len > GOBLIN__ZSET_COMPACT_MAX_VALUE)
+            FAIL();
+        if (e.score == 0 && signbit(e.score) && !zc_keeps_sign(obj))
             FAIL();
         if (n > 0 && (prev.score > e.score ||
                       (prev.score == e.score &&

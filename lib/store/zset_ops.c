@@ -6,7 +6,10 @@
  * sizes keep argument order), which fixes the order in which a member's
  * scores are aggregated and hence the rounding of sums. Each input score
  * is multiplied by its weight, a NaN product (inf * 0) counting as 0, and
- * a NaN sum counts as 0 too. UNION gathers every (member, score) and sorts
+ * a NaN sum counts as 0 too -- except, as in Redis, INTER's products from
+ * the second input on, which reach the aggregate as NaN: SUM turns NaN
+ * into 0, MIN and MAX keep what they had (a comparison with NaN is false).
+ * UNION gathers every (member, score) and sorts
  * by member so each member's scores meet in input order; INTER and DIFF
  * walk the first (smallest) input and probe the others.
  *
@@ -219,8 +222,8 @@ static int probe_first(goblin_store *st, enum goblin_zset_op op,
 
             if (op == GOBLIN_ZSET_DIFF ? found : !found)
                 break;
-            if (op == GOBLIN_ZSET_INTER)
-                aggregate(&x.score, weigh(s, in[j].weight), agg);
+            if (op == GOBLIN_ZSET_INTER) /* NaN passes: see the top */
+                aggregate(&x.score, s * in[j].weight, agg);
         }
         if (j < nkeys)
             continue;

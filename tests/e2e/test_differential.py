@@ -26,8 +26,18 @@ Commands Goblin's command table does not have (COPY, MOVE, SORT, ...)
 are left out; RANDOMKEY, HRANDFIELD and ZRANDMEMBER too, as their replies
 are random in both servers.
 
+Last, TIME (microseconds), INFO redis_version and HELLO's version are
+checked against redis-server's, and goblind's INFO must carry
+goblin_version.
+
 The sequence runs over RESP2, then continues over RESP3 (HELLO 3) on new
-connections, then checks short TTLs, then compares a full dump. On the
+connections, then checks short TTLs, then three fixed lists compared byte
+for byte: transactions (MULTI with queued and refused commands, the
+EXECABORT that follows, DISCARD), score edges (inf, -inf, -0 and the NaN
+they make through WEIGHTS, AGGREGATE, ZINCRBY and ZADD INCR, the sign of
+zero in both encodings), and which commands leave a key's access time
+alone (OBJECT IDLETIME after one 3 s wait, compared only as 'recent' or
+'idle'); then compares a full dump. On the
 first difference it prints the command, both replies and the commands
 just before it, and fails.
 
@@ -618,9 +628,11 @@ class Pair:
         self.sent = 0
         self.keep_going = keep_going
         self.differences = 0
+        self.test_name = None
 
-    def run(self, cmds):
-        """Runs cmds on both; returns None or a failure description."""
+    def run(self, cmds, exact=False):
+        """Runs cmds on both; returns None or a failure description.
+        exact: replies must be byte-identical (no score normalization)."""
         real = [c for c in cmds if c[0] != b"SCAN-ALL"]
         if len(real) == len(cmds):
             ra = self.ref.pipeline(cmds)
@@ -631,7 +643,7 @@ class Pair:
         for cmd, a, b in zip(cmds, ra, rb):
             self.sent += 1
             self.history.append(cmd)
-            if not same(cmd, a, b):
+            if not (a == b if exact else same(cmd, a, b)):
                 if not self.keep_going:
                     return self.failure(cmd, a, b)
                 self.differences += 1
@@ -694,6 +706,205 @@ def short_ttls(pair, gen):
                    [b"TTL", b"t:%d" % i], [b"HGET", b"th:%d" % i, b"f"]]
     checks += [[b"KEYS", b"t*"], [b"DBSIZE"]]
     return pair.run(checks)
+
+
+# ------------------------------------------------------- exact stages
+# Fixed command lists whose replies must be byte-identical: every score in
+# them has one text in both servers (no 0.1), so even the sign of zero is
+# compared.
+
+def transactions():
+    """MULTI with queued, refused (no-multi, arity, unknown) and
+    immediate commands, the EXECABORT that follows a refusal, DISCARD."""
+    c = []
+    for body in ([[b"SET", b"e:m", b"bar"], [b"SHUTDOWN", b"NOSAVE"],
+                  [b"SAVE"], [b"GET", b"e:m"]],
+                 [[b"SET", b"e:m", b"1"], [b"INCR", b"e:m"],
+                  [b"HSET", b"e:m", b"f", b"v"], [b"ZADD", b"e:mz", b"1",
+                                                   b"a"],
+                  [b"ZRANK", b"e:mz", b"a"], [b"ZSCORE", b"e:mz", b"a"],
+                  [b"TTL", b"e:m"], [b"TYPE", b"e:mz"]],
+                 [[b"MULTI"], [b"WATCH", b"e:m"], [b"INCR", b"e:m"]],
+                 [[b"ZRANK", b"e:mz", b"a", b"WITHSCORE"]],
+                 [[b"ZREVRANK", b"e:mz", b"a", b"foo"], [b"GET", b"e:m"]],
+                 [[b"SAVE", b"x"]], [[b"SHUTDOWN"]], [[b"NOSUCHCMD"]],
+                 [[b"GET"], [b"SET", b"e:m", b"2"]], []):
+        c += [[b"MULTI"]] + body + [[b"EXEC"], [b"GET", b"e:m"]]
+    c += [[b"MULTI"], [b"SHUTDOWN", b"NOSAVE"], [b"SET", b"e:m", b"3"],
+          [b"DISCARD"], [b"EXEC"], [b"DISCARD"], [b"GET", b"e:m"]]
+    c += [[b"WATCH", b"e:m"], [b"MULTI"], [b"GET", b"e:m"], [b"EXEC"],
+          [b"WATCH", b"e:m"], [b"SET", b"e:m", b"4"], [b"MULTI"],
+          [b"GET", b"e:m"], [b"EXEC"], [b"MULTI"], [b"SAVE"],
+          [b"DISCARD"], [b"GET", b"e:m"]]
+    return c
+
+
+# Read (and a few write) commands, each on a key of its own: after one
+# wait, which of them leave the key's access time alone.
+IDLE_READS = [
+    (b"s", [b"GET"]), (b"s", [b"STRLEN"]), (b"s", [b"GETRANGE", 0, 1]),
+    (b"s", [b"MGET"]), (b"s", [b"EXISTS"]), (b"s", [b"TYPE"]),
+    (b"s", [b"TTL"]), (b"s", [b"PTTL"]), (b"s", [b"EXPIRETIME"]),
+    (b"s", [b"PEXPIRETIME"]), (b"s", [b"OBJECT", b"ENCODING"]),
+    (b"s", [b"OBJECT", b"REFCOUNT"]), (b"s", [b"TOUCH"]),
+    (b"s", [b"GETEX"]), (b"s", [b"APPEND", b"x"]),
+    (b"s", [b"EXPIRE", 100]), (b"s", [b"PERSIST"]), (b"s", [b"WATCH"]),
+    (b"h", [b"HGET", b"f"]), (b"h", [b"HLEN"]), (b"h", [b"HEXISTS", b"f"]),
+    (b"h", [b"HGETALL"]), (b"h", [b"HSCAN", 0]), (b"h", [b"HDEL", b"no"]),
+    (b"z", [b"ZSCORE", b"m"]), (b"z", [b"ZCARD"]), (b"z", [b"ZRANK", b"m"]),
+    (b"z", [b"ZRANGE", 0, -1]), (b"z", [b"ZCOUNT", b"-inf", b"inf"]),
+    (b"z", [b"ZSCAN", 0]), (b"z", [b"ZREM", b"no"]),
+    (b"z", [b"ZUNION", 1]), (b"z", [b"ZINTERCARD", 1]),
+]
+
+
+def idle_command(i, kind, words):
+    k = b"i:%d" % i
+    name = words[0]
+    if name == b"OBJECT":
+        return [name, words[1], k]
+    if name in (b"ZUNION", b"ZINTERCARD"):
+        return [name, b"1", k]
+    return [name, k] + [b"%d" % w if isinstance(w, int) else w
+                        for w in words[1:]]
+
+
+def idle_class(reply):
+    """OBJECT IDLETIME as 'recent' (0 or 1 s) or 'idle' (2 s or more):
+    both servers count whole seconds of a clock their cron advances, so
+    only that much is compared."""
+    t, v = reply
+    if t != ":":
+        return reply
+    return "recent" if v <= 1 else "idle"
+
+
+def idle_times(pair):
+    setup = [[b"SET", b"i:scan", b"v"], [b"SET", b"i:keys", b"v"]]
+    for i, (kind, _) in enumerate(IDLE_READS):
+        k = b"i:%d" % i
+        setup.append({b"s": [b"SET", k, b"v"],
+                      b"h": [b"HSET", k, b"f", b"v"],
+                      b"z": [b"ZADD", k, b"1", b"m"]}[kind])
+    err = pair.run(setup, exact=True)
+    if err:
+        return err
+    time.sleep(3.0)   # untouched keys read 2 s idle or more
+    checks = [[b"SCAN", b"0", b"TYPE", b"string", b"COUNT", b"1000"],
+              [b"KEYS", b"i:k*"], [b"DBSIZE"], [b"UNWATCH"]]
+    for i, (kind, words) in enumerate(IDLE_READS):
+        checks.append(idle_command(i, kind, words))
+    ra, rb = pair.ref.pipeline(checks), pair.test.pipeline(checks)
+    for cmd, a, b in zip(checks[4:], ra[4:], rb[4:]):
+        pair.sent += 1
+        if not same(cmd, a, b):
+            return pair.failure(cmd, a, b)
+    looks = [[b"OBJECT", b"IDLETIME", b"i:%d" % i]
+             for i in range(len(IDLE_READS))]
+    looks += [[b"OBJECT", b"IDLETIME", b"i:scan"],
+              [b"OBJECT", b"IDLETIME", b"i:keys"]]
+    ra, rb = pair.ref.pipeline(looks), pair.test.pipeline(looks)
+    for cmd, before, a, b in zip(looks, checks[4:] + checks[:2], ra, rb):
+        pair.sent += 1
+        if idle_class(a) != idle_class(b):
+            return pair.failure([b"after"] + before + [b"then"] + cmd, a, b)
+    return None
+
+
+ZW = [b"inf", b"-inf", b"0", b"-0", b"1", b"-1"]
+
+
+def score_edges():
+    """inf, -inf and -0 through WEIGHTS, AGGREGATE, ZINCRBY and ZADD INCR;
+    the sign of zero in the compact and the skiplist encoding."""
+    c = [[b"ZADD", b"e:p", b"1", b"x", b"2.5", b"y", b"inf", b"i",
+          b"-inf", b"n", b"0", b"z"],
+         [b"ZADD", b"e:q", b"0", b"x", b"-inf", b"y", b"inf", b"n",
+          b"-0", b"z", b"3", b"w", b"1", b"v"],
+         [b"ZADD", b"e:r", b"inf", b"x", b"-inf", b"n"],
+         [b"ZADD", b"e:a", b"0.5", b"x"], [b"ZADD", b"e:b", b"0", b"x",
+                                          b"0", b"y"]]
+    pairs = [(w1, w2) for w1 in ZW for w2 in ZW]
+    for n, (w1, w2) in enumerate(pairs):
+        agg = [b"SUM", b"MIN", b"MAX"][n % 3]
+        keys = [(b"e:p", b"e:q"), (b"e:a", b"e:b"), (b"e:r", b"e:p")][n % 3]
+        for op in (b"ZUNION", b"ZINTER"):
+            c.append([op, b"2", keys[0], keys[1], b"WEIGHTS", w1, w2,
+                      b"AGGREGATE", agg, b"WITHSCORES"])
+        if n % 4 == 0:
+            for op in (b"ZUNIONSTORE", b"ZINTERSTORE"):
+                c += [[op, b"e:d", b"2", keys[0], keys[1], b"WEIGHTS", w1,
+                       w2, b"AGGREGATE", agg],
+                      [b"ZRANGE", b"e:d", b"0", b"-1", b"WITHSCORES"]]
+    c += [[b"ZINTERSTORE", b"e:d", b"2", b"e:a", b"e:b", b"WEIGHTS",
+           b"-inf", b"-inf"], [b"ZSCORE", b"e:d", b"x"],
+          [b"ZUNION", b"3", b"e:p", b"e:q", b"e:r", b"WEIGHTS", b"inf",
+           b"-inf", b"1", b"WITHSCORES"],
+          [b"ZUNION", b"2", b"e:p", b"e:q", b"WEIGHTS", b"nan", b"1"],
+          [b"ZDIFF", b"2", b"e:p", b"e:r", b"WITHSCORES"],
+          [b"ZINCRBY", b"e:p", b"-inf", b"i"],
+          [b"ZADD", b"e:p", b"INCR", b"-inf", b"i"],
+          [b"ZINCRBY", b"e:p", b"inf", b"n"], [b"ZINCRBY", b"e:p", b"-0",
+                                               b"z"],
+          [b"ZINCRBY", b"e:p", b"inf", b"y"], [b"ZSCORE", b"e:p", b"y"],
+          [b"ZADD", b"e:p", b"INCR", b"-0", b"new"],
+          [b"ZINCRBY", b"e:new", b"-0", b"m"], [b"ZSCORE", b"e:new", b"m"],
+          [b"ZADD", b"e:s", b"-0", b"m"], [b"ZSCORE", b"e:s", b"m"],
+          [b"OBJECT", b"ENCODING", b"e:s"]]
+    big = [b"ZADD", b"e:big"]
+    for i in range(130):
+        big += [b"%d" % (i + 1), b"p%d" % i]
+    c += [big, [b"ZADD", b"e:big", b"-0", b"m0", b"-0", b"m1", b"0", b"m2"],
+          [b"ZSCORE", b"e:big", b"m0"], [b"ZMSCORE", b"e:big", b"m0", b"m2"],
+          [b"ZREMRANGEBYRANK", b"e:big", b"3", b"-1"],
+          [b"OBJECT", b"ENCODING", b"e:big"],
+          [b"ZRANGE", b"e:big", b"0", b"-1", b"WITHSCORES"],
+          [b"ZADD", b"e:big", b"5", b"m2"], [b"ZADD", b"e:big", b"-0", b"m2",
+                                             b"-0", b"m3"],
+          [b"ZINCRBY", b"e:big", b"-0", b"m0"],
+          [b"ZADD", b"e:big", b"INCR", b"-0", b"m4"],
+          [b"ZRANGEBYSCORE", b"e:big", b"-0", b"0", b"WITHSCORES"],
+          [b"ZUNION", b"1", b"e:big", b"WITHSCORES"],
+          [b"ZUNIONSTORE", b"e:bu", b"1", b"e:big"],
+          [b"ZRANGE", b"e:bu", b"0", b"-1", b"WITHSCORES"],
+          [b"OBJECT", b"ENCODING", b"e:bu"],
+          [b"ZPOPMIN", b"e:big"],
+          [b"INCRBYFLOAT", b"e:f", b"-0"], [b"HINCRBYFLOAT", b"e:h", b"f",
+                                            b"-0"],
+          [b"HSET", b"e:hd"] + [b"f", b"v"] * 130,
+          [b"OBJECT", b"ENCODING", b"e:hd"]]
+    return c
+
+
+def info_field(client, name):
+    for line in e2e.plain(client.call(b"INFO", b"server")).split(b"\r\n"):
+        if line.startswith(name + b":"):
+            return line[len(name) + 1:]
+    return None
+
+
+def clock_and_version(pair):
+    """TIME in microseconds (not all multiples of 1000), seconds as
+    redis-server's; the Redis version both claim, and goblind's own."""
+    times = pair.test.pipeline([[b"TIME"]] * 20)
+    if all(e2e.plain(t)[1].endswith(b"000") for t in times):
+        return "goblind TIME has millisecond resolution: %r" % (times,)
+    a = e2e.plain(pair.ref.call(b"TIME"))
+    b = e2e.plain(pair.test.call(b"TIME"))
+    if abs(int(a[0]) - int(b[0])) > 2:
+        return "TIME seconds differ: %r %r" % (a, b)
+    for name in (b"redis_version",):
+        if info_field(pair.ref, name) != info_field(pair.test, name):
+            return "INFO %s: redis-server %r, goblind %r" % (
+                name, info_field(pair.ref, name), info_field(pair.test, name))
+    ha = dict(zip(*[iter(e2e.plain(pair.ref.call(b"HELLO")))] * 2))
+    hb = dict(zip(*[iter(e2e.plain(pair.test.call(b"HELLO")))] * 2))
+    if ha[b"version"] != hb[b"version"]:
+        return "HELLO version: %r %r" % (ha[b"version"], hb[b"version"])
+    if pair.test_name == b"goblind" and \
+            not info_field(pair.test, b"goblin_version"):
+        return "goblind's INFO has no goblin_version"
+    return None
 
 
 def dump(client):
@@ -771,6 +982,17 @@ def main():
                 print("RESP3: %d commands agree" % p3.sent)
         if not err:
             err = short_ttls(pair, gen)
+        if not err:
+            err = pair.run(transactions(), exact=True)
+        if not err:
+            err = pair.run(score_edges(), exact=True)
+        if not err:
+            err = idle_times(pair)
+        if not err:
+            pair.test_name = test.name.encode()
+            err = clock_and_version(pair)
+        if not err:
+            print("transactions, score edges and idle times agree")
         if not err:
             err = compare_dumps(pair.ref, pair.test)
         if not err:

@@ -132,18 +132,18 @@ static void test_hello_replies_map(void **state)
 
     EXPECT("hello",
            "*14\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n"
-           "$5\r\n7.2.0\r\n$5\r\nproto\r\n:2\r\n$2\r\nid\r\n:1\r\n"
+           "$6\r\n7.0.15\r\n$5\r\nproto\r\n:2\r\n$2\r\nid\r\n:1\r\n"
            "$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n"
            "$6\r\nmaster\r\n$7\r\nmodules\r\n*0\r\n");
     EXPECT("hello 3 setname app",
            "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n"
-           "$5\r\n7.2.0\r\n$5\r\nproto\r\n:3\r\n$2\r\nid\r\n:1\r\n"
+           "$6\r\n7.0.15\r\n$5\r\nproto\r\n:3\r\n$2\r\nid\r\n:1\r\n"
            "$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n"
            "$6\r\nmaster\r\n$7\r\nmodules\r\n*0\r\n");
     EXPECT("client getname", "$3\r\napp\r\n");
     EXPECT("get nope", "_\r\n");
     EXPECT("hello 2", "*14\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion"
-                      "\r\n$5\r\n7.2.0\r\n$5\r\nproto\r\n:2\r\n$2\r\nid\r\n"
+                      "\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n:2\r\n$2\r\nid\r\n"
                       ":1\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole"
                       "\r\n$6\r\nmaster\r\n$7\r\nmodules\r\n*0\r\n");
     EXPECT("get nope", "$-1\r\n");
@@ -560,6 +560,11 @@ static void test_info_sections_parse(void **state)
     assert_int_equal(info_sections(CMD("info server clients"),
                                    "redis_version:"),
                      2);
+    /* The Redis version Goblin follows, and its own beside it. */
+    assert_non_null(strstr(CMD("info server"), "\r\nredis_version:7.0.15\r\n"));
+    assert_non_null(strstr(CMD("info server"),
+                           "\r\ngoblin_version:" GOBLIN_VERSION_STRING
+                           "\r\n"));
     assert_int_equal(info_sections(CMD("info all"), "cmdstat_get:calls=1,"),
                      12);
     assert_non_null(strstr(CMD("info commandstats"),

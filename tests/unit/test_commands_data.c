@@ -355,6 +355,12 @@ static const struct script_step zset_script[] = {
     {"zlexcount z a b", "-ERR min or max not valid string range item\r\n"},
     {"zrank z c", ":1\r\n"},
     {"zrank z nope", "$-1\r\n"},
+    /* Redis 7.0 has no WITHSCORE: any third argument is an arity error. */
+    {"zrank z c withscore",
+     "-ERR wrong number of arguments for 'zrank' command\r\n"},
+    {"zrank z c foo", "-ERR wrong number of arguments for 'zrank' command\r\n"},
+    {"zrevrank z c withscore",
+     "-ERR wrong number of arguments for 'zrevrank' command\r\n"},
     {"zrevrank z c", ":2\r\n"},
     {"zrange z 0 -1", "*4\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n$1\r\na\r\n"},
     {"zrange z 0 -1 withscores",

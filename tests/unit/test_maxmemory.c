@@ -418,6 +418,35 @@ static void test_object_idletime_counts_from_the_last_access(void **state)
     EXPECT("OBJECT IDLETIME k", ":0\r\n");
 }
 
+/* The reads Redis 7.0 makes with LOOKUP_NOTOUCH leave the access time
+ * alone (redis-server 7.0.15: SET foo bar, 4 s, TTL foo, OBJECT IDLETIME
+ * foo gives 4); so LRU eviction still picks a key only they have read. */
+static void test_reads_that_leave_access_times_alone(void **state)
+{
+    static const char *const quiet[] = {
+        "TTL a", "PTTL a", "EXPIRETIME a", "PEXPIRETIME a", "TYPE a",
+        "EXISTS a", "OBJECT ENCODING a", "OBJECT REFCOUNT a", "WATCH a",
+        "MULTI", "EXEC",
+    };
+    struct cfix *f = *state;
+
+    EXPECT("SET a v", "+OK\r\n");
+    EXPECT("SET b v", "+OK\r\n");
+    f->base->clock.now_ms += 4000;
+    goblin_engine_cron(f->eng);
+    for (size_t i = 0; i < sizeof(quiet) / sizeof(*quiet); i++)
+        CMD(quiet[i]);
+    EXPECT("OBJECT IDLETIME a", ":4\r\n");
+    EXPECT("STRLEN b", ":1\r\n"); /* a read that touches */
+    EXPECT("OBJECT IDLETIME b", ":0\r\n");
+    f->base->clock.now_ms += 1000;
+    goblin_engine_cron(f->eng);
+    assert_int_equal(goblin__evict_one(f->base->st,
+                                       GOBLIN__POLICY_ALLKEYS_LRU, 200), 1);
+    EXPECT("EXISTS a b", ":1\r\n");
+    EXPECT("EXISTS b", ":1\r\n");
+}
+
 /* A write whose Nth allocation fails answers OOM and changes nothing, for
  * N = 0, 1, ... until it succeeds. The session's buffers are grown by a
  * first run of the same command, so the store's allocations are what
@@ -489,6 +518,7 @@ int main(void)
         CMD_TEST(test_exec_of_queued_denyoom_is_refused),
         CMD_TEST(test_allkeys_lru_keeps_used_memory_under_the_limit),
         CMD_TEST(test_object_idletime_counts_from_the_last_access),
+        CMD_TEST(test_reads_that_leave_access_times_alone),
         CMD_TEST(test_store_allocation_failures_answer_oom),
     };
 

@@ -156,13 +156,20 @@ static void test_bgsave(void **state)
     assert_true(info_has(f, "rdb_bgsave_in_progress:1\r\n"));
     EXPECT("bgsave", "-ERR Background save already in progress\r\n");
     EXPECT("save", "-ERR Background save already in progress\r\n");
-    EXPECT("bgsave schedule", "+Background saving scheduled\r\n");
+    /* Redis: SCHEDULE waits only for another kind of child. */
+    EXPECT("bgsave schedule",
+           "-ERR Background save already in progress\r\n");
     EXPECT("bgsave now", "-ERR syntax error\r\n");
     EXPECT("set b 2", "+OK\r\n");   /* during the save: still unsaved */
     goblin_engine_bgsave_done(f->eng, 0);
     assert_true(info_has(f, "rdb_bgsave_in_progress:0\r\n"));
     assert_true(info_has(f, "rdb_changes_since_last_save:1\r\n"));
     assert_true(info_has(f, "rdb_last_bgsave_status:ok\r\n"));
+    /* Inside EXEC, Redis schedules the save for after the transaction. */
+    EXPECT("multi", "+OK\r\n");
+    EXPECT("bgsave", "+QUEUED\r\n");
+    EXPECT("exec", "*1\r\n+Background saving scheduled\r\n");
+    assert_int_equal(H.bgsaves, 1);
     goblin_engine_cron(f->eng);   /* starts the scheduled one */
     assert_int_equal(H.bgsaves, 2);
     goblin_engine_bgsave_done(f->eng, GOBLIN_ESNAPFORMAT);
@@ -214,6 +221,34 @@ static void test_shutdown(void **state)
     assert_true(goblin_session_should_close(f->s));
 }
 
+/* SAVE and SHUTDOWN carry Redis's no-multi flag: refused while queueing
+ * (the hooks never run), and EXEC then aborts; DISCARD still works.
+ * Texts compared with redis-server 7.0.15. */
+static void test_no_multi(void **state)
+{
+    struct cfix *f = *state;
+
+    EXPECT("multi", "+OK\r\n");
+    EXPECT("set foo bar", "+QUEUED\r\n");
+    EXPECT("shutdown nosave",
+           "-ERR Command not allowed inside a transaction\r\n");
+    EXPECT("save", "-ERR Command not allowed inside a transaction\r\n");
+    EXPECT("save x", "-ERR wrong number of arguments for 'save' "
+                     "command\r\n");
+    EXPECT("bgsave", "+QUEUED\r\n");
+    EXPECT("exec", "-EXECABORT Transaction discarded because of previous "
+                   "errors.\r\n");
+    EXPECT("get foo", "$-1\r\n");
+    assert_int_equal(H.shutdowns, 0);
+    assert_int_equal(H.bgsaves, 0);
+    assert_false(goblin_session_should_close(f->s));
+    EXPECT("multi", "+OK\r\n");
+    EXPECT("shutdown", "-ERR Command not allowed inside a transaction\r\n");
+    EXPECT("discard", "+OK\r\n");
+    EXPECT("exec", "-ERR EXEC without MULTI\r\n");
+    assert_int_equal(H.shutdowns, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +260,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_policy_from_cron, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_shutdown, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_no_multi, setup, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,47 @@ static void test_open_with_null_config_uses_defaults(void **state)
     goblin_store_close(NULL);
 }
 
+static int64_t fixed_us(void *ctx)
+{
+    return *(const int64_t *)ctx;
+}
+
+/* One clock whichever resolution the embedder gives: microseconds alone
+ * also give the milliseconds; milliseconds alone are the microseconds
+ * times 1000 (TIME then ends in 000, as the clock says); none is the real
+ * time, whose microseconds are not all multiples of 1000. */
+static void test_clock_in_microseconds(void **state)
+{
+    struct test_clock ms = {1700000000123};
+    int64_t us = 1700000000123456;
+    struct goblin_config cfg = {0};
+    goblin_store *st;
+    bool odd = false;
+
+    (void)state;
+    cfg.now_us = fixed_us;
+    cfg.clock_ctx = &us;
+    assert_int_equal(goblin_store_open(&cfg, &st), 0);
+    assert_int_equal(goblin_store_now_us(st), 1700000000123456);
+    assert_int_equal(goblin_store_now_ms(st), 1700000000123);
+    goblin_store_close(st);
+
+    cfg.now_us = NULL;
+    cfg.now_ms = test_clock_now;
+    cfg.clock_ctx = &ms;
+    assert_int_equal(goblin_store_open(&cfg, &st), 0);
+    assert_int_equal(goblin_store_now_us(st), 1700000000123000);
+    goblin_store_close(st);
+
+    assert_int_equal(goblin_store_open(NULL, &st), 0);
+    for (int i = 0; i < 50 && !odd; i++) {
+        odd = goblin_store_now_us(st) % 1000 != 0;
+    }
+    assert_true(odd);
+    assert_true(goblin_store_now_us(st) / 1000 - goblin_store_now_ms(st) <= 0);
+    goblin_store_close(st);
+}
+
 static void test_open_fails_cleanly_without_memory(void **state)
 {
     struct counting_alloc counts = {0, 0, 0};
@@ -102,6 +143,7 @@ int main(void)
         FIXTURE_TEST(test_open_close_leaves_nothing_allocated),
         FIXTURE_TEST(test_store_check_passes_on_every_kind_of_key),
         cmocka_unit_test(test_open_with_null_config_uses_defaults),
+        cmocka_unit_test(test_clock_in_microseconds),
         cmocka_unit_test(test_open_fails_cleanly_without_memory),
         cmocka_unit_test(test_open_rejects_missing_out_pointer),
         cmocka_unit_test(test_every_error_code_has_a_text),

@@ -857,14 +857,59 @@ static void test_full_set_turns_compact_below_64(void **state)
     }
     assert_int_equal(goblin_zset_rem(st, S("z"), &(struct goblin_slice)
                                      {"m64", 3}, 1), 1);
-    assert_string_equal(encoding(st, "z"), "listpack");
+    /* Compact inside, but Redis never converts back: it still reports
+     * (and behaves as) a skiplist. */
+    assert_string_equal(encoding(st, "z"), "skiplist");
     check_obj(st, "z");
     assert_int_equal(goblin_zset_card(st, S("z")), 64);
     /* and it grows back past 128 */
     fill(st, "z", 128);
-    assert_string_equal(encoding(st, "z"), "listpack");
+    assert_string_equal(encoding(st, "z"), "skiplist");
     add(st, "z", "x", 1);
     assert_string_equal(encoding(st, "z"), "skiplist");
+}
+
+/* The sign of zero as redis-server 7.0.15 keeps it: a listpack stores
+ * -0 as the integer 0, a skiplist keeps -0 -- also once it is small
+ * again, since Redis never converts a skiplist back. */
+static void test_negative_zero_follows_the_redis_encoding(void **state)
+{
+    goblin_store *st = ((struct fixture *)*state)->st;
+    double s = 1;
+
+    add(st, "small", "m", -0.0);
+    assert_int_equal(goblin_zset_score(st, S("small"), S("m"), &s), 1);
+    assert_true(s == 0 && !signbit(s));
+    fill(st, "big", 200);
+    add(st, "big", "a", -0.0);
+    add(st, "big", "z", 0.0);
+    assert_int_equal(goblin_zset_score(st, S("big"), S("a"), &s), 1);
+    assert_true(s == 0 && signbit(s));
+    for (int i = 199; i >= 1; i--) {
+        char m[16];
+
+        snprintf(m, sizeof(m), "m%d", i);
+        goblin_zset_rem(st, S("big"),
+                        &(struct goblin_slice){m, strlen(m)}, 1);
+    }
+    assert_int_equal(goblin_zset_card(st, S("big")), 3);
+    assert_string_equal(encoding(st, "big"), "skiplist");
+    check_obj(st, "big");
+    assert_int_equal(goblin_zset_score(st, S("big"), S("a"), &s), 1);
+    assert_true(s == 0 && signbit(s));
+    assert_int_equal(goblin_zset_score(st, S("big"), S("z"), &s), 1);
+    assert_true(s == 0 && !signbit(s));
+    add(st, "big", "n", -0.0); /* a new one keeps its sign too */
+    add(st, "big", "z", -0.0); /* equal to 0: Redis changes nothing */
+    assert_int_equal(goblin_zset_score(st, S("big"), S("z"), &s), 1);
+    assert_true(s == 0 && !signbit(s));
+    add(st, "big", "z", 5);
+    add(st, "big", "z", -0.0); /* an update from 5 keeps the sign */
+    assert_int_equal(goblin_zset_score(st, S("big"), S("n"), &s), 1);
+    assert_true(s == 0 && signbit(s));
+    assert_int_equal(goblin_zset_score(st, S("big"), S("z"), &s), 1);
+    assert_true(s == 0 && signbit(s));
+    check_obj(st, "big");
 }
 
 static void test_batch_past_128_converts_in_one_call(void **state)
@@ -914,6 +959,7 @@ int main(void)
         FIXTURE_TEST(test_compact_holds_128_members_and_129_converts),
         FIXTURE_TEST(test_compact_holds_64_byte_members_and_65_converts),
         FIXTURE_TEST(test_full_set_turns_compact_below_64),
+        FIXTURE_TEST(test_negative_zero_follows_the_redis_encoding),
         FIXTURE_TEST(test_batch_past_128_converts_in_one_call),
     };
 
