@@ -62,7 +62,9 @@ typedef struct goblin_ring_endpoint goblin_ring_endpoint;
 struct goblin_ring_endpoint_config {
     goblin_engine *engine;       /* required; must outlive the endpoint */
     const char *path;            /* required; the ring file (copied) */
-    struct goblin_ring_config ring; /* sizes, mode, idle strategy */
+    /* Sizes, mode, idle strategy (copied); NULL: every default. A pointer,
+     * not a member, so that either struct can grow at its end. */
+    const struct goblin_ring_config *ring;
     bool no_sbe;                 /* sessions speak RESP only */
     /* The engine lock, taken around every call into the engine or the
      * session. NULL: the engine is used by this thread only. */

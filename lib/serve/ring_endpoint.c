@@ -28,6 +28,7 @@
 
 struct goblin_ring_endpoint {
     struct goblin_ring_endpoint_config cfg;
+    struct goblin_ring_config ring; /* cfg.ring points here */
     char *path;
     goblin_ring *r;            /* NULL while re-creation fails */
     goblin_session *s;         /* the current client's, or NULL */
@@ -68,7 +69,7 @@ static void say(goblin_ring_endpoint *ep, enum goblin_log_level level,
 
 static int ring_create(goblin_ring_endpoint *ep)
 {
-    int rc = goblin_ring_create(ep->path, &ep->cfg.ring, &ep->r);
+    int rc = goblin_ring_create(ep->path, &ep->ring, &ep->r);
 
     ep->nheld = 0;
     if (rc < 0)
@@ -334,10 +335,13 @@ static int ring_endpoint_open(const struct goblin_ring_endpoint_config *cfg,
     if (ep == NULL)
         return GOBLIN_ENOMEM;
     ep->cfg = *cfg;
+    if (cfg->ring != NULL)
+        ep->ring = *cfg->ring;
+    ep->cfg.ring = &ep->ring;
     ep->path = strdup(cfg->path);
     ep->cfg.path = ep->path;
     /* Every record takes at least one 64-byte line. */
-    ep->held_cap = (size_t)(goblin_ring_capacity(cfg->ring.sq_size) / 64) + 1;
+    ep->held_cap = (size_t)(goblin_ring_capacity(ep->ring.sq_size) / 64) + 1;
     ep->held_cap = ep->held_cap < HELD_MAX ? ep->held_cap : HELD_MAX;
     ep->held = calloc(ep->held_cap, sizeof(*ep->held));
     if (ep->path == NULL || ep->held == NULL) {

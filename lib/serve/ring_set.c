@@ -223,14 +223,16 @@ static int open_endpoint(goblin_ring_set *rs,
                          struct ring_ep *e)
 {
     struct goblin_ring_endpoint_config cfg = {0};
+    struct goblin_ring_config ring = {0};
     int rc;
 
     cfg.engine = sc->engine;
     cfg.path = e->path;
-    cfg.ring.sq_size = cfg.ring.cq_size = e->size;
-    cfg.ring.mode = (unsigned)rs->perm;
-    cfg.ring.idle = rs->idle;
-    cfg.ring.spin_ns = rs->spin_us > 0 ? (uint64_t)rs->spin_us * 1000 : 1;
+    ring.sq_size = ring.cq_size = e->size;
+    ring.mode = (unsigned)rs->perm;
+    ring.idle = rs->idle;
+    ring.spin_ns = rs->spin_us > 0 ? (uint64_t)rs->spin_us * 1000 : 1;
+    cfg.ring = &ring;
     cfg.no_sbe = sc->no_sbe;
     cfg.lock = sc->lock;
     cfg.unlock = sc->unlock;

@@ -44,6 +44,7 @@ static int server_setup(void **state)
 {
     struct server *sv = calloc(1, sizeof(*sv));
     struct goblin_ring_endpoint_config cfg = {0};
+    struct goblin_ring_config ring = {0};
     void *f = NULL;
 
     if (sv == NULL || cfix_setup(&f) != 0)
@@ -53,7 +54,8 @@ static int server_setup(void **state)
              (int)getpid());
     cfg.engine = sv->f->eng;
     cfg.path = sv->path;
-    cfg.ring.sq_size = cfg.ring.cq_size = 4096;
+    ring.sq_size = ring.cq_size = 4096;
+    cfg.ring = &ring;
     if (goblin_ring_endpoint_open(&cfg, &sv->ep) != 0) {
         *state = sv;
         return 0; /* no shared memory here: the tests skip */

@@ -1027,6 +1027,7 @@ static const struct goblin_buf *ring_round(struct ringside *r,
 static int ring_open(struct ringside *r, const char *tag)
 {
     struct goblin_ring_endpoint_config cfg = {0};
+    struct goblin_ring_config ring = {0};
     pthread_t th;
     void *f = NULL;
 
@@ -1037,7 +1038,8 @@ static int ring_open(struct ringside *r, const char *tag)
              (int)getpid());
     cfg.engine = r->f->eng;
     cfg.path = r->path;
-    cfg.ring.sq_size = cfg.ring.cq_size = 65536;
+    ring.sq_size = ring.cq_size = 65536;
+    cfg.ring = &ring;
     if (goblin_ring_endpoint_open(&cfg, &r->ep) != 0) {
         r->ep = NULL;
         return 0;
