@@ -149,7 +149,7 @@ static int split_fill(struct mb_split *sp, const struct goblin_zpair *pairs)
     int rc;
 
     for (size_t i = 0; i < sp->n; i++) {
-        rc = za_append(sp->st, &sp->ar, pairs[i].member.ptr,
+        rc = goblin__za_append(sp->st, &sp->ar, pairs[i].member.ptr,
                        pairs[i].member.len, pairs[i].score, &sp->rank_id[i]);
         if (rc != 0)
             return rc;
@@ -158,7 +158,7 @@ static int split_fill(struct mb_split *sp, const struct goblin_zpair *pairs)
     qsort(sp->rank_id, sp->n, sizeof(*sp->rank_id), cmp_rank);
     for (size_t i = 0; i < sp->n; i++)
         sp->rank_score[i] = za_score(&sp->ar, sp->rank_id[i]);
-    return zt_build(sp->st, &sp->tree, sp->rank_score, sp->rank_id, sp->n);
+    return goblin__zt_build(sp->st, &sp->tree, sp->rank_score, sp->rank_id, sp->n);
 }
 
 int mb_split_open(const struct goblin_zpair *pairs, size_t n,
@@ -170,8 +170,8 @@ int mb_split_open(const struct goblin_zpair *pairs, size_t n,
     if (sp == NULL)
         return rc;
     sp->n = n;
-    za_init(&sp->ar);
-    zt_init(&sp->tree, &sp->ar);
+    goblin__za_init(&sp->ar);
+    goblin__zt_init(&sp->tree, &sp->ar);
     sp->rank_id = malloc((n ? n : 1) * sizeof(*sp->rank_id));
     sp->rank_score = malloc((n ? n : 1) * sizeof(*sp->rank_score));
     if (sp->rank_id == NULL || sp->rank_score == NULL ||
@@ -189,8 +189,8 @@ void mb_split_close(struct mb_split *sp)
     if (sp == NULL)
         return;
     if (sp->st != NULL) {
-        zt_free(sp->st, &sp->tree);
-        za_free(sp->st, &sp->ar);
+        goblin__zt_free(sp->st, &sp->tree);
+        goblin__za_free(sp->st, &sp->ar);
         goblin_store_close(sp->st);
     }
     free(sp->rank_id);
@@ -216,13 +216,13 @@ uint64_t mb_split_traverse(const struct mb_split *sp, size_t start,
     uint32_t id;
     double s;
 
-    zt_seek(&sp->tree, start, &p);
+    goblin__zt_seek(&sp->tree, start, &p);
     for (size_t i = 0; i < n; i++) {
         zt_get(&sp->tree, &p, &s, &id);
         memcpy(&bits, &s, sizeof(bits));
         sum += bits ^ id;
         if (i + 1 < n)
-            zt_next(&sp->tree, &p);
+            goblin__zt_next(&sp->tree, &p);
     }
     return sum;
 }

@@ -21,7 +21,7 @@ static int cut(struct goblin_slice s)
     return s.len > 128 ? 128 : (int)s.len;
 }
 
-void cmd_acl_cat(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_acl_cat(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     size_t i, n = 0;
     int cat = -1;
@@ -55,7 +55,7 @@ void cmd_acl_cat(goblin__exec *x, int argc, const struct goblin_slice *argv)
             goblin__reply_cstr(x, goblin__commands[i].fullname);
 }
 
-void cmd_acl_deluser(goblin__exec *x, int argc,
+void goblin__cmd_acl_deluser(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     int64_t n = 0;
@@ -95,7 +95,7 @@ static const struct goblin__command *dry_command(
     return c;
 }
 
-void cmd_acl_dryrun(goblin__exec *x, int argc,
+void goblin__cmd_acl_dryrun(goblin__exec *x, int argc,
                     const struct goblin_slice *argv)
 {
     const struct goblin__acl_user *u = goblin__acl_find(x->eng, argv[2]);
@@ -145,7 +145,7 @@ static void reply_text(goblin__exec *x, const struct goblin__acl_user *u,
     goblin__text_free(&t);
 }
 
-void cmd_acl_getuser(goblin__exec *x, int argc,
+void goblin__cmd_acl_getuser(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     const struct goblin__acl_user *u = goblin__acl_find(x->eng, argv[2]);
@@ -179,7 +179,7 @@ void cmd_acl_getuser(goblin__exec *x, int argc,
     goblin__reply_array(x, 0);
 }
 
-void cmd_acl_help(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_acl_help(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     static const char *const help[] = {
         "ACL <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -215,7 +215,7 @@ void cmd_acl_help(goblin__exec *x, int argc, const struct goblin_slice *argv)
     goblin__reply_help(x, help, sizeof(help) / sizeof(help[0]));
 }
 
-void cmd_acl_list(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_acl_list(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     const struct goblin__acl_user *u;
     size_t n = 0;
@@ -248,21 +248,21 @@ static void file_op(goblin__exec *x, bool load)
         goblin__reply_error(x, err);
 }
 
-void cmd_acl_load(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_acl_load(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
     file_op(x, true);
 }
 
-void cmd_acl_save(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_acl_save(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
     file_op(x, false);
 }
 
-void cmd_acl_setuser(goblin__exec *x, int argc,
+void goblin__cmd_acl_setuser(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     char err[512];
@@ -278,7 +278,7 @@ void cmd_acl_setuser(goblin__exec *x, int argc,
         goblin__reply_ok(x);
 }
 
-void cmd_acl_users(goblin__exec *x, int argc,
+void goblin__cmd_acl_users(goblin__exec *x, int argc,
                    const struct goblin_slice *argv)
 {
     const struct goblin__acl_user *u;
@@ -293,7 +293,7 @@ void cmd_acl_users(goblin__exec *x, int argc,
         goblin__reply_bulk(x, u->name, u->namelen);
 }
 
-void cmd_acl_whoami(goblin__exec *x, int argc,
+void goblin__cmd_acl_whoami(goblin__exec *x, int argc,
                     const struct goblin_slice *argv)
 {
     const struct goblin__acl_user *u = x->sess->acl;

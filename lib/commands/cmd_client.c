@@ -50,14 +50,14 @@ int goblin__client_set_name(goblin_session *s, struct goblin_slice name)
     return set_text(s->eng->st, &s->name, name);
 }
 
-void cmd_client_id(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_client_id(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
     goblin__reply_int(x, (int64_t)x->sess->id);
 }
 
-void cmd_client_setname(goblin__exec *x, int argc,
+void goblin__cmd_client_setname(goblin__exec *x, int argc,
                         const struct goblin_slice *argv)
 {
     (void)argc;
@@ -72,7 +72,7 @@ void cmd_client_setname(goblin__exec *x, int argc,
     goblin__reply_ok(x);
 }
 
-void cmd_client_getname(goblin__exec *x, int argc,
+void goblin__cmd_client_getname(goblin__exec *x, int argc,
                         const struct goblin_slice *argv)
 {
     (void)argc;
@@ -83,7 +83,7 @@ void cmd_client_getname(goblin__exec *x, int argc,
         goblin__reply_cstr(x, x->sess->name);
 }
 
-void cmd_client_setinfo(goblin__exec *x, int argc,
+void goblin__cmd_client_setinfo(goblin__exec *x, int argc,
                         const struct goblin_slice *argv)
 {
     const struct goblin_slice attr = argv[2];
@@ -173,7 +173,7 @@ static void reply_text(goblin__exec *x, struct goblin__text *t)
     goblin__text_free(t);
 }
 
-void cmd_client_info(goblin__exec *x, int argc,
+void goblin__cmd_client_info(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     struct goblin__text t;
@@ -217,7 +217,7 @@ static bool id_listed(uint64_t id, int argc, const struct goblin_slice *argv)
     return false;
 }
 
-void cmd_client_list(goblin__exec *x, int argc,
+void goblin__cmd_client_list(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     struct goblin__text t;
@@ -335,7 +335,7 @@ void goblin__session_kill(goblin_session *s, goblin_session *by)
         eng->cfg.session_wake(eng->cfg.session_wake_ctx, s->user);
 }
 
-void cmd_client_kill(goblin__exec *x, int argc,
+void goblin__cmd_client_kill(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     struct kill_filter f = {0, NULL, NULL, -1, NULL, true};
@@ -377,14 +377,14 @@ static void on_off(goblin__exec *x, const struct goblin_slice *arg,
     goblin__reply_ok(x);
 }
 
-void cmd_client_no_evict(goblin__exec *x, int argc,
+void goblin__cmd_client_no_evict(goblin__exec *x, int argc,
                          const struct goblin_slice *argv)
 {
     (void)argc;
     on_off(x, &argv[2], SESS_NO_EVICT);
 }
 
-void cmd_client_no_touch(goblin__exec *x, int argc,
+void goblin__cmd_client_no_touch(goblin__exec *x, int argc,
                          const struct goblin_slice *argv)
 {
     (void)argc;
@@ -392,7 +392,7 @@ void cmd_client_no_touch(goblin__exec *x, int argc,
 }
 
 /* CLIENT REPLY: OFF and SKIP answer nothing, not even to themselves. */
-void cmd_client_reply(goblin__exec *x, int argc,
+void goblin__cmd_client_reply(goblin__exec *x, int argc,
                       const struct goblin_slice *argv)
 {
     goblin_session *s = x->sess;
@@ -412,7 +412,7 @@ void cmd_client_reply(goblin__exec *x, int argc,
     }
 }
 
-void cmd_client_help(goblin__exec *x, int argc,
+void goblin__cmd_client_help(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     static const char *const help[] = {

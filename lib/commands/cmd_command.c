@@ -141,7 +141,7 @@ static size_t top_count(void)
     return n;
 }
 
-void cmd_command(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_command(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     size_t i;
 
@@ -152,7 +152,7 @@ void cmd_command(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reply_info(x, &goblin__commands[i]);
 }
 
-void cmd_command_count(goblin__exec *x, int argc,
+void goblin__cmd_command_count(goblin__exec *x, int argc,
                        const struct goblin_slice *argv)
 {
     (void)argc;
@@ -167,14 +167,14 @@ static const struct goblin__command *find_any(const goblin_engine *eng,
     return goblin__command_lookup_fullname(eng, name);
 }
 
-void cmd_command_info(goblin__exec *x, int argc,
+void goblin__cmd_command_info(goblin__exec *x, int argc,
                       const struct goblin_slice *argv)
 {
     const struct goblin__command *c;
     int j;
 
     if (argc == 2) {
-        cmd_command(x, argc, argv);
+        goblin__cmd_command(x, argc, argv);
         return;
     }
     goblin__reply_array(x, (size_t)(argc - 2));
@@ -288,7 +288,7 @@ static void reply_docs(goblin__exec *x, const struct goblin__command *c)
     }
 }
 
-void cmd_command_docs(goblin__exec *x, int argc,
+void goblin__cmd_command_docs(goblin__exec *x, int argc,
                       const struct goblin_slice *argv)
 {
     const struct goblin__command *c;
@@ -379,13 +379,13 @@ static void getkeys(goblin__exec *x, int argc,
     }
 }
 
-void cmd_command_getkeys(goblin__exec *x, int argc,
+void goblin__cmd_command_getkeys(goblin__exec *x, int argc,
                          const struct goblin_slice *argv)
 {
     getkeys(x, argc, argv, false);
 }
 
-void cmd_command_getkeysandflags(goblin__exec *x, int argc,
+void goblin__cmd_command_getkeysandflags(goblin__exec *x, int argc,
                                  const struct goblin_slice *argv)
 {
     getkeys(x, argc, argv, true);
@@ -414,7 +414,7 @@ static bool list_keep(const struct goblin__command *c, int kind, int cat,
     return true;
 }
 
-void cmd_command_list(goblin__exec *x, int argc,
+void goblin__cmd_command_list(goblin__exec *x, int argc,
                       const struct goblin_slice *argv)
 {
     struct goblin_slice pat = {NULL, 0};
@@ -445,7 +445,7 @@ void cmd_command_list(goblin__exec *x, int argc,
             goblin__reply_cstr(x, goblin__commands[i].fullname);
 }
 
-void cmd_command_help(goblin__exec *x, int argc,
+void goblin__cmd_command_help(goblin__exec *x, int argc,
                       const struct goblin_slice *argv)
 {
     static const char *const help[] = {

@@ -89,7 +89,7 @@ static size_t config_select(goblin__exec *x, int argc,
     return n;
 }
 
-void cmd_config_get(goblin__exec *x, int argc,
+void goblin__cmd_config_get(goblin__exec *x, int argc,
                     const struct goblin_slice *argv)
 {
     uint8_t sel[1024] = {0};
@@ -186,7 +186,7 @@ static bool config_check(goblin__exec *x, int argc,
     return true;
 }
 
-void cmd_config_set(goblin__exec *x, int argc,
+void goblin__cmd_config_set(goblin__exec *x, int argc,
                     const struct goblin_slice *argv)
 {
     struct old_value old[64];
@@ -219,7 +219,7 @@ void cmd_config_set(goblin__exec *x, int argc,
     goblin__reply_ok(x);
 }
 
-void cmd_config_resetstat(goblin__exec *x, int argc,
+void goblin__cmd_config_resetstat(goblin__exec *x, int argc,
                           const struct goblin_slice *argv)
 {
     goblin_engine *e = x->eng;
@@ -238,7 +238,7 @@ void cmd_config_resetstat(goblin__exec *x, int argc,
     goblin__reply_ok(x);
 }
 
-void cmd_config_help(goblin__exec *x, int argc,
+void goblin__cmd_config_help(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     static const char *const help[] = {
@@ -262,7 +262,7 @@ void cmd_config_help(goblin__exec *x, int argc,
 }
 
 /* TIME: the store's clock in microseconds (goblin_config.now_us). */
-void cmd_time(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_time(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     int64_t us = goblin_store_now_us(x->st);
 

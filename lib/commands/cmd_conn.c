@@ -22,7 +22,7 @@ void goblin__exec_ping(goblin__exec *x, const struct goblin_slice *message)
         goblin__reply_slice(x, *message);
 }
 
-void cmd_ping(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_ping(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     if (argc > 2)
         goblin__reply_errorf(x, "ERR wrong number of arguments for '%s' "
@@ -36,13 +36,13 @@ void goblin__exec_echo(goblin__exec *x, struct goblin_slice message)
     goblin__reply_slice(x, message);
 }
 
-void cmd_echo(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_echo(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_echo(x, argv[1]);
 }
 
-void cmd_select(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_select(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     int64_t db;
 
@@ -61,7 +61,7 @@ void cmd_select(goblin__exec *x, int argc, const struct goblin_slice *argv)
     goblin__reply_ok(x);
 }
 
-void cmd_quit(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_quit(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -69,7 +69,7 @@ void cmd_quit(goblin__exec *x, int argc, const struct goblin_slice *argv)
     x->sess->flags |= SESS_CLOSE;
 }
 
-void cmd_reset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_reset(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -99,7 +99,7 @@ static void auth_failed(goblin__exec *x)
         x, "WRONGPASS invalid username-password pair or user is disabled.");
 }
 
-void cmd_auth(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_auth(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin_slice user = {"default", 7}, pass;
     struct goblin__acl_user *u;
@@ -193,7 +193,7 @@ static bool hello_parse(goblin__exec *x, int argc,
     return true;
 }
 
-void cmd_hello(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hello(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct hello_args h = {0};
     goblin_session *s = x->sess;

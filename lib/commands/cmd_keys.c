@@ -38,14 +38,14 @@ void goblin__exec_del(goblin__exec *x, const struct goblin_slice *keys,
     sum_keys(x, keys, n, goblin_key_delete);
 }
 
-void cmd_del(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_del(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     goblin__exec_del(x, argv + 1, (size_t)argc - 1);
 }
 
-void cmd_unlink(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_unlink(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    cmd_del(x, argc, argv);
+    goblin__cmd_del(x, argc, argv);
 }
 
 void goblin__exec_exists(goblin__exec *x, const struct goblin_slice *keys,
@@ -54,14 +54,14 @@ void goblin__exec_exists(goblin__exec *x, const struct goblin_slice *keys,
     sum_keys(x, keys, n, goblin_key_exists);
 }
 
-void cmd_exists(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_exists(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     goblin__exec_exists(x, argv + 1, (size_t)argc - 1);
 }
 
-void cmd_touch(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_touch(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    cmd_exists(x, argc, argv);
+    goblin__cmd_exists(x, argc, argv);
 }
 
 const char *goblin__type_name(enum goblin_type t)
@@ -79,7 +79,7 @@ void goblin__exec_type(goblin__exec *x, struct goblin_slice key)
     goblin__reply_status(x, goblin__type_name(goblin_key_type(x->st, key)));
 }
 
-void cmd_type(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_type(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_type(x, argv[1]);
@@ -100,13 +100,13 @@ void goblin__exec_rename(goblin__exec *x, struct goblin_slice key,
         goblin__reply_ok(x);
 }
 
-void cmd_rename(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_rename(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_rename(x, argv[1], argv[2], 0);
 }
 
-void cmd_renamenx(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_renamenx(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_rename(x, argv[1], argv[2], 1);
@@ -164,7 +164,7 @@ void goblin__exec_keys(goblin__exec *x, struct goblin_slice pattern)
         goblin__reply_strings(x, x->sess->scratch, c.n, false);
 }
 
-void cmd_keys(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_keys(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_keys(x, goblin__match_pattern(argv[1]));
@@ -274,7 +274,7 @@ void goblin__exec_scan(goblin__exec *x, uint64_t cursor,
         goblin__reply_scan(x, next, x->sess->scratch, c.n);
 }
 
-void cmd_scan(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_scan(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin_scan_options o = {{NULL, 0}, GOBLIN_TYPE_NONE, 0};
     uint64_t cursor;
@@ -295,7 +295,7 @@ void goblin__exec_randomkey(goblin__exec *x)
         goblin__reply_null(x);
 }
 
-void cmd_randomkey(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_randomkey(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -307,7 +307,7 @@ void goblin__exec_dbsize(goblin__exec *x)
     goblin__reply_int(x, (int64_t)goblin_key_count(x->st));
 }
 
-void cmd_dbsize(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_dbsize(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -327,7 +327,7 @@ void goblin__exec_flush(goblin__exec *x)
 }
 
 /* FLUSHALL and FLUSHDB [SYNC|ASYNC]: Goblin frees at once either way. */
-void cmd_flushall(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_flushall(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     if (argc > 2 || (argc == 2 && !goblin__arg_is(argv[1], "sync") &&
                      !goblin__arg_is(argv[1], "async")))
@@ -336,9 +336,9 @@ void cmd_flushall(goblin__exec *x, int argc, const struct goblin_slice *argv)
         goblin__exec_flush(x);
 }
 
-void cmd_flushdb(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_flushdb(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
-    cmd_flushall(x, argc, argv);
+    goblin__cmd_flushall(x, argc, argv);
 }
 
 /* EXPIRE's NX, XX, GT and LT (Redis 7's parseExtendedExpireArguments). */
@@ -406,22 +406,22 @@ static void expire_common(goblin__exec *x, int argc,
         goblin__exec_expire(x, kind, argv[1], t, flags);
 }
 
-void cmd_expire(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_expire(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     expire_common(x, argc, argv, GOBLIN__EXPIRE);
 }
 
-void cmd_pexpire(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_pexpire(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     expire_common(x, argc, argv, GOBLIN__PEXPIRE);
 }
 
-void cmd_expireat(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_expireat(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     expire_common(x, argc, argv, GOBLIN__EXPIREAT);
 }
 
-void cmd_pexpireat(goblin__exec *x, int argc,
+void goblin__cmd_pexpireat(goblin__exec *x, int argc,
                    const struct goblin_slice *argv)
 {
     expire_common(x, argc, argv, GOBLIN__PEXPIREAT);
@@ -439,26 +439,26 @@ void goblin__exec_ttl(goblin__exec *x, enum goblin__ttl_kind kind,
     goblin__reply_int(x, fns[kind](x->st, key));
 }
 
-void cmd_ttl(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_ttl(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_ttl(x, GOBLIN__TTL, argv[1]);
 }
 
-void cmd_pttl(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_pttl(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_ttl(x, GOBLIN__PTTL, argv[1]);
 }
 
-void cmd_expiretime(goblin__exec *x, int argc,
+void goblin__cmd_expiretime(goblin__exec *x, int argc,
                     const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_ttl(x, GOBLIN__EXPIRETIME, argv[1]);
 }
 
-void cmd_pexpiretime(goblin__exec *x, int argc,
+void goblin__cmd_pexpiretime(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     (void)argc;
@@ -475,13 +475,13 @@ void goblin__exec_persist(goblin__exec *x, struct goblin_slice key)
         goblin__reply_int(x, rc);
 }
 
-void cmd_persist(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_persist(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_persist(x, argv[1]);
 }
 
-void cmd_object_encoding(goblin__exec *x, int argc,
+void goblin__cmd_object_encoding(goblin__exec *x, int argc,
                          const struct goblin_slice *argv)
 {
     const char *enc;
@@ -495,7 +495,7 @@ void cmd_object_encoding(goblin__exec *x, int argc,
 
 /* OBJECT FREQ: the key's LFU counter, under an LFU maxmemory-policy
  * (maxmemory.c). */
-void cmd_object_freq(goblin__exec *x, int argc,
+void goblin__cmd_object_freq(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     (void)argc;
@@ -504,7 +504,7 @@ void cmd_object_freq(goblin__exec *x, int argc,
 
 /* OBJECT IDLETIME: seconds since the key's last access, on the store's
  * coarse access clock (maxmemory.c). */
-void cmd_object_idletime(goblin__exec *x, int argc,
+void goblin__cmd_object_idletime(goblin__exec *x, int argc,
                          const struct goblin_slice *argv)
 {
     (void)argc;
@@ -512,7 +512,7 @@ void cmd_object_idletime(goblin__exec *x, int argc,
 }
 
 /* OBJECT REFCOUNT: values are never shared in Goblin. */
-void cmd_object_refcount(goblin__exec *x, int argc,
+void goblin__cmd_object_refcount(goblin__exec *x, int argc,
                          const struct goblin_slice *argv)
 {
     (void)argc;
@@ -522,7 +522,7 @@ void cmd_object_refcount(goblin__exec *x, int argc,
         goblin__reply_null(x);
 }
 
-void cmd_object_help(goblin__exec *x, int argc,
+void goblin__cmd_object_help(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     static const char *const help[] = {

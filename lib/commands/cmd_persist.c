@@ -411,7 +411,7 @@ void goblin__persist_info(goblin__exec *x, struct goblin__text *t)
 
 /* ---- commands ---- */
 
-void cmd_save(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_save(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -426,7 +426,7 @@ void cmd_save(goblin__exec *x, int argc, const struct goblin_slice *argv)
     goblin__reply_ok(x);
 }
 
-void cmd_bgsave(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_bgsave(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin__persist *p = x->eng->persist;
     bool schedule = argc == 2 && goblin__arg_is(argv[1], "schedule");
@@ -459,7 +459,7 @@ void cmd_bgsave(goblin__exec *x, int argc, const struct goblin_slice *argv)
     goblin__reply_status(x, "Background saving started");
 }
 
-void cmd_lastsave(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_lastsave(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -469,7 +469,7 @@ void cmd_lastsave(goblin__exec *x, int argc, const struct goblin_slice *argv)
 /* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: goblind has no replicas
  * to wait for, so NOW changes nothing and there is never a shutdown in
  * progress to abort. On success there is no reply: the server closes. */
-void cmd_shutdown(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_shutdown(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     bool nosave = false, save = false, force = false, abort_ = false;
     bool bad = false;

@@ -146,7 +146,7 @@ end:
     return rc;
 }
 
-void cmd_config_rewrite(goblin__exec *x, int argc,
+void goblin__cmd_config_rewrite(goblin__exec *x, int argc,
                         const struct goblin_slice *argv)
 {
     struct goblin_server_info si = {0};

@@ -72,12 +72,12 @@ static void zpop(goblin__exec *x, int argc, const struct goblin_slice *argv,
         goblin__exec_zpop(x, argv[1], max, argc == 3, count);
 }
 
-void cmd_zpopmin(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zpopmin(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     zpop(x, argc, argv, 0);
 }
 
-void cmd_zpopmax(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zpopmax(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     zpop(x, argc, argv, 1);
 }
@@ -124,7 +124,7 @@ void goblin__exec_zrandmember(goblin__exec *x, struct goblin_slice key,
         goblin__reply_slice(x, gathered(x)[0].member);
 }
 
-void cmd_zrandmember(goblin__exec *x, int argc,
+void goblin__cmd_zrandmember(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     int64_t count = 0;
@@ -148,7 +148,7 @@ void goblin__exec_zscan(goblin__exec *x, struct goblin_slice key,
         goblin__reply_scored_scan(x, next, gathered(x), g.n);
 }
 
-void cmd_zscan(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zscan(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin_scan_options o = {{NULL, 0}, GOBLIN_TYPE_NONE, 0};
     uint64_t cursor;
@@ -364,35 +364,35 @@ static void combine(goblin__exec *x, int argc, const struct goblin_slice *argv,
         goblin__exec_zcombine(x, &a.c);
 }
 
-void cmd_zunionstore(goblin__exec *x, int argc,
+void goblin__cmd_zunionstore(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     combine(x, argc, argv, GOBLIN_ZSET_UNION, true);
 }
 
-void cmd_zinterstore(goblin__exec *x, int argc,
+void goblin__cmd_zinterstore(goblin__exec *x, int argc,
                      const struct goblin_slice *argv)
 {
     combine(x, argc, argv, GOBLIN_ZSET_INTER, true);
 }
 
-void cmd_zdiffstore(goblin__exec *x, int argc,
+void goblin__cmd_zdiffstore(goblin__exec *x, int argc,
                     const struct goblin_slice *argv)
 {
     combine(x, argc, argv, GOBLIN_ZSET_DIFF, true);
 }
 
-void cmd_zunion(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zunion(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     combine(x, argc, argv, GOBLIN_ZSET_UNION, false);
 }
 
-void cmd_zinter(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zinter(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     combine(x, argc, argv, GOBLIN_ZSET_INTER, false);
 }
 
-void cmd_zdiff(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zdiff(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     combine(x, argc, argv, GOBLIN_ZSET_DIFF, false);
 }
@@ -408,7 +408,7 @@ void goblin__exec_zintercard(goblin__exec *x, const struct goblin_slice *keys,
         goblin__reply_int(x, rc);
 }
 
-void cmd_zintercard(goblin__exec *x, int argc,
+void goblin__cmd_zintercard(goblin__exec *x, int argc,
                     const struct goblin_slice *argv)
 {
     struct combine_args a;

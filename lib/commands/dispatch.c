@@ -87,14 +87,14 @@ static bool arity_ok(const struct goblin__command *c, int argc)
 
 static bool is_exec(const struct goblin__command *c)
 {
-    return c->fn == cmd_exec;
+    return c->fn == goblin__cmd_exec;
 }
 
 /* Commands that run at once inside MULTI instead of being queued. */
 static bool runs_in_multi(const struct goblin__command *c)
 {
-    return c->fn == cmd_exec || c->fn == cmd_discard || c->fn == cmd_multi ||
-           c->fn == cmd_watch || c->fn == cmd_quit || c->fn == cmd_reset;
+    return c->fn == goblin__cmd_exec || c->fn == goblin__cmd_discard || c->fn == goblin__cmd_multi ||
+           c->fn == goblin__cmd_watch || c->fn == goblin__cmd_quit || c->fn == goblin__cmd_reset;
 }
 
 /* Refuses the command with text (code word included). */

@@ -191,10 +191,10 @@ bool goblin__maxmemory_admit(goblin__exec *x)
     if (x->eng->maxmemory == 0 || goblin__maxmemory_fits(x->eng))
         return true;
     deny = (c->flags & CMD_DENYOOM) ||
-           (c->fn == cmd_exec && (s->flags & SESS_MULTI) &&
+           (c->fn == goblin__cmd_exec && (s->flags & SESS_MULTI) &&
             queue_denyoom(s));
-    if ((s->flags & SESS_MULTI) && c->fn != cmd_exec &&
-        c->fn != cmd_discard && c->fn != cmd_quit && c->fn != cmd_reset)
+    if ((s->flags & SESS_MULTI) && c->fn != goblin__cmd_exec &&
+        c->fn != goblin__cmd_discard && c->fn != goblin__cmd_quit && c->fn != goblin__cmd_reset)
         deny = true;
     return !deny;
 }
@@ -205,9 +205,9 @@ bool goblin__maxmemory_admit(goblin__exec *x)
  * EXEC, whose looking at watched keys only expires them. SCAN, KEYS,
  * RANDOMKEY and DBSIZE look nothing up. */
 static goblin__handler *const never_touch[] = {
-    cmd_exists, cmd_type, cmd_ttl, cmd_pttl, cmd_expiretime,
-    cmd_pexpiretime, cmd_object_encoding, cmd_object_freq,
-    cmd_object_idletime, cmd_object_refcount, cmd_watch, cmd_exec,
+    goblin__cmd_exists, goblin__cmd_type, goblin__cmd_ttl, goblin__cmd_pttl, goblin__cmd_expiretime,
+    goblin__cmd_pexpiretime, goblin__cmd_object_encoding, goblin__cmd_object_freq,
+    goblin__cmd_object_idletime, goblin__cmd_object_refcount, goblin__cmd_watch, goblin__cmd_exec,
 };
 
 int goblin__touch_rules_build(goblin_engine *eng)
@@ -219,7 +219,7 @@ int goblin__touch_rules_build(goblin_engine *eng)
     for (size_t i = 0; i < goblin__command_count; i++) {
         goblin__handler *fn = goblin__commands[i].fn;
 
-        r[i] = fn == cmd_touch ? GOBLIN__TOUCH_ALWAYS : 0;
+        r[i] = fn == goblin__cmd_touch ? GOBLIN__TOUCH_ALWAYS : 0;
         for (size_t j = 0; j < sizeof(never_touch) / sizeof(*never_touch);
              j++)
             if (fn != NULL && fn == never_touch[j])

@@ -88,13 +88,13 @@ static int zfull_fill(goblin_store *st, struct zfull *z,
             ring[i % AHEAD] = zf_hash(z, a->ptr, a->len);
             prefetch_home(&z->idx, ring[i % AHEAD]);
         }
-        if (goblin__swiss_find(&z->idx, &zf_swiss_ops, z, h, m->ptr, m->len,
+        if (goblin__swiss_find(&z->idx, &goblin__zf_swiss_ops, z, h, m->ptr, m->len,
                                &other))
             return GOBLIN_ESNAPFORMAT;
         scores[i] = p[i].score;
-        rc = za_append(st, &z->ar, m->ptr, m->len, scores[i], &ids[i]);
+        rc = goblin__za_append(st, &z->ar, m->ptr, m->len, scores[i], &ids[i]);
         if (rc == 0)
-            rc = goblin__swiss_insert(st, &z->idx, &zf_swiss_ops, z, h,
+            rc = goblin__swiss_insert(st, &z->idx, &goblin__zf_swiss_ops, z, h,
                                       ids[i]);
         if (rc != 0)
             return rc;
@@ -106,7 +106,7 @@ int goblin__snap_zset_full(goblin_store *st, const struct goblin_zpair *p,
                            size_t n, void **out)
 {
     size_t bytes = goblin__mul(n, sizeof(double) + sizeof(uint32_t));
-    struct zfull *z = zf_new(st);
+    struct zfull *z = goblin__zf_new(st);
     double *scores;
     int rc;
 
@@ -117,12 +117,12 @@ int goblin__snap_zset_full(goblin_store *st, const struct goblin_zpair *p,
     if (rc == 0)
         rc = zfull_fill(st, z, p, n, scores, (uint32_t *)(void *)(scores + n));
     if (rc == 0)
-        rc = zt_build(st, &z->tree, scores, (uint32_t *)(void *)(scores + n),
+        rc = goblin__zt_build(st, &z->tree, scores, (uint32_t *)(void *)(scores + n),
                       n);
     if (scores != NULL)
         goblin__free(st, scores, bytes);
     if (rc != 0) {
-        zf_free(st, z);
+        goblin__zf_free(st, z);
         return rc;
     }
     *out = z;

@@ -11,7 +11,7 @@
 
 #define FIRST_CHUNK 256
 
-void za_init(struct zarena *a)
+void goblin__za_init(struct zarena *a)
 {
     memset(a, 0, sizeof(*a));
 }
@@ -42,7 +42,7 @@ static void free_big_blocks(goblin_store *st, struct zarena *a, uint8_t *c)
     }
 }
 
-void za_free(goblin_store *st, struct zarena *a)
+void goblin__za_free(goblin_store *st, struct zarena *a)
 {
     for (uint32_t i = 0; i < a->nchunks; i++) {
         uint8_t *c = za_chunk_at(a, a->base + i);
@@ -51,7 +51,7 @@ void za_free(goblin_store *st, struct zarena *a)
         goblin__free(st, c, chunk_hdr(c)->size);
     }
     goblin__free(st, a->ring, (size_t)a->ring_cap * sizeof(uint8_t *));
-    za_init(a);
+    goblin__za_init(a);
 }
 
 static int ring_grow(goblin_store *st, struct zarena *a)
@@ -190,9 +190,9 @@ static void link_set(uint8_t *r, int which, uint32_t v)
 /* The free list for records of size bytes, claiming an unused one if
  * claim is set; NULL if none. Records with members under 8 bytes have no
  * room for the links. */
-static struct za_free *free_list(struct zarena *a, size_t size, bool claim)
+static struct goblin__za_free *free_list(struct zarena *a, size_t size, bool claim)
 {
-    struct za_free *spare = NULL;
+    struct goblin__za_free *spare = NULL;
 
     if (size < 1 + 8 + 8)
         return NULL;
@@ -211,7 +211,7 @@ static struct za_free *free_list(struct zarena *a, size_t size, bool claim)
 /* Puts the dead record at pos (marked ZA_DEAD) on its free list. */
 static void list_push(struct zarena *a, uint32_t pos, size_t size)
 {
-    struct za_free *f = free_list(a, size, true);
+    struct goblin__za_free *f = free_list(a, size, true);
     uint64_t mark = ZA_FREE;
     uint8_t *r = za_rec(a, pos);
 
@@ -225,7 +225,7 @@ static void list_push(struct zarena *a, uint32_t pos, size_t size)
     memcpy(r + size - 8, &mark, 8);
 }
 
-static void list_remove(struct zarena *a, struct za_free *f, uint32_t pos)
+static void list_remove(struct zarena *a, struct goblin__za_free *f, uint32_t pos)
 {
     uint8_t *r = za_rec(a, pos);
     uint32_t prev = link_get(r, 0), next = link_get(r, 1);
@@ -238,7 +238,7 @@ static void list_remove(struct zarena *a, struct za_free *f, uint32_t pos)
         link_set(za_rec(a, next), 0, prev);
 }
 
-void za_unlist(struct zarena *a, uint32_t pos)
+void goblin__za_unlist(struct zarena *a, uint32_t pos)
 {
     uint8_t *r = za_rec(a, pos);
 
@@ -251,7 +251,7 @@ void za_unlist(struct zarena *a, uint32_t pos)
  * go): they leave the list as plain dead records. */
 static uint32_t list_pop(struct zarena *a, size_t size)
 {
-    struct za_free *f = free_list(a, size, false);
+    struct goblin__za_free *f = free_list(a, size, false);
     uint64_t dead = ZA_DEAD;
 
     while (f != NULL && f->head != 0) {
@@ -268,7 +268,7 @@ static uint32_t list_pop(struct zarena *a, size_t size)
     return 0;
 }
 
-int za_append(goblin_store *st, struct zarena *a, const void *m, size_t len,
+int goblin__za_append(goblin_store *st, struct zarena *a, const void *m, size_t len,
               double score, uint32_t *pos)
 {
     size_t size = rec_size_for(len), at;
@@ -308,7 +308,7 @@ int za_append(goblin_store *st, struct zarena *a, const void *m, size_t len,
     return 0;
 }
 
-int za_move(goblin_store *st, struct zarena *a, uint32_t pos,
+int goblin__za_move(goblin_store *st, struct zarena *a, uint32_t pos,
             uint32_t *npos)
 {
     uint8_t *r = za_rec(a, pos), *c;
@@ -333,7 +333,7 @@ int za_move(goblin_store *st, struct zarena *a, uint32_t pos,
     return 0;
 }
 
-void za_kill(goblin_store *st, struct zarena *a, uint32_t pos)
+void goblin__za_kill(goblin_store *st, struct zarena *a, uint32_t pos)
 {
     uint8_t *r = za_rec(a, pos), *c;
     size_t size = za_rec_size(r);
@@ -362,7 +362,7 @@ void za_kill(goblin_store *st, struct zarena *a, uint32_t pos)
     list_push(a, pos, size);
 }
 
-void za_seal(goblin_store *st, struct zarena *a)
+void goblin__za_seal(goblin_store *st, struct zarena *a)
 {
     uint64_t seq;
     uint8_t *c, *n;
@@ -385,7 +385,7 @@ void za_seal(goblin_store *st, struct zarena *a)
     a->ring[seq & (a->ring_cap - 1)] = n;
 }
 
-void za_drop_base(goblin_store *st, struct zarena *a)
+void goblin__za_drop_base(goblin_store *st, struct zarena *a)
 {
     uint8_t *c = za_chunk_at(a, a->base);
     struct za_chunk *h = chunk_hdr(c);

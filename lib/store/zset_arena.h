@@ -55,7 +55,7 @@
 #define ZA_FREE_SIZES 8
 
 /* Free list of dead records of one size; positions, 0 for none. */
-struct za_free {
+struct goblin__za_free {
     uint32_t size;      /* record bytes; 0: the list is unused */
     uint32_t head;
 };
@@ -70,7 +70,7 @@ struct zarena {
     size_t live;        /* bytes of live records */
     size_t dead;        /* bytes of dead records not yet reclaimed */
     size_t bytes;       /* everything held: chunks, ring, big blocks */
-    struct za_free free[ZA_FREE_SIZES];
+    struct goblin__za_free free[ZA_FREE_SIZES];
 };
 
 /* The chunk header, at the start of every chunk. */
@@ -204,34 +204,34 @@ static inline uint64_t za_seq_tail(const struct zarena *a)
     return a->base + a->nchunks - 1;
 }
 
-void za_init(struct zarena *a);
-void za_free(goblin_store *st, struct zarena *a);
+void goblin__za_init(struct zarena *a);
+void goblin__za_free(goblin_store *st, struct zarena *a);
 
 /* Appends a live record. Returns 0 and sets *pos, GOBLIN_ENOMEM or
  * GOBLIN_ELIMIT, with nothing changed. */
-int za_append(goblin_store *st, struct zarena *a, const void *m, size_t len,
+int goblin__za_append(goblin_store *st, struct zarena *a, const void *m, size_t len,
               double score, uint32_t *pos);
 
 /* Copies the record at pos (live, in a chunk other than the tail) to the
  * tail, big member blocks by pointer. The old copy is left as it is: its
  * chunk is about to be dropped. Returns 0 and sets *npos, or an error with
  * nothing changed. */
-int za_move(goblin_store *st, struct zarena *a, uint32_t pos,
+int goblin__za_move(goblin_store *st, struct zarena *a, uint32_t pos,
             uint32_t *npos);
 
 /* Makes the record at pos dead and frees its big block if it has one. */
-void za_kill(goblin_store *st, struct zarena *a, uint32_t pos);
+void goblin__za_kill(goblin_store *st, struct zarena *a, uint32_t pos);
 
 /* The next append goes to a new chunk (so the current tail can be
  * cleaned). */
-void za_seal(goblin_store *st, struct zarena *a);
+void goblin__za_seal(goblin_store *st, struct zarena *a);
 
 /* Takes the dead record at pos (in the oldest chunk, being cleaned) off
  * its free list, if it is on one. */
-void za_unlist(struct zarena *a, uint32_t pos);
+void goblin__za_unlist(struct zarena *a, uint32_t pos);
 
 /* Drops the oldest chunk, whose live records have all been moved and
  * whose dead ones are on no free list. */
-void za_drop_base(goblin_store *st, struct zarena *a);
+void goblin__za_drop_base(goblin_store *st, struct zarena *a);
 
 #endif

@@ -54,7 +54,7 @@ static size_t score_put(uint8_t *p, double s, uint8_t flags)
     }
 }
 
-size_t zc_entry_size(size_t len, double s, uint8_t flags)
+size_t goblin__zc_entry_size(size_t len, double s, uint8_t flags)
 {
     return 1 + len + score_size(s, flags);
 }
@@ -64,7 +64,7 @@ static struct zc_hdr *hdr(void *obj)
     return obj;
 }
 
-void *zc_new(goblin_store *st, size_t cap)
+void *goblin__zc_new(goblin_store *st, size_t cap)
 {
     struct zc_hdr *h;
 
@@ -82,7 +82,7 @@ void *zc_new(goblin_store *st, size_t cap)
     return h;
 }
 
-void zc_free(goblin_store *st, void *obj)
+void goblin__zc_free(goblin_store *st, void *obj)
 {
     goblin__free(st, obj, hdr(obj)->cap);
 }
@@ -121,7 +121,7 @@ static inline uint64_t tail_of(const void *m, size_t len)
     return len >= 8 ? load64((const uint8_t *)m + len - 8) : 0;
 }
 
-int zc_find(const void *obj, const void *m, size_t len, struct zc_ent *e,
+int goblin__zc_find(const void *obj, const void *m, size_t len, struct zc_ent *e,
             size_t *rank)
 {
     const uint8_t *p = zc_first(obj), *end = zc_end(obj);
@@ -140,7 +140,7 @@ int zc_find(const void *obj, const void *m, size_t len, struct zc_ent *e,
     return 0;
 }
 
-size_t zc_offset_of_rank(const void *obj, size_t r)
+size_t goblin__zc_offset_of_rank(const void *obj, size_t r)
 {
     const uint8_t *p = zc_first(obj);
 
@@ -149,7 +149,7 @@ size_t zc_offset_of_rank(const void *obj, size_t r)
     return (size_t)(p - (const uint8_t *)obj);
 }
 
-size_t zc_rank_score(const void *obj, double s, bool excl)
+size_t goblin__zc_rank_score(const void *obj, double s, bool excl)
 {
     const uint8_t *p = zc_first(obj), *end = zc_end(obj);
     size_t r = 0;
@@ -173,7 +173,7 @@ static int mem_cmp(const void *a, size_t alen, const void *b, size_t blen)
     return alen < blen ? -1 : alen > blen;
 }
 
-size_t zc_rank_lex(const void *obj, const void *m, size_t len, bool excl)
+size_t goblin__zc_rank_lex(const void *obj, const void *m, size_t len, bool excl)
 {
     const uint8_t *p = zc_first(obj), *end = zc_end(obj);
     size_t r = 0;
@@ -187,7 +187,7 @@ size_t zc_rank_lex(const void *obj, const void *m, size_t len, bool excl)
     return r;
 }
 
-int zc_reserve(goblin_store *st, void **objp, size_t cap)
+int goblin__zc_reserve(goblin_store *st, void **objp, size_t cap)
 {
     struct zc_hdr *h = *objp;
 
@@ -203,11 +203,11 @@ int zc_reserve(goblin_store *st, void **objp, size_t cap)
     return 0;
 }
 
-void zc_insert(void *obj, const void *m, size_t len, double s)
+void goblin__zc_insert(void *obj, const void *m, size_t len, double s)
 {
     struct zc_hdr *h = hdr(obj);
     uint8_t *p = (uint8_t *)obj + ZC_HDR, *end = (uint8_t *)obj + h->used;
-    size_t size = zc_entry_size(len, s, h->flags);
+    size_t size = goblin__zc_entry_size(len, s, h->flags);
     struct zc_ent e;
 
     assert(h->used + size <= h->cap);
@@ -225,10 +225,10 @@ void zc_insert(void *obj, const void *m, size_t len, double s)
     h->count++;
 }
 
-void zc_delete(void *obj, size_t r, size_t n)
+void goblin__zc_delete(void *obj, size_t r, size_t n)
 {
     struct zc_hdr *h = hdr(obj);
-    size_t a = zc_offset_of_rank(obj, r), b = a;
+    size_t a = goblin__zc_offset_of_rank(obj, r), b = a;
     uint8_t *base = obj;
 
     for (size_t i = 0; i < n; i++)
@@ -238,7 +238,7 @@ void zc_delete(void *obj, size_t r, size_t n)
     h->count = (uint16_t)(h->count - n);
 }
 
-void zc_shrink(goblin_store *st, void **objp)
+void goblin__zc_shrink(goblin_store *st, void **objp)
 {
     struct zc_hdr *h = *objp;
     void *n;
@@ -259,7 +259,7 @@ static bool move_in_place(void *obj, const struct zchange *c)
 {
     uint8_t *base = obj, *p = base + ZC_HDR, *end = base + hdr(obj)->used;
     uint8_t flags = hdr(obj)->flags;
-    size_t size = zc_entry_size(c->len, c->score, flags), a = 0, t;
+    size_t size = goblin__zc_entry_size(c->len, c->score, flags), a = 0, t;
     struct zc_ent e;
 
     for (uint64_t tail = tail_of(c->m, c->len); p < end; p += entry_skip(p))
@@ -291,7 +291,7 @@ static bool move_in_place(void *obj, const struct zchange *c)
     return true;
 }
 
-int zc_apply(goblin_store *st, void **objp, const struct zchange *c,
+int goblin__zc_apply(goblin_store *st, void **objp, const struct zchange *c,
              size_t n)
 {
     size_t need = hdr(*objp)->used;
@@ -300,32 +300,32 @@ int zc_apply(goblin_store *st, void **objp, const struct zchange *c,
     if (n == 1 && c->exists && move_in_place(*objp, c))
         return 0;
     for (size_t i = 0; i < n; i++)
-        need += zc_entry_size(c[i].len, c[i].score, hdr(*objp)->flags);
-    if ((rc = zc_reserve(st, objp, need)) != 0)
+        need += goblin__zc_entry_size(c[i].len, c[i].score, hdr(*objp)->flags);
+    if ((rc = goblin__zc_reserve(st, objp, need)) != 0)
         return rc;
     for (size_t i = 0; i < n; i++) {
         size_t r;
 
         if (c[i].exists) {
-            int found = zc_find(*objp, c[i].m, c[i].len, NULL, &r);
+            int found = goblin__zc_find(*objp, c[i].m, c[i].len, NULL, &r);
 
             assert(found);
             (void)found;
-            zc_delete(*objp, r, 1);
+            goblin__zc_delete(*objp, r, 1);
         }
-        zc_insert(*objp, c[i].m, c[i].len, c[i].score);
+        goblin__zc_insert(*objp, c[i].m, c[i].len, c[i].score);
     }
-    zc_shrink(st, objp);
+    goblin__zc_shrink(st, objp);
     return 0;
 }
 
-int zc_to_full(goblin_store *st, const void *obj, struct zfull **out)
+int goblin__zc_to_full(goblin_store *st, const void *obj, struct zfull **out)
 {
     double scores[GOBLIN__ZSET_COMPACT_MAX_ENTRIES];
     uint32_t ids[GOBLIN__ZSET_COMPACT_MAX_ENTRIES];
     const uint8_t *p = zc_first(obj), *end = zc_end(obj);
     size_t n = 0;
-    struct zfull *z = zf_new(st);
+    struct zfull *z = goblin__zf_new(st);
     struct zc_ent e;
     int rc = 0;
 
@@ -335,18 +335,18 @@ int zc_to_full(goblin_store *st, const void *obj, struct zfull **out)
     for (; p < end; p += e.size, n++) {
         zc_decode(p, &e);
         scores[n] = e.score;
-        rc = za_append(st, &z->ar, e.m, e.len, e.score, &ids[n]);
+        rc = goblin__za_append(st, &z->ar, e.m, e.len, e.score, &ids[n]);
         if (rc == 0)
-            rc = goblin__swiss_insert(st, &z->idx, &zf_swiss_ops, z,
+            rc = goblin__swiss_insert(st, &z->idx, &goblin__zf_swiss_ops, z,
                                       zf_hash(z, e.m, e.len), ids[n]);
         if (rc != 0)
             goto fail;
     }
-    if ((rc = zt_build(st, &z->tree, scores, ids, n)) != 0)
+    if ((rc = goblin__zt_build(st, &z->tree, scores, ids, n)) != 0)
         goto fail;
     *out = z;
     return 0;
 fail:
-    zf_free(st, z);
+    goblin__zf_free(st, z);
     return rc;
 }

@@ -43,9 +43,9 @@ static bool ops_eq(const void *owner, uint32_t id, const void *key,
     return n == len && (len == 0 || memcmp(m, key, len) == 0);
 }
 
-const struct goblin__swiss_ops zf_swiss_ops = {ops_hash, ops_eq};
+const struct goblin__swiss_ops goblin__zf_swiss_ops = {ops_hash, ops_eq};
 
-struct zfull *zf_new(goblin_store *st)
+struct zfull *goblin__zf_new(goblin_store *st)
 {
     struct zfull *z = goblin__alloc(st, sizeof(*z));
 
@@ -55,21 +55,21 @@ struct zfull *zf_new(goblin_store *st)
     z->kind = ZK_FULL;
     z->seed = st->hash_seed;
     z->tag = (uint16_t)(1 + goblin__rand64(st) % 0xFFFF);
-    za_init(&z->ar);
+    goblin__za_init(&z->ar);
     goblin__swiss_init(&z->idx);
-    zt_init(&z->tree, &z->ar);
+    goblin__zt_init(&z->tree, &z->ar);
     return z;
 }
 
-void zf_free(goblin_store *st, struct zfull *z)
+void goblin__zf_free(goblin_store *st, struct zfull *z)
 {
-    zt_free(st, &z->tree);
+    goblin__zt_free(st, &z->tree);
     goblin__swiss_free(st, &z->idx);
-    za_free(st, &z->ar);
+    goblin__za_free(st, &z->ar);
     goblin__free(st, z, sizeof(*z));
 }
 
-size_t zf_bytes(const struct zfull *z)
+size_t goblin__zf_bytes(const struct zfull *z)
 {
     return sizeof(*z) + z->ar.bytes + goblin__swiss_bytes(&z->idx) +
            z->tree.bytes;
@@ -80,39 +80,39 @@ static uint64_t id_hash(const struct zfull *z, uint32_t id)
     return ops_hash(z, id);
 }
 
-int zf_insert(goblin_store *st, struct zfull *z, const void *m, size_t len,
+int goblin__zf_insert(goblin_store *st, struct zfull *z, const void *m, size_t len,
               double score, uint32_t *id)
 {
     uint32_t pos;
     uint64_t h = zf_hash(z, m, len);
     int rc;
 
-    if ((rc = za_append(st, &z->ar, m, len, score, &pos)) != 0)
+    if ((rc = goblin__za_append(st, &z->ar, m, len, score, &pos)) != 0)
         return rc;
-    rc = goblin__swiss_insert(st, &z->idx, &zf_swiss_ops, z, h, pos);
+    rc = goblin__swiss_insert(st, &z->idx, &goblin__zf_swiss_ops, z, h, pos);
     if (rc != 0)
         goto fail_arena;
-    if ((rc = zt_insert(st, &z->tree, score, pos)) != 0)
+    if ((rc = goblin__zt_insert(st, &z->tree, score, pos)) != 0)
         goto fail_index;
     *id = pos;
     return 0;
 fail_index:
-    goblin__swiss_erase(st, &z->idx, &zf_swiss_ops, z, h, pos);
+    goblin__swiss_erase(st, &z->idx, &goblin__zf_swiss_ops, z, h, pos);
 fail_arena:
-    za_kill(st, &z->ar, pos);
+    goblin__za_kill(st, &z->ar, pos);
     return rc;
 }
 
 /* Drops id from the index and the arena (not the tree). */
 static void forget(goblin_store *st, struct zfull *z, uint32_t id)
 {
-    goblin__swiss_erase(st, &z->idx, &zf_swiss_ops, z, id_hash(z, id), id);
-    za_kill(st, &z->ar, id);
+    goblin__swiss_erase(st, &z->idx, &goblin__zf_swiss_ops, z, id_hash(z, id), id);
+    goblin__za_kill(st, &z->ar, id);
 }
 
-void zf_remove(goblin_store *st, struct zfull *z, uint32_t id)
+void goblin__zf_remove(goblin_store *st, struct zfull *z, uint32_t id)
 {
-    zt_erase(st, &z->tree, za_score(&z->ar, id), id);
+    goblin__zt_erase(st, &z->tree, za_score(&z->ar, id), id);
     forget(st, z, id);
 }
 
@@ -129,22 +129,22 @@ static void range_forget(void *ctx, double score, uint32_t id)
     forget(c->st, c->z, id);
 }
 
-void zf_remove_range(goblin_store *st, struct zfull *z, size_t from,
+void goblin__zf_remove_range(goblin_store *st, struct zfull *z, size_t from,
                      size_t n)
 {
     struct range_ctx c = {st, z};
 
-    zt_erase_range(st, &z->tree, from, n, range_forget, &c);
+    goblin__zt_erase_range(st, &z->tree, from, n, range_forget, &c);
 }
 
-int zf_apply(goblin_store *st, struct zfull *z, struct zchange *c, size_t n)
+int goblin__zf_apply(goblin_store *st, struct zfull *z, struct zchange *c, size_t n)
 {
     size_t i;
     int rc = 0;
 
     /* One member changing its score: the common ZADD / ZINCRBY. */
     if (n == 1 && c->exists) {
-        if ((rc = zt_update(st, &z->tree, c->old, c->score, c->id)) == 0)
+        if ((rc = goblin__zt_update(st, &z->tree, c->old, c->score, c->id)) == 0)
             za_set_score(&z->ar, c->id, c->score);
         return rc;
     }
@@ -152,23 +152,23 @@ int zf_apply(goblin_store *st, struct zfull *z, struct zchange *c, size_t n)
      * record at the new score for members that move. */
     for (i = 0; i < n; i++) {
         if (!c[i].exists)
-            rc = zf_insert(st, z, c[i].m, c[i].len, c[i].score, &c[i].id);
+            rc = goblin__zf_insert(st, z, c[i].m, c[i].len, c[i].score, &c[i].id);
         else
-            rc = zt_insert(st, &z->tree, c[i].score, c[i].id);
+            rc = goblin__zt_insert(st, &z->tree, c[i].score, c[i].id);
         if (rc != 0)
             goto undo;
     }
     /* Then what cannot: drop the old records, store the new scores. */
     for (i = 0; i < n; i++) {
         if (c[i].exists) {
-            zt_erase(st, &z->tree, c[i].old, c[i].id);
+            goblin__zt_erase(st, &z->tree, c[i].old, c[i].id);
             za_set_score(&z->ar, c[i].id, c[i].score);
         }
     }
     return 0;
 undo:
     while (i-- > 0) {
-        zt_erase(st, &z->tree, c[i].score, c[i].id);
+        goblin__zt_erase(st, &z->tree, c[i].score, c[i].id);
         if (!c[i].exists)
             forget(st, z, c[i].id);
     }
@@ -182,10 +182,10 @@ static int clean_move(goblin_store *st, struct zfull *z, uint32_t pos)
     double score = za_score(&z->ar, pos);
     int rc;
 
-    if ((rc = za_move(st, &z->ar, pos, &npos)) != 0)
+    if ((rc = goblin__za_move(st, &z->ar, pos, &npos)) != 0)
         return rc;
     goblin__swiss_retarget(&z->idx, id_hash(z, npos), pos, npos);
-    zt_retarget(&z->tree, score, pos, npos);
+    goblin__zt_retarget(&z->tree, score, pos, npos);
     return 0;
 }
 
@@ -194,7 +194,7 @@ static bool clean_wanted(const struct zarena *a)
     return a->dead >= CLEAN_MIN_DEAD && a->dead * 4 > a->live;
 }
 
-void zf_clean_step(goblin_store *st, struct zfull *z)
+void goblin__zf_clean_step(goblin_store *st, struct zfull *z)
 {
     struct zarena *a = &z->ar;
     unsigned moves = 0, visits = 0;
@@ -207,7 +207,7 @@ void zf_clean_step(goblin_store *st, struct zfull *z)
         z->clean_off = ZA_HDR;
     }
     if (a->nchunks == 1)
-        za_seal(st, a);
+        goblin__za_seal(st, a);
     c = za_chunk_at(a, a->base);
     while (z->clean_off < ((struct za_chunk *)(void *)c)->used) {
         uint32_t pos = za_pos(a->base, z->clean_off);
@@ -222,11 +222,11 @@ void zf_clean_step(goblin_store *st, struct zfull *z)
             moves++;
             c = za_chunk_at(a, a->base);
         } else {
-            za_unlist(a, pos);
+            goblin__za_unlist(a, pos);
         }
         z->clean_off += (uint32_t)size;
     }
-    za_drop_base(st, a);
+    goblin__za_drop_base(st, a);
     z->clean_off = ZA_HDR;
     if (a->dead * 9 <= a->live + a->dead)
         a->cleaning = false;

@@ -126,7 +126,7 @@ static inline const uint8_t *zc_end(const void *obj)
 
 /* Bytes an entry for a member of len bytes with score s takes in a set
  * with the header flags given. */
-size_t zc_entry_size(size_t len, double s, uint8_t flags);
+size_t goblin__zc_entry_size(size_t len, double s, uint8_t flags);
 
 /* Whether a compact object keeps -0.0 (ZC_F_SKIPLIST). */
 static inline bool zc_keeps_sign(const void *obj)
@@ -135,33 +135,33 @@ static inline bool zc_keeps_sign(const void *obj)
 }
 
 /* An empty compact object with room for cap bytes of entries. */
-void *zc_new(goblin_store *st, size_t cap);
-void zc_free(goblin_store *st, void *obj);
+void *goblin__zc_new(goblin_store *st, size_t cap);
+void goblin__zc_free(goblin_store *st, void *obj);
 
 /* Finds member m. Returns 1 and fills *e and *rank (either may be NULL),
  * or 0. */
-int zc_find(const void *obj, const void *m, size_t len, struct zc_ent *e,
+int goblin__zc_find(const void *obj, const void *m, size_t len, struct zc_ent *e,
             size_t *rank);
 
 /* Byte offset of the entry at rank r (r may be count: the end). */
-size_t zc_offset_of_rank(const void *obj, size_t r);
+size_t goblin__zc_offset_of_rank(const void *obj, size_t r);
 
 /* Ranks of the first entry at or above a score / lex bound. */
-size_t zc_rank_score(const void *obj, double s, bool excl);
-size_t zc_rank_lex(const void *obj, const void *m, size_t len, bool excl);
+size_t goblin__zc_rank_score(const void *obj, double s, bool excl);
+size_t goblin__zc_rank_lex(const void *obj, const void *m, size_t len, bool excl);
 
 /* Makes the block hold at least cap bytes. Returns 0 or GOBLIN_ENOMEM
  * (nothing changed); *objp may move. */
-int zc_reserve(goblin_store *st, void **objp, size_t cap);
+int goblin__zc_reserve(goblin_store *st, void **objp, size_t cap);
 
 /* Inserts an entry for an absent member; the block must have room. */
-void zc_insert(void *obj, const void *m, size_t len, double s);
+void goblin__zc_insert(void *obj, const void *m, size_t len, double s);
 
 /* Deletes n entries from rank r on. */
-void zc_delete(void *obj, size_t r, size_t n);
+void goblin__zc_delete(void *obj, size_t r, size_t n);
 
 /* Gives the block back its slack, if the allocator lets it. */
-void zc_shrink(goblin_store *st, void **objp);
+void goblin__zc_shrink(goblin_store *st, void **objp);
 
 /* ---- full form ---- */
 
@@ -176,7 +176,7 @@ struct zfull {
     struct ztree tree;
 };
 
-extern const struct goblin__swiss_ops zf_swiss_ops;
+extern const struct goblin__swiss_ops goblin__zf_swiss_ops;
 
 static inline uint64_t zf_hash(const struct zfull *z, const void *m,
                                size_t len)
@@ -185,35 +185,35 @@ static inline uint64_t zf_hash(const struct zfull *z, const void *m,
 }
 
 /* An empty full object. Returns NULL without memory. */
-struct zfull *zf_new(goblin_store *st);
-void zf_free(goblin_store *st, struct zfull *z);
+struct zfull *goblin__zf_new(goblin_store *st);
+void goblin__zf_free(goblin_store *st, struct zfull *z);
 
 /* Finds member m; returns 1 and sets *id, or 0. */
 static inline int zf_find(const struct zfull *z, const void *m, size_t len,
                           uint32_t *id)
 {
-    return goblin__swiss_find(&z->idx, &zf_swiss_ops, z, zf_hash(z, m, len),
+    return goblin__swiss_find(&z->idx, &goblin__zf_swiss_ops, z, zf_hash(z, m, len),
                               m, len, id);
 }
 
 /* Adds an absent member. Returns 0 and sets *id, or an error with nothing
  * changed. */
-int zf_insert(goblin_store *st, struct zfull *z, const void *m, size_t len,
+int goblin__zf_insert(goblin_store *st, struct zfull *z, const void *m, size_t len,
               double score, uint32_t *id);
 
 /* Removes the member at id. Never fails. */
-void zf_remove(goblin_store *st, struct zfull *z, uint32_t id);
+void goblin__zf_remove(goblin_store *st, struct zfull *z, uint32_t id);
 
 /* Removes n members from rank `from` on, calling fn (if not NULL) for each
  * first. */
-void zf_remove_range(goblin_store *st, struct zfull *z, size_t from,
+void goblin__zf_remove_range(goblin_store *st, struct zfull *z, size_t from,
                      size_t n);
 
 /* One bounded step of arena compaction; called at the end of writes. */
-void zf_clean_step(goblin_store *st, struct zfull *z);
+void goblin__zf_clean_step(goblin_store *st, struct zfull *z);
 
 /* Bytes z holds through the allocator. */
-size_t zf_bytes(const struct zfull *z);
+size_t goblin__zf_bytes(const struct zfull *z);
 
 /* ---- changes to apply (zset_obj.c) ---- */
 
@@ -228,10 +228,10 @@ struct zchange {
 
 /* Applies changes (distinct members, each a new member or a real score
  * change) to a full object, all or nothing. */
-int zf_apply(goblin_store *st, struct zfull *z, struct zchange *c, size_t n);
+int goblin__zf_apply(goblin_store *st, struct zfull *z, struct zchange *c, size_t n);
 
 /* Same for a compact object whose result stays compact; *objp may move. */
-int zc_apply(goblin_store *st, void **objp, const struct zchange *c,
+int goblin__zc_apply(goblin_store *st, void **objp, const struct zchange *c,
              size_t n);
 
 /* Stores n pairs (strictly increasing) into key dst, replacing whatever it
@@ -241,10 +241,10 @@ int goblin__zset_store(goblin_store *st, struct goblin_slice dst,
 
 /* Converts a compact object to a new full one (the compact one is left
  * alone). Returns 0 or an error. */
-int zc_to_full(goblin_store *st, const void *obj, struct zfull **out);
+int goblin__zc_to_full(goblin_store *st, const void *obj, struct zfull **out);
 
 /* Converts a full object to a new compact one, if it is small enough
  * (returns 0 and leaves *out NULL when not); errors leave *out NULL. */
-int zf_to_compact(goblin_store *st, const struct zfull *z, void **out);
+int goblin__zf_to_compact(goblin_store *st, const struct zfull *z, void **out);
 
 #endif

@@ -5,7 +5,7 @@
  * (a stable sort, so a member given twice is seen in argument order), each
  * group is played against the member's current score under the flags, and
  * what is left is one change per member that really changes. Applying then
- * makes all the changes or none (zf_apply, zc_apply), converting a compact
+ * makes all the changes or none (goblin__zf_apply, goblin__zc_apply), converting a compact
  * object to the full form first if the result needs it.
  */
 #include <assert.h>
@@ -19,7 +19,7 @@ static inline uint8_t kind_of(const void *obj)
 
 int goblin__zset_obj_new(goblin_store *st, void **out)
 {
-    void *obj = zc_new(st, ZC_HDR);
+    void *obj = goblin__zc_new(st, ZC_HDR);
 
     if (obj == NULL)
         return GOBLIN_ENOMEM;
@@ -32,9 +32,9 @@ void goblin__zset_free(goblin_store *st, void *obj)
     if (obj == NULL)
         return;
     if (kind_of(obj) == ZK_COMPACT)
-        zc_free(st, obj);
+        goblin__zc_free(st, obj);
     else
-        zf_free(st, obj);
+        goblin__zf_free(st, obj);
 }
 
 const char *goblin__zset_encoding(const void *obj)
@@ -54,7 +54,7 @@ size_t goblin__zset_obj_bytes(const void *obj)
 {
     if (kind_of(obj) == ZK_COMPACT)
         return zc_hdr(obj)->cap;
-    return zf_bytes(obj);
+    return goblin__zf_bytes(obj);
 }
 
 /* Finds a member: 1 with its score (and id when full), or 0. */
@@ -64,7 +64,7 @@ static int lookup(const void *obj, const void *m, size_t len, double *score,
     if (kind_of(obj) == ZK_COMPACT) {
         struct zc_ent e;
 
-        if (!zc_find(obj, m, len, &e, NULL))
+        if (!goblin__zc_find(obj, m, len, &e, NULL))
             return 0;
         *score = e.score;
         return 1;
@@ -92,7 +92,7 @@ int goblin__zset_obj_rank(const void *obj, struct goblin_slice member,
     if (kind_of(obj) == ZK_COMPACT) {
         struct zc_ent e;
 
-        if (!zc_find(obj, member.ptr, member.len, &e, rank))
+        if (!goblin__zc_find(obj, member.ptr, member.len, &e, rank))
             return 0;
         if (score != NULL)
             *score = e.score;
@@ -105,7 +105,7 @@ int goblin__zset_obj_rank(const void *obj, struct goblin_slice member,
         if (!zf_find(z, member.ptr, member.len, &id))
             return 0;
         s = za_score(&z->ar, id);
-        *rank = zt_rank(&z->tree, s, id);
+        *rank = goblin__zt_rank(&z->tree, s, id);
         if (score != NULL)
             *score = s;
         return 1;
@@ -115,16 +115,16 @@ int goblin__zset_obj_rank(const void *obj, struct goblin_slice member,
 size_t goblin__zset_obj_rank_score(const void *obj, double s, bool excl)
 {
     if (kind_of(obj) == ZK_COMPACT)
-        return zc_rank_score(obj, s, excl);
-    return zt_rank_score(&((const struct zfull *)obj)->tree, s, excl);
+        return goblin__zc_rank_score(obj, s, excl);
+    return goblin__zt_rank_score(&((const struct zfull *)obj)->tree, s, excl);
 }
 
 size_t goblin__zset_obj_rank_lex(const void *obj, struct goblin_slice m,
                                  bool excl)
 {
     if (kind_of(obj) == ZK_COMPACT)
-        return zc_rank_lex(obj, m.ptr, m.len, excl);
-    return zt_rank_lex(&((const struct zfull *)obj)->tree, m.ptr, m.len,
+        return goblin__zc_rank_lex(obj, m.ptr, m.len, excl);
+    return goblin__zt_rank_lex(&((const struct zfull *)obj)->tree, m.ptr, m.len,
                        excl);
 }
 
@@ -237,9 +237,9 @@ static int apply(goblin_store *st, void **objp, struct zchange *c, size_t n)
     int rc;
 
     if (kind_of(*objp) == ZK_FULL) {
-        rc = zf_apply(st, *objp, c, n);
+        rc = goblin__zf_apply(st, *objp, c, n);
         if (rc == 0)
-            zf_clean_step(st, *objp);
+            goblin__zf_clean_step(st, *objp);
         return rc;
     }
     for (size_t i = 0; i < n; i++) {
@@ -247,18 +247,18 @@ static int apply(goblin_store *st, void **objp, struct zchange *c, size_t n)
         big |= c[i].len > GOBLIN__ZSET_COMPACT_MAX_VALUE;
     }
     if (final <= GOBLIN__ZSET_COMPACT_MAX_ENTRIES && !big)
-        return zc_apply(st, objp, c, n);
-    if ((rc = zc_to_full(st, *objp, &z)) != 0)
+        return goblin__zc_apply(st, objp, c, n);
+    if ((rc = goblin__zc_to_full(st, *objp, &z)) != 0)
         return rc;
     for (size_t i = 0; i < n; i++) {
         if (c[i].exists && !zf_find(z, c[i].m, c[i].len, &c[i].id))
             assert(!"member lost in conversion");
     }
-    if ((rc = zf_apply(st, z, c, n)) != 0) {
-        zf_free(st, z);
+    if ((rc = goblin__zf_apply(st, z, c, n)) != 0) {
+        goblin__zf_free(st, z);
         return rc;
     }
-    zc_free(st, *objp);
+    goblin__zc_free(st, *objp);
     *objp = z;
     return 0;
 }
@@ -310,15 +310,15 @@ static void maybe_compact(goblin_store *st, void **objp)
     void *c = NULL;
 
     if (kind_of(z) != ZK_FULL) {
-        zc_shrink(st, objp);
+        goblin__zc_shrink(st, objp);
         return;
     }
-    if (z->tree.count > 0 && zf_to_compact(st, z, &c) == 0 && c != NULL) {
-        zf_free(st, z);
+    if (z->tree.count > 0 && goblin__zf_to_compact(st, z, &c) == 0 && c != NULL) {
+        goblin__zf_free(st, z);
         *objp = c;
         return;
     }
-    zf_clean_step(st, z);
+    goblin__zf_clean_step(st, z);
 }
 
 size_t goblin__zset_obj_remove(goblin_store *st, void **objp,
@@ -332,12 +332,12 @@ size_t goblin__zset_obj_remove(goblin_store *st, void **objp,
         uint32_t id;
 
         if (kind_of(*objp) == ZK_COMPACT) {
-            if (zc_find(*objp, m, len, NULL, &r)) {
-                zc_delete(*objp, r, 1);
+            if (goblin__zc_find(*objp, m, len, NULL, &r)) {
+                goblin__zc_delete(*objp, r, 1);
                 removed++;
             }
         } else if (zf_find(*objp, m, len, &id)) {
-            zf_remove(st, *objp, id);
+            goblin__zf_remove(st, *objp, id);
             removed++;
         }
     }
@@ -352,13 +352,13 @@ void goblin__zset_obj_remove_ranks(goblin_store *st, void **objp,
     if (n == 0)
         return;
     if (kind_of(*objp) == ZK_COMPACT)
-        zc_delete(*objp, from, n);
+        goblin__zc_delete(*objp, from, n);
     else
-        zf_remove_range(st, *objp, from, n);
+        goblin__zf_remove_range(st, *objp, from, n);
     maybe_compact(st, objp);
 }
 
-int zf_to_compact(goblin_store *st, const struct zfull *z, void **out)
+int goblin__zf_to_compact(goblin_store *st, const struct zfull *z, void **out)
 {
     const struct ztree *t = &z->tree;
     size_t need = ZC_HDR;
@@ -368,7 +368,7 @@ int zf_to_compact(goblin_store *st, const struct zfull *z, void **out)
     *out = NULL;
     if (t->count > GOBLIN__ZSET_COMPACT_DOWN || t->count == 0)
         return 0;
-    zt_seek(t, 0, &p);
+    goblin__zt_seek(t, 0, &p);
     do {
         double s;
         uint32_t id;
@@ -378,12 +378,12 @@ int zf_to_compact(goblin_store *st, const struct zfull *z, void **out)
         za_member(&z->ar, id, &len);
         if (len > GOBLIN__ZSET_COMPACT_MAX_VALUE)
             return 0;
-        need += zc_entry_size(len, s, ZC_F_SKIPLIST);
-    } while (zt_next(t, &p));
-    if ((obj = zc_new(st, need)) == NULL)
+        need += goblin__zc_entry_size(len, s, ZC_F_SKIPLIST);
+    } while (goblin__zt_next(t, &p));
+    if ((obj = goblin__zc_new(st, need)) == NULL)
         return GOBLIN_ENOMEM;
     ((struct zc_hdr *)obj)->flags = ZC_F_SKIPLIST; /* Redis keeps it one */
-    zt_seek(t, 0, &p);
+    goblin__zt_seek(t, 0, &p);
     do {
         double s;
         uint32_t id;
@@ -392,8 +392,8 @@ int zf_to_compact(goblin_store *st, const struct zfull *z, void **out)
 
         zt_get(t, &p, &s, &id);
         m = za_member(&z->ar, id, &len);
-        zc_insert(obj, m, len, s); /* appends: every entry is larger */
-    } while (zt_next(t, &p));
+        goblin__zc_insert(obj, m, len, s); /* appends: every entry is larger */
+    } while (goblin__zt_next(t, &p));
     *out = obj;
     return 0;
 }
@@ -420,7 +420,7 @@ static int check_sorted(const struct goblin_zpair *pairs, size_t n,
 static int build_full(goblin_store *st, const struct goblin_zpair *pairs,
                       size_t n, struct zfull **out)
 {
-    struct zfull *z = zf_new(st);
+    struct zfull *z = goblin__zf_new(st);
     size_t bytes = goblin__mul(n, sizeof(double) + sizeof(uint32_t));
     double *scores;
     uint32_t *ids;
@@ -429,7 +429,7 @@ static int build_full(goblin_store *st, const struct goblin_zpair *pairs,
     if (z == NULL)
         return GOBLIN_ENOMEM;
     if ((scores = goblin__alloc(st, bytes)) == NULL) {
-        zf_free(st, z);
+        goblin__zf_free(st, z);
         return GOBLIN_ENOMEM;
     }
     ids = (uint32_t *)(void *)(scores + n);
@@ -437,16 +437,16 @@ static int build_full(goblin_store *st, const struct goblin_zpair *pairs,
         const struct goblin_slice *m = &pairs[i].member;
 
         scores[i] = pairs[i].score;
-        rc = za_append(st, &z->ar, m->ptr, m->len, scores[i], &ids[i]);
+        rc = goblin__za_append(st, &z->ar, m->ptr, m->len, scores[i], &ids[i]);
         if (rc == 0)
-            rc = goblin__swiss_insert(st, &z->idx, &zf_swiss_ops, z,
+            rc = goblin__swiss_insert(st, &z->idx, &goblin__zf_swiss_ops, z,
                                       zf_hash(z, m->ptr, m->len), ids[i]);
     }
     if (rc == 0)
-        rc = zt_build(st, &z->tree, scores, ids, n);
+        rc = goblin__zt_build(st, &z->tree, scores, ids, n);
     goblin__free(st, scores, bytes);
     if (rc != 0) {
-        zf_free(st, z);
+        goblin__zf_free(st, z);
         return rc;
     }
     *out = z;
@@ -467,11 +467,11 @@ int goblin__zset_obj_from_sorted(goblin_store *st,
     if (!compact)
         return build_full(st, pairs, n, (struct zfull **)out);
     for (size_t i = 0; i < n; i++)
-        need += zc_entry_size(pairs[i].member.len, pairs[i].score, 0);
-    if ((obj = zc_new(st, need)) == NULL)
+        need += goblin__zc_entry_size(pairs[i].member.len, pairs[i].score, 0);
+    if ((obj = goblin__zc_new(st, need)) == NULL)
         return GOBLIN_ENOMEM;
     for (size_t i = 0; i < n; i++)
-        zc_insert(obj, pairs[i].member.ptr, pairs[i].member.len,
+        goblin__zc_insert(obj, pairs[i].member.ptr, pairs[i].member.len,
                   pairs[i].score);
     *out = obj;
     return 0;
@@ -506,17 +506,17 @@ void goblin__zset_obj_walk(const void *obj, size_t r, size_t n, bool rev,
     if (n == 0)
         return;
     if (w->kind == ZK_FULL) {
-        zt_seek(&((const struct zfull *)obj)->tree, r, &w->pos);
+        goblin__zt_seek(&((const struct zfull *)obj)->tree, r, &w->pos);
         for (unsigned k = 0; k < WALK_AHEAD && k < n; k++)
             walk_prefetch(w, k);
         return;
     }
     if (!rev) {
-        w->off = (uint32_t)zc_offset_of_rank(obj, r);
+        w->off = (uint32_t)goblin__zc_offset_of_rank(obj, r);
         return;
     }
     /* Down: remember the offsets of ranks r - n + 1 .. r. */
-    w->off = (uint32_t)zc_offset_of_rank(obj, r + 1 - n);
+    w->off = (uint32_t)goblin__zc_offset_of_rank(obj, r + 1 - n);
     w->noffs = 0;
     for (size_t i = 0; i < n; i++) {
         const uint8_t *p = (const uint8_t *)obj + w->off;
@@ -544,9 +544,9 @@ int goblin__zset_walk_next(struct goblin__zset_walk *w,
             walk_prefetch(w, WALK_AHEAD);
         if (w->left > 0) {
             if (w->rev)
-                zt_prev(&z->tree, &w->pos);
+                goblin__zt_prev(&z->tree, &w->pos);
             else
-                zt_next(&z->tree, &w->pos);
+                goblin__zt_next(&z->tree, &w->pos);
         }
     } else {
         const uint8_t *base = w->obj;
@@ -620,13 +620,13 @@ static int check_full(const struct zfull *z)
     struct zt_path p;
     int rc;
 
-    if ((rc = zt_check(t, NULL)) != 0)
+    if ((rc = goblin__zt_check(t, NULL)) != 0)
         return rc;
     if (goblin__swiss_count(&z->idx) != t->count)
         FAIL();
     if (t->count == 0)
         return 0;
-    zt_seek(t, 0, &p);
+    goblin__zt_seek(t, 0, &p);
     do {
         double s;
         uint32_t id, found;
@@ -639,7 +639,7 @@ static int check_full(const struct zfull *z)
             FAIL();
         if (!zf_find(z, m, len, &found) || found != id)
             FAIL();
-    } while (zt_next(t, &p));
+    } while (goblin__zt_next(t, &p));
     return 0;
 }
 

@@ -142,7 +142,7 @@ static void *alloc_node(goblin_store *st, struct ztree *t, bool leaf)
     return n;
 }
 
-void zt_init(struct ztree *t, const struct zarena *ar)
+void goblin__zt_init(struct ztree *t, const struct zarena *ar)
 {
     memset(t, 0, sizeof(*t));
     t->ar = ar;
@@ -159,7 +159,7 @@ static void free_subtree(goblin_store *st, struct ztree *t, void *n)
     free_node(st, t, n);
 }
 
-void zt_free(goblin_store *st, struct ztree *t)
+void goblin__zt_free(goblin_store *st, struct ztree *t)
 {
     if (t->root != NULL)
         free_subtree(st, t, t->root);
@@ -767,7 +767,7 @@ static int split(goblin_store *st, struct ztree *t, struct zt_path *p,
     return 0;
 }
 
-int zt_insert(goblin_store *st, struct ztree *t, double s, uint32_t id)
+int goblin__zt_insert(goblin_store *st, struct ztree *t, double s, uint32_t id)
 {
     struct zt_path p;
     struct zt_leaf *l;
@@ -964,7 +964,7 @@ static void descend_exact(const struct ztree *t, const struct key *k,
            k->id);
 }
 
-void zt_erase(goblin_store *st, struct ztree *t, double s, uint32_t id)
+void goblin__zt_erase(goblin_store *st, struct ztree *t, double s, uint32_t id)
 {
     struct zt_path p;
     struct key k;
@@ -982,7 +982,7 @@ void zt_erase(goblin_store *st, struct ztree *t, double s, uint32_t id)
     rebalance(st, t, &p, lv);
 }
 
-void zt_erase_range(goblin_store *st, struct ztree *t, size_t from, size_t n,
+void goblin__zt_erase_range(goblin_store *st, struct ztree *t, size_t from, size_t n,
                     void (*fn)(void *ctx, double score, uint32_t id),
                     void *ctx)
 {
@@ -991,7 +991,7 @@ void zt_erase_range(goblin_store *st, struct ztree *t, size_t from, size_t n,
         unsigned lv = t->height - 1, i, m;
         struct zt_leaf *l;
 
-        zt_seek(t, from, &p);
+        goblin__zt_seek(t, from, &p);
         l = p.node[lv];
         i = p.idx[lv];
         m = l->n - i;
@@ -1031,7 +1031,7 @@ static bool leaf_move(struct ztree *t, struct zt_path *p, struct zt_leaf *l,
     return true;
 }
 
-int zt_update(goblin_store *st, struct ztree *t, double old_s, double new_s,
+int goblin__zt_update(goblin_store *st, struct ztree *t, double old_s, double new_s,
               uint32_t id)
 {
     struct zt_path po, pn;
@@ -1050,9 +1050,9 @@ int zt_update(goblin_store *st, struct ztree *t, double old_s, double new_s,
         return 0;
     ln = pn.node[lv];
     if (!leaf_has_room(ln, new_s)) {
-        if ((rc = zt_insert(st, t, new_s, id)) != 0)
+        if ((rc = goblin__zt_insert(st, t, new_s, id)) != 0)
             return rc;
-        zt_erase(st, t, old_s, id);
+        goblin__zt_erase(st, t, old_s, id);
         return 0;
     }
     /* Room where it goes: nothing moves between the two walks, so the
@@ -1071,7 +1071,7 @@ int zt_update(goblin_store *st, struct ztree *t, double old_s, double new_s,
     return 0;
 }
 
-void zt_retarget(struct ztree *t, double s, uint32_t old_id, uint32_t new_id)
+void goblin__zt_retarget(struct ztree *t, double s, uint32_t old_id, uint32_t new_id)
 {
     struct zt_path p;
     struct key k;
@@ -1112,7 +1112,7 @@ static size_t count_left(const struct zt_inner *in, unsigned i)
     return sum;
 }
 
-size_t zt_rank(const struct ztree *t, double s, uint32_t id)
+size_t goblin__zt_rank(const struct ztree *t, double s, uint32_t id)
 {
     struct zt_path p;
     struct key k;
@@ -1126,7 +1126,7 @@ size_t zt_rank(const struct ztree *t, double s, uint32_t id)
     return r + p.idx[lv];
 }
 
-size_t zt_rank_score(const struct ztree *t, double s, bool excl)
+size_t goblin__zt_rank_score(const struct ztree *t, double s, bool excl)
 {
     const void *n = t->root;
     size_t r = 0;
@@ -1155,7 +1155,7 @@ static bool lex_below(const struct ztree *t, uint32_t id, const void *m,
     return excl ? c <= 0 : c < 0;
 }
 
-size_t zt_rank_lex(const struct ztree *t, const void *m, size_t len,
+size_t goblin__zt_rank_lex(const struct ztree *t, const void *m, size_t len,
                    bool excl)
 {
     const void *n = t->root;
@@ -1191,7 +1191,7 @@ size_t zt_rank_lex(const struct ztree *t, const void *m, size_t len,
     return r + lo;
 }
 
-void zt_seek(const struct ztree *t, size_t r, struct zt_path *p)
+void goblin__zt_seek(const struct ztree *t, size_t r, struct zt_path *p)
 {
     void *n = t->root;
     unsigned lv;
@@ -1214,7 +1214,7 @@ void zt_seek(const struct ztree *t, size_t r, struct zt_path *p)
     p->idx[lv] = (uint32_t)r;
 }
 
-bool zt_next(const struct ztree *t, struct zt_path *p)
+bool goblin__zt_next(const struct ztree *t, struct zt_path *p)
 {
     unsigned lv = t->height - 1;
     int l;
@@ -1238,7 +1238,7 @@ bool zt_next(const struct ztree *t, struct zt_path *p)
     return true;
 }
 
-bool zt_prev(const struct ztree *t, struct zt_path *p)
+bool goblin__zt_prev(const struct ztree *t, struct zt_path *p)
 {
     unsigned lv = t->height - 1;
     int l;
@@ -1276,7 +1276,7 @@ static int append_last(goblin_store *st, struct ztree *t, double s,
     int rc;
 
     if (x == NULL)
-        return zt_insert(st, t, s, id);
+        return goblin__zt_insert(st, t, s, id);
     for (lv = 0; lv + 1 < t->height; lv++) {
         struct zt_inner *in = x;
 
@@ -1296,7 +1296,7 @@ static int append_last(goblin_store *st, struct ztree *t, double s,
     return 0;
 }
 
-int zt_build(goblin_store *st, struct ztree *t, const double *scores,
+int goblin__zt_build(goblin_store *st, struct ztree *t, const double *scores,
              const uint32_t *ids, size_t n)
 {
     assert(t->root == NULL);
@@ -1304,7 +1304,7 @@ int zt_build(goblin_store *st, struct ztree *t, const double *scores,
         int rc = append_last(st, t, scores[i], ids[i]);
 
         if (rc != 0) {
-            zt_free(st, t);
+            goblin__zt_free(st, t);
             return rc;
         }
     }
@@ -1398,7 +1398,7 @@ static int check_node(struct check *c, const void *n, bool root,
     return 0;
 }
 
-int zt_check(const struct ztree *t, size_t *leaves)
+int goblin__zt_check(const struct ztree *t, size_t *leaves)
 {
     struct check c;
     int rc;

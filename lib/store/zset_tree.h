@@ -9,7 +9,7 @@
  * its record count and the pointer. Rank is therefore the sum of counts to
  * the left on the way down: a root-to-leaf walk, no scan, no cache.
  *
- * Invariants (zt_check verifies them):
+ * Invariants (goblin__zt_check verifies them):
  *  - records are strictly increasing in (score, member bytes); scores are
  *    never NaN;
  *  - every inner entry's key is exactly its child's smallest record and its
@@ -95,44 +95,44 @@ static inline bool zt_fits_narrow(double s)
     return !(s == 0 && __builtin_signbit(s));
 }
 
-void zt_init(struct ztree *t, const struct zarena *ar);
-void zt_free(goblin_store *st, struct ztree *t);
+void goblin__zt_init(struct ztree *t, const struct zarena *ar);
+void goblin__zt_free(goblin_store *st, struct ztree *t);
 
 /* Inserts a record for id, whose member is in the arena and absent from
  * the tree. Returns 0 or GOBLIN_ENOMEM with nothing changed. */
-int zt_insert(goblin_store *st, struct ztree *t, double score, uint32_t id);
+int goblin__zt_insert(goblin_store *st, struct ztree *t, double score, uint32_t id);
 
 /* Removes the record (score, id), which is present. Never fails. */
-void zt_erase(goblin_store *st, struct ztree *t, double score, uint32_t id);
+void goblin__zt_erase(goblin_store *st, struct ztree *t, double score, uint32_t id);
 
 /* Moves the record (old_s, id), which is present, to new_s (a different
  * score). Returns 0 or GOBLIN_ENOMEM with nothing changed. A move inside
  * one leaf, or into a leaf with room, walks down once per leaf. */
-int zt_update(goblin_store *st, struct ztree *t, double old_s, double new_s,
+int goblin__zt_update(goblin_store *st, struct ztree *t, double old_s, double new_s,
               uint32_t id);
 
 /* The record (score, old_id) now refers to new_id (same member bytes). */
-void zt_retarget(struct ztree *t, double score, uint32_t old_id,
+void goblin__zt_retarget(struct ztree *t, double score, uint32_t old_id,
                  uint32_t new_id);
 
 /* 0-based rank of the record (score, id), which is present. */
-size_t zt_rank(const struct ztree *t, double score, uint32_t id);
+size_t goblin__zt_rank(const struct ztree *t, double score, uint32_t id);
 
 /* Rank of the first record whose score is >= s (> s when excl). */
-size_t zt_rank_score(const struct ztree *t, double s, bool excl);
+size_t goblin__zt_rank_score(const struct ztree *t, double s, bool excl);
 
 /* Rank of the first record whose member is >= m (> m when excl), the
  * tree being ordered by member (all scores equal), as Redis's lex ranges
  * assume. */
-size_t zt_rank_lex(const struct ztree *t, const void *m, size_t len,
+size_t goblin__zt_rank_lex(const struct ztree *t, const void *m, size_t len,
                    bool excl);
 
 /* Positions *p at rank r (< count). */
-void zt_seek(const struct ztree *t, size_t r, struct zt_path *p);
+void goblin__zt_seek(const struct ztree *t, size_t r, struct zt_path *p);
 
 /* Moves *p one record forward (backward); false past the end. */
-bool zt_next(const struct ztree *t, struct zt_path *p);
-bool zt_prev(const struct ztree *t, struct zt_path *p);
+bool goblin__zt_next(const struct ztree *t, struct zt_path *p);
+bool goblin__zt_prev(const struct ztree *t, struct zt_path *p);
 
 static inline void zt_get(const struct ztree *t, const struct zt_path *p,
                           double *score, uint32_t *id)
@@ -146,17 +146,17 @@ static inline void zt_get(const struct ztree *t, const struct zt_path *p,
 
 /* Removes n records from rank `from` on, calling fn for each before it
  * goes (in order). fn must not touch the tree. Never fails. */
-void zt_erase_range(goblin_store *st, struct ztree *t, size_t from, size_t n,
+void goblin__zt_erase_range(goblin_store *st, struct ztree *t, size_t from, size_t n,
                     void (*fn)(void *ctx, double score, uint32_t id),
                     void *ctx);
 
 /* Builds the tree, which is empty, from n records already in order.
  * Returns 0 or GOBLIN_ENOMEM with the tree still empty. */
-int zt_build(goblin_store *st, struct ztree *t, const double *scores,
+int goblin__zt_build(goblin_store *st, struct ztree *t, const double *scores,
              const uint32_t *ids, size_t n);
 
 /* Checks every invariant; returns 0 or a negative line number. For
  * tests. Also reports the number of leaves through *leaves if not NULL. */
-int zt_check(const struct ztree *t, size_t *leaves);
+int goblin__zt_check(const struct ztree *t, size_t *leaves);
 
 #endif

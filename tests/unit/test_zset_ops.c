@@ -741,7 +741,7 @@ static double fill_ratio(goblin_store *st, const char *key)
     struct ztree *t = tree_of(st, key);
     size_t leaves;
 
-    assert_int_equal(zt_check(t, &leaves), 0);
+    assert_int_equal(goblin__zt_check(t, &leaves), 0);
     return (double)t->count / (double)(leaves * ZT_CAP_N);
 }
 
