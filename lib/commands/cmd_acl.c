@@ -21,7 +21,8 @@ static int cut(struct goblin_slice s)
     return s.len > 128 ? 128 : (int)s.len;
 }
 
-void goblin__cmd_acl_cat(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_acl_cat(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     size_t i, n = 0;
     int cat = -1;
@@ -56,7 +57,7 @@ void goblin__cmd_acl_cat(goblin__exec *x, int argc, const struct goblin_slice *a
 }
 
 void goblin__cmd_acl_deluser(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     int64_t n = 0;
 
@@ -96,7 +97,7 @@ static const struct goblin__command *dry_command(
 }
 
 void goblin__cmd_acl_dryrun(goblin__exec *x, int argc,
-                    const struct goblin_slice *argv)
+                            const struct goblin_slice *argv)
 {
     const struct goblin__acl_user *u = goblin__acl_find(x->eng, argv[2]);
     const struct goblin__command *c;
@@ -146,7 +147,7 @@ static void reply_text(goblin__exec *x, const struct goblin__acl_user *u,
 }
 
 void goblin__cmd_acl_getuser(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     const struct goblin__acl_user *u = goblin__acl_find(x->eng, argv[2]);
     char hex[65];
@@ -179,7 +180,8 @@ void goblin__cmd_acl_getuser(goblin__exec *x, int argc,
     goblin__reply_array(x, 0);
 }
 
-void goblin__cmd_acl_help(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_acl_help(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
 {
     static const char *const help[] = {
         "ACL <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -215,7 +217,8 @@ void goblin__cmd_acl_help(goblin__exec *x, int argc, const struct goblin_slice *
     goblin__reply_help(x, help, sizeof(help) / sizeof(help[0]));
 }
 
-void goblin__cmd_acl_list(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_acl_list(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
 {
     const struct goblin__acl_user *u;
     size_t n = 0;
@@ -248,14 +251,16 @@ static void file_op(goblin__exec *x, bool load)
         goblin__reply_error(x, err);
 }
 
-void goblin__cmd_acl_load(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_acl_load(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
     file_op(x, true);
 }
 
-void goblin__cmd_acl_save(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_acl_save(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -263,7 +268,7 @@ void goblin__cmd_acl_save(goblin__exec *x, int argc, const struct goblin_slice *
 }
 
 void goblin__cmd_acl_setuser(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     char err[512];
     int bad, rc;
@@ -279,7 +284,7 @@ void goblin__cmd_acl_setuser(goblin__exec *x, int argc,
 }
 
 void goblin__cmd_acl_users(goblin__exec *x, int argc,
-                   const struct goblin_slice *argv)
+                           const struct goblin_slice *argv)
 {
     const struct goblin__acl_user *u;
     size_t n = 0;
@@ -294,7 +299,7 @@ void goblin__cmd_acl_users(goblin__exec *x, int argc,
 }
 
 void goblin__cmd_acl_whoami(goblin__exec *x, int argc,
-                    const struct goblin_slice *argv)
+                            const struct goblin_slice *argv)
 {
     const struct goblin__acl_user *u = x->sess->acl;
 

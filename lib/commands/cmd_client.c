@@ -50,7 +50,8 @@ int goblin__client_set_name(goblin_session *s, struct goblin_slice name)
     return set_text(s->eng->st, &s->name, name);
 }
 
-void goblin__cmd_client_id(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_client_id(goblin__exec *x, int argc,
+                           const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -58,7 +59,7 @@ void goblin__cmd_client_id(goblin__exec *x, int argc, const struct goblin_slice 
 }
 
 void goblin__cmd_client_setname(goblin__exec *x, int argc,
-                        const struct goblin_slice *argv)
+                                const struct goblin_slice *argv)
 {
     (void)argc;
     if (!goblin__client_name_ok(argv[2])) {
@@ -73,7 +74,7 @@ void goblin__cmd_client_setname(goblin__exec *x, int argc,
 }
 
 void goblin__cmd_client_getname(goblin__exec *x, int argc,
-                        const struct goblin_slice *argv)
+                                const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -84,7 +85,7 @@ void goblin__cmd_client_getname(goblin__exec *x, int argc,
 }
 
 void goblin__cmd_client_setinfo(goblin__exec *x, int argc,
-                        const struct goblin_slice *argv)
+                                const struct goblin_slice *argv)
 {
     const struct goblin_slice attr = argv[2];
     char **dst;
@@ -174,7 +175,7 @@ static void reply_text(goblin__exec *x, struct goblin__text *t)
 }
 
 void goblin__cmd_client_info(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     struct goblin__text t;
 
@@ -218,7 +219,7 @@ static bool id_listed(uint64_t id, int argc, const struct goblin_slice *argv)
 }
 
 void goblin__cmd_client_list(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     struct goblin__text t;
     goblin_session *s;
@@ -336,7 +337,7 @@ void goblin__session_kill(goblin_session *s, goblin_session *by)
 }
 
 void goblin__cmd_client_kill(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     struct kill_filter f = {0, NULL, NULL, -1, NULL, true};
     goblin_session *s;
@@ -378,14 +379,14 @@ static void on_off(goblin__exec *x, const struct goblin_slice *arg,
 }
 
 void goblin__cmd_client_no_evict(goblin__exec *x, int argc,
-                         const struct goblin_slice *argv)
+                                 const struct goblin_slice *argv)
 {
     (void)argc;
     on_off(x, &argv[2], SESS_NO_EVICT);
 }
 
 void goblin__cmd_client_no_touch(goblin__exec *x, int argc,
-                         const struct goblin_slice *argv)
+                                 const struct goblin_slice *argv)
 {
     (void)argc;
     on_off(x, &argv[2], SESS_NO_TOUCH);
@@ -393,7 +394,7 @@ void goblin__cmd_client_no_touch(goblin__exec *x, int argc,
 
 /* CLIENT REPLY: OFF and SKIP answer nothing, not even to themselves. */
 void goblin__cmd_client_reply(goblin__exec *x, int argc,
-                      const struct goblin_slice *argv)
+                              const struct goblin_slice *argv)
 {
     goblin_session *s = x->sess;
 
@@ -413,7 +414,7 @@ void goblin__cmd_client_reply(goblin__exec *x, int argc,
 }
 
 void goblin__cmd_client_help(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     static const char *const help[] = {
         "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

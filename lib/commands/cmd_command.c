@@ -141,7 +141,8 @@ static size_t top_count(void)
     return n;
 }
 
-void goblin__cmd_command(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_command(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     size_t i;
 
@@ -153,7 +154,7 @@ void goblin__cmd_command(goblin__exec *x, int argc, const struct goblin_slice *a
 }
 
 void goblin__cmd_command_count(goblin__exec *x, int argc,
-                       const struct goblin_slice *argv)
+                               const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -168,7 +169,7 @@ static const struct goblin__command *find_any(const goblin_engine *eng,
 }
 
 void goblin__cmd_command_info(goblin__exec *x, int argc,
-                      const struct goblin_slice *argv)
+                              const struct goblin_slice *argv)
 {
     const struct goblin__command *c;
     int j;
@@ -289,7 +290,7 @@ static void reply_docs(goblin__exec *x, const struct goblin__command *c)
 }
 
 void goblin__cmd_command_docs(goblin__exec *x, int argc,
-                      const struct goblin_slice *argv)
+                              const struct goblin_slice *argv)
 {
     const struct goblin__command *c;
     size_t i, n = 0;
@@ -380,13 +381,13 @@ static void getkeys(goblin__exec *x, int argc,
 }
 
 void goblin__cmd_command_getkeys(goblin__exec *x, int argc,
-                         const struct goblin_slice *argv)
+                                 const struct goblin_slice *argv)
 {
     getkeys(x, argc, argv, false);
 }
 
 void goblin__cmd_command_getkeysandflags(goblin__exec *x, int argc,
-                                 const struct goblin_slice *argv)
+                                         const struct goblin_slice *argv)
 {
     getkeys(x, argc, argv, true);
 }
@@ -415,7 +416,7 @@ static bool list_keep(const struct goblin__command *c, int kind, int cat,
 }
 
 void goblin__cmd_command_list(goblin__exec *x, int argc,
-                      const struct goblin_slice *argv)
+                              const struct goblin_slice *argv)
 {
     struct goblin_slice pat = {NULL, 0};
     int kind = 0, cat = -1;
@@ -446,7 +447,7 @@ void goblin__cmd_command_list(goblin__exec *x, int argc,
 }
 
 void goblin__cmd_command_help(goblin__exec *x, int argc,
-                      const struct goblin_slice *argv)
+                              const struct goblin_slice *argv)
 {
     static const char *const help[] = {
         "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

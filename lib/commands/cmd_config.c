@@ -90,7 +90,7 @@ static size_t config_select(goblin__exec *x, int argc,
 }
 
 void goblin__cmd_config_get(goblin__exec *x, int argc,
-                    const struct goblin_slice *argv)
+                            const struct goblin_slice *argv)
 {
     uint8_t sel[1024] = {0};
     size_t i, n;
@@ -187,7 +187,7 @@ static bool config_check(goblin__exec *x, int argc,
 }
 
 void goblin__cmd_config_set(goblin__exec *x, int argc,
-                    const struct goblin_slice *argv)
+                            const struct goblin_slice *argv)
 {
     struct old_value old[64];
     const char *why = "argument couldn't be parsed";
@@ -220,7 +220,7 @@ void goblin__cmd_config_set(goblin__exec *x, int argc,
 }
 
 void goblin__cmd_config_resetstat(goblin__exec *x, int argc,
-                          const struct goblin_slice *argv)
+                                  const struct goblin_slice *argv)
 {
     goblin_engine *e = x->eng;
 
@@ -239,7 +239,7 @@ void goblin__cmd_config_resetstat(goblin__exec *x, int argc,
 }
 
 void goblin__cmd_config_help(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     static const char *const help[] = {
         "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -262,7 +262,8 @@ void goblin__cmd_config_help(goblin__exec *x, int argc,
 }
 
 /* TIME: the store's clock in microseconds (goblin_config.now_us). */
-void goblin__cmd_time(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_time(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     int64_t us = goblin_store_now_us(x->st);
 

@@ -22,7 +22,8 @@ void goblin__exec_ping(goblin__exec *x, const struct goblin_slice *message)
         goblin__reply_slice(x, *message);
 }
 
-void goblin__cmd_ping(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_ping(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     if (argc > 2)
         goblin__reply_errorf(x, "ERR wrong number of arguments for '%s' "
@@ -36,13 +37,15 @@ void goblin__exec_echo(goblin__exec *x, struct goblin_slice message)
     goblin__reply_slice(x, message);
 }
 
-void goblin__cmd_echo(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_echo(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_echo(x, argv[1]);
 }
 
-void goblin__cmd_select(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_select(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     int64_t db;
 
@@ -61,7 +64,8 @@ void goblin__cmd_select(goblin__exec *x, int argc, const struct goblin_slice *ar
     goblin__reply_ok(x);
 }
 
-void goblin__cmd_quit(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_quit(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -69,7 +73,8 @@ void goblin__cmd_quit(goblin__exec *x, int argc, const struct goblin_slice *argv
     x->sess->flags |= SESS_CLOSE;
 }
 
-void goblin__cmd_reset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_reset(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -99,7 +104,8 @@ static void auth_failed(goblin__exec *x)
         x, "WRONGPASS invalid username-password pair or user is disabled.");
 }
 
-void goblin__cmd_auth(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_auth(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     struct goblin_slice user = {"default", 7}, pass;
     struct goblin__acl_user *u;
@@ -193,7 +199,8 @@ static bool hello_parse(goblin__exec *x, int argc,
     return true;
 }
 
-void goblin__cmd_hello(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hello(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     struct hello_args h = {0};
     goblin_session *s = x->sess;

@@ -39,7 +39,8 @@ void goblin__exec_hset(goblin__exec *x, struct goblin_slice key,
     int_reply(x, goblin_hash_set(x->st, key, fv, npairs));
 }
 
-void goblin__cmd_hset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hset(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     if (pairs_ok(x, argc))
         goblin__exec_hset(x, argv[1], argv + 2, (size_t)(argc - 2) / 2);
@@ -56,7 +57,8 @@ void goblin__exec_hmset(goblin__exec *x, struct goblin_slice key,
         goblin__reply_ok(x);
 }
 
-void goblin__cmd_hmset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hmset(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     if (pairs_ok(x, argc))
         goblin__exec_hmset(x, argv[1], argv + 2, (size_t)(argc - 2) / 2);
@@ -68,7 +70,8 @@ void goblin__exec_hsetnx(goblin__exec *x, struct goblin_slice key,
     int_reply(x, goblin_hash_setnx(x->st, key, field, value));
 }
 
-void goblin__cmd_hsetnx(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hsetnx(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_hsetnx(x, argv[1], argv[2], argv[3]);
@@ -88,7 +91,8 @@ void goblin__exec_hget(goblin__exec *x, struct goblin_slice key,
         goblin__reply_code(x, rc);
 }
 
-void goblin__cmd_hget(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hget(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_hget(x, argv[1], argv[2]);
@@ -110,7 +114,8 @@ void goblin__exec_hmget(goblin__exec *x, struct goblin_slice key,
         goblin__reply_strings(x, x->sess->scratch, n, true);
 }
 
-void goblin__cmd_hmget(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hmget(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     goblin__exec_hmget(x, argv[1], argv + 2, (size_t)argc - 2);
 }
@@ -121,7 +126,8 @@ void goblin__exec_hdel(goblin__exec *x, struct goblin_slice key,
     int_reply(x, goblin_hash_del(x->st, key, fields, n));
 }
 
-void goblin__cmd_hdel(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hdel(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     goblin__exec_hdel(x, argv[1], argv + 2, (size_t)argc - 2);
 }
@@ -131,7 +137,8 @@ void goblin__exec_hlen(goblin__exec *x, struct goblin_slice key)
     int_reply(x, goblin_hash_len(x->st, key));
 }
 
-void goblin__cmd_hlen(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hlen(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_hlen(x, argv[1]);
@@ -143,7 +150,8 @@ void goblin__exec_hexists(goblin__exec *x, struct goblin_slice key,
     int_reply(x, goblin_hash_exists(x->st, key, field));
 }
 
-void goblin__cmd_hexists(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hexists(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_hexists(x, argv[1], argv[2]);
@@ -155,7 +163,8 @@ void goblin__exec_hstrlen(goblin__exec *x, struct goblin_slice key,
     int_reply(x, goblin_hash_strlen(x->st, key, field));
 }
 
-void goblin__cmd_hstrlen(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hstrlen(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_hstrlen(x, argv[1], argv[2]);
@@ -211,19 +220,22 @@ void goblin__exec_hvals(goblin__exec *x, struct goblin_slice key)
     getall(x, key, WANT_VALUES);
 }
 
-void goblin__cmd_hgetall(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hgetall(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_hgetall(x, argv[1]);
 }
 
-void goblin__cmd_hkeys(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hkeys(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_hkeys(x, argv[1]);
 }
 
-void goblin__cmd_hvals(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hvals(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_hvals(x, argv[1]);
@@ -241,7 +253,8 @@ void goblin__exec_hincrby(goblin__exec *x, struct goblin_slice key,
         goblin__reply_int(x, result);
 }
 
-void goblin__cmd_hincrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hincrby(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     int64_t incr;
 
@@ -273,7 +286,7 @@ void goblin__exec_hincrbyfloat(goblin__exec *x, struct goblin_slice key,
 }
 
 void goblin__cmd_hincrbyfloat(goblin__exec *x, int argc,
-                      const struct goblin_slice *argv)
+                              const struct goblin_slice *argv)
 {
     long double incr;
 
@@ -347,7 +360,7 @@ void goblin__exec_hrandfield(goblin__exec *x, struct goblin_slice key,
 }
 
 void goblin__cmd_hrandfield(goblin__exec *x, int argc,
-                    const struct goblin_slice *argv)
+                            const struct goblin_slice *argv)
 {
     int64_t count = 0;
 
@@ -370,7 +383,8 @@ void goblin__exec_hscan(goblin__exec *x, struct goblin_slice key,
         goblin__reply_scan(x, next, x->sess->scratch, 2 * g.n);
 }
 
-void goblin__cmd_hscan(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_hscan(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     struct goblin_scan_options o = {{NULL, 0}, GOBLIN_TYPE_NONE, 0};
     uint64_t cursor;

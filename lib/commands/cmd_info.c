@@ -275,7 +275,8 @@ static unsigned wanted(int argc, const struct goblin_slice *argv)
     return bits;
 }
 
-void goblin__cmd_info(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_info(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     unsigned bits = wanted(argc, argv);
     struct goblin__text t;

@@ -43,7 +43,8 @@ void goblin__cmd_del(goblin__exec *x, int argc, const struct goblin_slice *argv)
     goblin__exec_del(x, argv + 1, (size_t)argc - 1);
 }
 
-void goblin__cmd_unlink(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_unlink(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     goblin__cmd_del(x, argc, argv);
 }
@@ -54,12 +55,14 @@ void goblin__exec_exists(goblin__exec *x, const struct goblin_slice *keys,
     sum_keys(x, keys, n, goblin_key_exists);
 }
 
-void goblin__cmd_exists(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_exists(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     goblin__exec_exists(x, argv + 1, (size_t)argc - 1);
 }
 
-void goblin__cmd_touch(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_touch(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     goblin__cmd_exists(x, argc, argv);
 }
@@ -79,7 +82,8 @@ void goblin__exec_type(goblin__exec *x, struct goblin_slice key)
     goblin__reply_status(x, goblin__type_name(goblin_key_type(x->st, key)));
 }
 
-void goblin__cmd_type(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_type(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_type(x, argv[1]);
@@ -100,13 +104,15 @@ void goblin__exec_rename(goblin__exec *x, struct goblin_slice key,
         goblin__reply_ok(x);
 }
 
-void goblin__cmd_rename(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_rename(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_rename(x, argv[1], argv[2], 0);
 }
 
-void goblin__cmd_renamenx(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_renamenx(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_rename(x, argv[1], argv[2], 1);
@@ -164,7 +170,8 @@ void goblin__exec_keys(goblin__exec *x, struct goblin_slice pattern)
         goblin__reply_strings(x, x->sess->scratch, c.n, false);
 }
 
-void goblin__cmd_keys(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_keys(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_keys(x, goblin__match_pattern(argv[1]));
@@ -274,7 +281,8 @@ void goblin__exec_scan(goblin__exec *x, uint64_t cursor,
         goblin__reply_scan(x, next, x->sess->scratch, c.n);
 }
 
-void goblin__cmd_scan(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_scan(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     struct goblin_scan_options o = {{NULL, 0}, GOBLIN_TYPE_NONE, 0};
     uint64_t cursor;
@@ -295,7 +303,8 @@ void goblin__exec_randomkey(goblin__exec *x)
         goblin__reply_null(x);
 }
 
-void goblin__cmd_randomkey(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_randomkey(goblin__exec *x, int argc,
+                           const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -307,7 +316,8 @@ void goblin__exec_dbsize(goblin__exec *x)
     goblin__reply_int(x, (int64_t)goblin_key_count(x->st));
 }
 
-void goblin__cmd_dbsize(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_dbsize(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -327,7 +337,8 @@ void goblin__exec_flush(goblin__exec *x)
 }
 
 /* FLUSHALL and FLUSHDB [SYNC|ASYNC]: Goblin frees at once either way. */
-void goblin__cmd_flushall(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_flushall(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
 {
     if (argc > 2 || (argc == 2 && !goblin__arg_is(argv[1], "sync") &&
                      !goblin__arg_is(argv[1], "async")))
@@ -336,7 +347,8 @@ void goblin__cmd_flushall(goblin__exec *x, int argc, const struct goblin_slice *
         goblin__exec_flush(x);
 }
 
-void goblin__cmd_flushdb(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_flushdb(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     goblin__cmd_flushall(x, argc, argv);
 }
@@ -406,23 +418,26 @@ static void expire_common(goblin__exec *x, int argc,
         goblin__exec_expire(x, kind, argv[1], t, flags);
 }
 
-void goblin__cmd_expire(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_expire(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     expire_common(x, argc, argv, GOBLIN__EXPIRE);
 }
 
-void goblin__cmd_pexpire(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_pexpire(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     expire_common(x, argc, argv, GOBLIN__PEXPIRE);
 }
 
-void goblin__cmd_expireat(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_expireat(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
 {
     expire_common(x, argc, argv, GOBLIN__EXPIREAT);
 }
 
 void goblin__cmd_pexpireat(goblin__exec *x, int argc,
-                   const struct goblin_slice *argv)
+                           const struct goblin_slice *argv)
 {
     expire_common(x, argc, argv, GOBLIN__PEXPIREAT);
 }
@@ -445,21 +460,22 @@ void goblin__cmd_ttl(goblin__exec *x, int argc, const struct goblin_slice *argv)
     goblin__exec_ttl(x, GOBLIN__TTL, argv[1]);
 }
 
-void goblin__cmd_pttl(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_pttl(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_ttl(x, GOBLIN__PTTL, argv[1]);
 }
 
 void goblin__cmd_expiretime(goblin__exec *x, int argc,
-                    const struct goblin_slice *argv)
+                            const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_ttl(x, GOBLIN__EXPIRETIME, argv[1]);
 }
 
 void goblin__cmd_pexpiretime(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_ttl(x, GOBLIN__PEXPIRETIME, argv[1]);
@@ -475,14 +491,15 @@ void goblin__exec_persist(goblin__exec *x, struct goblin_slice key)
         goblin__reply_int(x, rc);
 }
 
-void goblin__cmd_persist(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_persist(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_persist(x, argv[1]);
 }
 
 void goblin__cmd_object_encoding(goblin__exec *x, int argc,
-                         const struct goblin_slice *argv)
+                                 const struct goblin_slice *argv)
 {
     const char *enc;
 
@@ -496,7 +513,7 @@ void goblin__cmd_object_encoding(goblin__exec *x, int argc,
 /* OBJECT FREQ: the key's LFU counter, under an LFU maxmemory-policy
  * (maxmemory.c). */
 void goblin__cmd_object_freq(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__object_freq(x, argv[2]);
@@ -505,7 +522,7 @@ void goblin__cmd_object_freq(goblin__exec *x, int argc,
 /* OBJECT IDLETIME: seconds since the key's last access, on the store's
  * coarse access clock (maxmemory.c). */
 void goblin__cmd_object_idletime(goblin__exec *x, int argc,
-                         const struct goblin_slice *argv)
+                                 const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__object_idletime(x, argv[2]);
@@ -513,7 +530,7 @@ void goblin__cmd_object_idletime(goblin__exec *x, int argc,
 
 /* OBJECT REFCOUNT: values are never shared in Goblin. */
 void goblin__cmd_object_refcount(goblin__exec *x, int argc,
-                         const struct goblin_slice *argv)
+                                 const struct goblin_slice *argv)
 {
     (void)argc;
     if (goblin_key_exists(x->st, argv[2]))
@@ -523,7 +540,7 @@ void goblin__cmd_object_refcount(goblin__exec *x, int argc,
 }
 
 void goblin__cmd_object_help(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     static const char *const help[] = {
         "OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

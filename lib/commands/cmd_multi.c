@@ -98,7 +98,8 @@ void goblin__multi_queue(goblin__exec *x, int argc,
     goblin__reply_status(x, "QUEUED");
 }
 
-void goblin__cmd_multi(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_multi(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -110,7 +111,8 @@ void goblin__cmd_multi(goblin__exec *x, int argc, const struct goblin_slice *arg
     goblin__reply_ok(x);
 }
 
-void goblin__cmd_discard(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_discard(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -184,7 +186,8 @@ static void exec_queued(goblin__exec *x)
     s->lastcmd = exec_cmd;
 }
 
-void goblin__cmd_exec(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_exec(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     goblin_session *s = x->sess;
 
@@ -214,7 +217,8 @@ void goblin__cmd_exec(goblin__exec *x, int argc, const struct goblin_slice *argv
     goblin__multi_discard(s);
 }
 
-void goblin__cmd_watch(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_watch(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     goblin_session *s = x->sess;
     int j;
@@ -239,7 +243,8 @@ void goblin__cmd_watch(goblin__exec *x, int argc, const struct goblin_slice *arg
     goblin__reply_ok(x);
 }
 
-void goblin__cmd_unwatch(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_unwatch(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;

@@ -411,7 +411,8 @@ void goblin__persist_info(goblin__exec *x, struct goblin__text *t)
 
 /* ---- commands ---- */
 
-void goblin__cmd_save(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_save(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -426,7 +427,8 @@ void goblin__cmd_save(goblin__exec *x, int argc, const struct goblin_slice *argv
     goblin__reply_ok(x);
 }
 
-void goblin__cmd_bgsave(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_bgsave(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     struct goblin__persist *p = x->eng->persist;
     bool schedule = argc == 2 && goblin__arg_is(argv[1], "schedule");
@@ -459,7 +461,8 @@ void goblin__cmd_bgsave(goblin__exec *x, int argc, const struct goblin_slice *ar
     goblin__reply_status(x, "Background saving started");
 }
 
-void goblin__cmd_lastsave(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_lastsave(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
 {
     (void)argc;
     (void)argv;
@@ -469,7 +472,8 @@ void goblin__cmd_lastsave(goblin__exec *x, int argc, const struct goblin_slice *
 /* SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT]: goblind has no replicas
  * to wait for, so NOW changes nothing and there is never a shutdown in
  * progress to abort. On success there is no reply: the server closes. */
-void goblin__cmd_shutdown(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_shutdown(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
 {
     bool nosave = false, save = false, force = false, abort_ = false;
     bool bad = false;

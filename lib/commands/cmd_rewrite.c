@@ -147,7 +147,7 @@ end:
 }
 
 void goblin__cmd_config_rewrite(goblin__exec *x, int argc,
-                        const struct goblin_slice *argv)
+                                const struct goblin_slice *argv)
 {
     struct goblin_server_info si = {0};
     int rc;

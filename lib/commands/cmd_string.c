@@ -188,7 +188,8 @@ void goblin__exec_setnx(goblin__exec *x, struct goblin_slice key,
     int_reply(x, goblin_str_setnx(x->st, key, value));
 }
 
-void goblin__cmd_setnx(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_setnx(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_setnx(x, argv[1], argv[2]);
@@ -203,13 +204,15 @@ static void setex_common(goblin__exec *x, const struct goblin_slice *argv,
         goblin__exec_set(x, argv[1], argv[3], &so);
 }
 
-void goblin__cmd_setex(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_setex(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     (void)argc;
     setex_common(x, argv, GOBLIN_TTL_EX);
 }
 
-void goblin__cmd_psetex(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_psetex(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     (void)argc;
     setex_common(x, argv, GOBLIN_TTL_PX);
@@ -223,7 +226,8 @@ void goblin__exec_getset(goblin__exec *x, struct goblin_slice key,
     view_reply(x, goblin_str_getset(x->st, key, value, &old), old);
 }
 
-void goblin__cmd_getset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_getset(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_getset(x, argv[1], argv[2]);
@@ -238,7 +242,8 @@ void goblin__exec_getdel(goblin__exec *x, struct goblin_slice key)
     view_reply(x, rc, v);
 }
 
-void goblin__cmd_getdel(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_getdel(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_getdel(x, argv[1]);
@@ -257,7 +262,8 @@ void goblin__exec_getex(goblin__exec *x, struct goblin_slice key,
         view_reply(x, rc, v);
 }
 
-void goblin__cmd_getex(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_getex(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     struct str_opts o = {0, NULL};
     struct goblin_slice v;
@@ -285,7 +291,8 @@ void goblin__exec_append(goblin__exec *x, struct goblin_slice key,
     int_reply(x, goblin_str_append(x->st, key, value));
 }
 
-void goblin__cmd_append(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_append(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_append(x, argv[1], argv[2]);
@@ -296,7 +303,8 @@ void goblin__exec_strlen(goblin__exec *x, struct goblin_slice key)
     int_reply(x, goblin_str_len(x->st, key));
 }
 
-void goblin__cmd_strlen(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_strlen(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_strlen(x, argv[1]);
@@ -308,7 +316,8 @@ void goblin__exec_setrange(goblin__exec *x, struct goblin_slice key,
     int_reply(x, goblin_str_setrange(x->st, key, offset, value));
 }
 
-void goblin__cmd_setrange(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_setrange(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
 {
     int64_t off;
 
@@ -329,7 +338,8 @@ void goblin__exec_getrange(goblin__exec *x, struct goblin_slice key,
         goblin__reply_slice(x, rc == 1 ? v : (struct goblin_slice){"", 0});
 }
 
-void goblin__cmd_getrange(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_getrange(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
 {
     int64_t start, end;
 
@@ -339,7 +349,8 @@ void goblin__cmd_getrange(goblin__exec *x, int argc, const struct goblin_slice *
         goblin__exec_getrange(x, argv[1], start, end);
 }
 
-void goblin__cmd_substr(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_substr(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     goblin__cmd_getrange(x, argc, argv);
 }
@@ -365,19 +376,22 @@ void goblin__exec_decrby(goblin__exec *x, struct goblin_slice key,
         goblin__exec_incrby(x, key, -decrement);
 }
 
-void goblin__cmd_incr(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_incr(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_incrby(x, argv[1], 1);
 }
 
-void goblin__cmd_decr(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_decr(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_incrby(x, argv[1], -1);
 }
 
-void goblin__cmd_incrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_incrby(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     int64_t delta;
 
@@ -386,7 +400,8 @@ void goblin__cmd_incrby(goblin__exec *x, int argc, const struct goblin_slice *ar
         goblin__exec_incrby(x, argv[1], delta);
 }
 
-void goblin__cmd_decrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_decrby(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     int64_t delta;
 
@@ -410,7 +425,7 @@ void goblin__exec_incrbyfloat(goblin__exec *x, struct goblin_slice key,
 }
 
 void goblin__cmd_incrbyfloat(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_incrbyfloat(x, argv[1], NULL, argv[2]);
@@ -431,7 +446,8 @@ void goblin__exec_mget(goblin__exec *x, const struct goblin_slice *keys,
     goblin__reply_strings(x, x->sess->scratch, n, true);
 }
 
-void goblin__cmd_mget(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_mget(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     goblin__exec_mget(x, argv + 1, (size_t)argc - 1);
 }
@@ -476,7 +492,8 @@ void goblin__exec_msetnx(goblin__exec *x, const struct goblin_slice *keys,
     int_reply(x, goblin_str_msetnx(x->st, keys, values, n));
 }
 
-void goblin__cmd_mset(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_mset(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     size_t n = mset_split(x, argc, argv);
 
@@ -484,7 +501,8 @@ void goblin__cmd_mset(goblin__exec *x, int argc, const struct goblin_slice *argv
         goblin__exec_mset(x, x->sess->scratch, x->sess->scratch + n, n);
 }
 
-void goblin__cmd_msetnx(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_msetnx(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     size_t n = mset_split(x, argc, argv);
 

@@ -181,44 +181,46 @@ static void zrange_fixed(goblin__exec *x, int argc,
     zrange_generic(x, argc, argv, 1, &a);
 }
 
-void goblin__cmd_zrange(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zrange(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     zrange_fixed(x, argc, argv, Z_AUTO, D_AUTO);
 }
 
 void goblin__cmd_zrangestore(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     struct zrange_args a = {Z_AUTO, D_AUTO, true, false, false, 0, 0};
 
     zrange_generic(x, argc, argv, 2, &a);
 }
 
-void goblin__cmd_zrevrange(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zrevrange(goblin__exec *x, int argc,
+                           const struct goblin_slice *argv)
 {
     zrange_fixed(x, argc, argv, Z_RANK, D_REV);
 }
 
 void goblin__cmd_zrangebyscore(goblin__exec *x, int argc,
-                       const struct goblin_slice *argv)
+                               const struct goblin_slice *argv)
 {
     zrange_fixed(x, argc, argv, Z_SCORE, D_FWD);
 }
 
 void goblin__cmd_zrevrangebyscore(goblin__exec *x, int argc,
-                          const struct goblin_slice *argv)
+                                  const struct goblin_slice *argv)
 {
     zrange_fixed(x, argc, argv, Z_SCORE, D_REV);
 }
 
 void goblin__cmd_zrangebylex(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     zrange_fixed(x, argc, argv, Z_LEX, D_FWD);
 }
 
 void goblin__cmd_zrevrangebylex(goblin__exec *x, int argc,
-                        const struct goblin_slice *argv)
+                                const struct goblin_slice *argv)
 {
     zrange_fixed(x, argc, argv, Z_LEX, D_REV);
 }

@@ -125,7 +125,8 @@ void goblin__exec_zadd(goblin__exec *x, struct goblin_slice key,
     }
 }
 
-void goblin__cmd_zadd(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zadd(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     struct zadd_args a = {0, false, 2};
     struct goblin_zpair *pairs;
@@ -156,7 +157,8 @@ void goblin__exec_zincrby(goblin__exec *x, struct goblin_slice key,
     incr_reply(x, rc, score);
 }
 
-void goblin__cmd_zincrby(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zincrby(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     double incr;
 
@@ -179,7 +181,8 @@ void goblin__exec_zscore(goblin__exec *x, struct goblin_slice key,
         goblin__reply_code(x, rc);
 }
 
-void goblin__cmd_zscore(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zscore(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_zscore(x, argv[1], argv[2]);
@@ -210,7 +213,8 @@ void goblin__exec_zmscore(goblin__exec *x, struct goblin_slice key,
     }
 }
 
-void goblin__cmd_zmscore(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zmscore(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     goblin__exec_zmscore(x, argv[1], argv + 2, (size_t)argc - 2);
 }
@@ -220,7 +224,8 @@ void goblin__exec_zcard(goblin__exec *x, struct goblin_slice key)
     int_reply(x, goblin_zset_card(x->st, key));
 }
 
-void goblin__cmd_zcard(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zcard(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     (void)argc;
     goblin__exec_zcard(x, argv[1]);
@@ -267,7 +272,8 @@ void goblin__exec_zcount(goblin__exec *x, struct goblin_slice key,
     int_reply(x, goblin_zset_count(x->st, key, r));
 }
 
-void goblin__cmd_zcount(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zcount(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     struct goblin_zrange r;
 
@@ -277,7 +283,8 @@ void goblin__cmd_zcount(goblin__exec *x, int argc, const struct goblin_slice *ar
         goblin__exec_zcount(x, argv[1], &r);
 }
 
-void goblin__cmd_zlexcount(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zlexcount(goblin__exec *x, int argc,
+                           const struct goblin_slice *argv)
 {
     struct goblin_zrange r;
 
@@ -320,12 +327,14 @@ static void rank_common(goblin__exec *x, int argc,
     goblin__exec_zrank(x, argv[1], argv[2], rev, false);
 }
 
-void goblin__cmd_zrank(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zrank(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     rank_common(x, argc, argv, 0);
 }
 
-void goblin__cmd_zrevrank(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zrevrank(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
 {
     rank_common(x, argc, argv, 1);
 }
@@ -336,7 +345,8 @@ void goblin__exec_zrem(goblin__exec *x, struct goblin_slice key,
     int_reply(x, goblin_zset_rem(x->st, key, members, n));
 }
 
-void goblin__cmd_zrem(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zrem(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
 {
     goblin__exec_zrem(x, argv[1], argv + 2, (size_t)argc - 2);
 }
@@ -362,21 +372,21 @@ static void remrange(goblin__exec *x, const struct goblin_slice *argv,
 }
 
 void goblin__cmd_zremrangebyrank(goblin__exec *x, int argc,
-                         const struct goblin_slice *argv)
+                                 const struct goblin_slice *argv)
 {
     (void)argc;
     remrange(x, argv, GOBLIN_ZRANGE_BY_RANK);
 }
 
 void goblin__cmd_zremrangebyscore(goblin__exec *x, int argc,
-                          const struct goblin_slice *argv)
+                                  const struct goblin_slice *argv)
 {
     (void)argc;
     remrange(x, argv, GOBLIN_ZRANGE_BY_SCORE);
 }
 
 void goblin__cmd_zremrangebylex(goblin__exec *x, int argc,
-                        const struct goblin_slice *argv)
+                                const struct goblin_slice *argv)
 {
     (void)argc;
     remrange(x, argv, GOBLIN_ZRANGE_BY_LEX);

@@ -72,12 +72,14 @@ static void zpop(goblin__exec *x, int argc, const struct goblin_slice *argv,
         goblin__exec_zpop(x, argv[1], max, argc == 3, count);
 }
 
-void goblin__cmd_zpopmin(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zpopmin(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     zpop(x, argc, argv, 0);
 }
 
-void goblin__cmd_zpopmax(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zpopmax(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
 {
     zpop(x, argc, argv, 1);
 }
@@ -125,7 +127,7 @@ void goblin__exec_zrandmember(goblin__exec *x, struct goblin_slice key,
 }
 
 void goblin__cmd_zrandmember(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     int64_t count = 0;
 
@@ -148,7 +150,8 @@ void goblin__exec_zscan(goblin__exec *x, struct goblin_slice key,
         goblin__reply_scored_scan(x, next, gathered(x), g.n);
 }
 
-void goblin__cmd_zscan(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zscan(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     struct goblin_scan_options o = {{NULL, 0}, GOBLIN_TYPE_NONE, 0};
     uint64_t cursor;
@@ -365,34 +368,37 @@ static void combine(goblin__exec *x, int argc, const struct goblin_slice *argv,
 }
 
 void goblin__cmd_zunionstore(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     combine(x, argc, argv, GOBLIN_ZSET_UNION, true);
 }
 
 void goblin__cmd_zinterstore(goblin__exec *x, int argc,
-                     const struct goblin_slice *argv)
+                             const struct goblin_slice *argv)
 {
     combine(x, argc, argv, GOBLIN_ZSET_INTER, true);
 }
 
 void goblin__cmd_zdiffstore(goblin__exec *x, int argc,
-                    const struct goblin_slice *argv)
+                            const struct goblin_slice *argv)
 {
     combine(x, argc, argv, GOBLIN_ZSET_DIFF, true);
 }
 
-void goblin__cmd_zunion(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zunion(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     combine(x, argc, argv, GOBLIN_ZSET_UNION, false);
 }
 
-void goblin__cmd_zinter(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zinter(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
 {
     combine(x, argc, argv, GOBLIN_ZSET_INTER, false);
 }
 
-void goblin__cmd_zdiff(goblin__exec *x, int argc, const struct goblin_slice *argv)
+void goblin__cmd_zdiff(goblin__exec *x, int argc,
+                       const struct goblin_slice *argv)
 {
     combine(x, argc, argv, GOBLIN_ZSET_DIFF, false);
 }
@@ -409,7 +415,7 @@ void goblin__exec_zintercard(goblin__exec *x, const struct goblin_slice *keys,
 }
 
 void goblin__cmd_zintercard(goblin__exec *x, int argc,
-                    const struct goblin_slice *argv)
+                            const struct goblin_slice *argv)
 {
     struct combine_args a;
 

@@ -356,9 +356,9 @@ static int ring_endpoint_open(const struct goblin_ring_endpoint_config *cfg,
     return 0;
 }
 
-int goblin_ring_endpoint_open_sized(const struct goblin_ring_endpoint_config *cfg,
-                                    size_t cfg_size,
-                                    goblin_ring_endpoint **out)
+int goblin_ring_endpoint_open_sized(
+    const struct goblin_ring_endpoint_config *cfg, size_t cfg_size,
+    goblin_ring_endpoint **out)
 {
     struct goblin_ring_endpoint_config c;
 

@@ -269,7 +269,7 @@ static uint32_t list_pop(struct zarena *a, size_t size)
 }
 
 int goblin__za_append(goblin_store *st, struct zarena *a, const void *m, size_t len,
-              double score, uint32_t *pos)
+                      double score, uint32_t *pos)
 {
     size_t size = rec_size_for(len), at;
     void *big = NULL;
@@ -309,7 +309,7 @@ int goblin__za_append(goblin_store *st, struct zarena *a, const void *m, size_t 
 }
 
 int goblin__za_move(goblin_store *st, struct zarena *a, uint32_t pos,
-            uint32_t *npos)
+                    uint32_t *npos)
 {
     uint8_t *r = za_rec(a, pos), *c;
     size_t size = za_rec_size(r);

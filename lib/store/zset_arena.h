@@ -210,14 +210,14 @@ void goblin__za_free(goblin_store *st, struct zarena *a);
 /* Appends a live record. Returns 0 and sets *pos, GOBLIN_ENOMEM or
  * GOBLIN_ELIMIT, with nothing changed. */
 int goblin__za_append(goblin_store *st, struct zarena *a, const void *m, size_t len,
-              double score, uint32_t *pos);
+                      double score, uint32_t *pos);
 
 /* Copies the record at pos (live, in a chunk other than the tail) to the
  * tail, big member blocks by pointer. The old copy is left as it is: its
  * chunk is about to be dropped. Returns 0 and sets *npos, or an error with
  * nothing changed. */
 int goblin__za_move(goblin_store *st, struct zarena *a, uint32_t pos,
-            uint32_t *npos);
+                    uint32_t *npos);
 
 /* Makes the record at pos dead and frees its big block if it has one. */
 void goblin__za_kill(goblin_store *st, struct zarena *a, uint32_t pos);

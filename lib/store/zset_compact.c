@@ -122,7 +122,7 @@ static inline uint64_t tail_of(const void *m, size_t len)
 }
 
 int goblin__zc_find(const void *obj, const void *m, size_t len, struct zc_ent *e,
-            size_t *rank)
+                    size_t *rank)
 {
     const uint8_t *p = zc_first(obj), *end = zc_end(obj);
     uint64_t tail = tail_of(m, len);
@@ -292,7 +292,7 @@ static bool move_in_place(void *obj, const struct zchange *c)
 }
 
 int goblin__zc_apply(goblin_store *st, void **objp, const struct zchange *c,
-             size_t n)
+                     size_t n)
 {
     size_t need = hdr(*objp)->used;
     int rc;

@@ -81,7 +81,7 @@ static uint64_t id_hash(const struct zfull *z, uint32_t id)
 }
 
 int goblin__zf_insert(goblin_store *st, struct zfull *z, const void *m, size_t len,
-              double score, uint32_t *id)
+                      double score, uint32_t *id)
 {
     uint32_t pos;
     uint64_t h = zf_hash(z, m, len);
@@ -130,7 +130,7 @@ static void range_forget(void *ctx, double score, uint32_t id)
 }
 
 void goblin__zf_remove_range(goblin_store *st, struct zfull *z, size_t from,
-                     size_t n)
+                             size_t n)
 {
     struct range_ctx c = {st, z};
 

@@ -141,7 +141,7 @@ void goblin__zc_free(goblin_store *st, void *obj);
 /* Finds member m. Returns 1 and fills *e and *rank (either may be NULL),
  * or 0. */
 int goblin__zc_find(const void *obj, const void *m, size_t len, struct zc_ent *e,
-            size_t *rank);
+                    size_t *rank);
 
 /* Byte offset of the entry at rank r (r may be count: the end). */
 size_t goblin__zc_offset_of_rank(const void *obj, size_t r);
@@ -199,7 +199,7 @@ static inline int zf_find(const struct zfull *z, const void *m, size_t len,
 /* Adds an absent member. Returns 0 and sets *id, or an error with nothing
  * changed. */
 int goblin__zf_insert(goblin_store *st, struct zfull *z, const void *m, size_t len,
-              double score, uint32_t *id);
+                      double score, uint32_t *id);
 
 /* Removes the member at id. Never fails. */
 void goblin__zf_remove(goblin_store *st, struct zfull *z, uint32_t id);
@@ -207,7 +207,7 @@ void goblin__zf_remove(goblin_store *st, struct zfull *z, uint32_t id);
 /* Removes n members from rank `from` on, calling fn (if not NULL) for each
  * first. */
 void goblin__zf_remove_range(goblin_store *st, struct zfull *z, size_t from,
-                     size_t n);
+                             size_t n);
 
 /* One bounded step of arena compaction; called at the end of writes. */
 void goblin__zf_clean_step(goblin_store *st, struct zfull *z);
@@ -232,7 +232,7 @@ int goblin__zf_apply(goblin_store *st, struct zfull *z, struct zchange *c, size_
 
 /* Same for a compact object whose result stays compact; *objp may move. */
 int goblin__zc_apply(goblin_store *st, void **objp, const struct zchange *c,
-             size_t n);
+                     size_t n);
 
 /* Stores n pairs (strictly increasing) into key dst, replacing whatever it
  * held, or deletes dst when n is 0; reports the change (zset.c). */

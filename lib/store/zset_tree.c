@@ -982,9 +982,10 @@ void goblin__zt_erase(goblin_store *st, struct ztree *t, double s, uint32_t id)
     rebalance(st, t, &p, lv);
 }
 
-void goblin__zt_erase_range(goblin_store *st, struct ztree *t, size_t from, size_t n,
-                    void (*fn)(void *ctx, double score, uint32_t id),
-                    void *ctx)
+void goblin__zt_erase_range(goblin_store *st, struct ztree *t, size_t from,
+                            size_t n,
+                            void (*fn)(void *ctx, double score, uint32_t id),
+                            void *ctx)
 {
     while (n > 0) {
         struct zt_path p;
@@ -1032,7 +1033,7 @@ static bool leaf_move(struct ztree *t, struct zt_path *p, struct zt_leaf *l,
 }
 
 int goblin__zt_update(goblin_store *st, struct ztree *t, double old_s, double new_s,
-              uint32_t id)
+                      uint32_t id)
 {
     struct zt_path po, pn;
     struct key k, kn;
@@ -1297,7 +1298,7 @@ static int append_last(goblin_store *st, struct ztree *t, double s,
 }
 
 int goblin__zt_build(goblin_store *st, struct ztree *t, const double *scores,
-             const uint32_t *ids, size_t n)
+                     const uint32_t *ids, size_t n)
 {
     assert(t->root == NULL);
     for (size_t i = 0; i < n; i++) {

@@ -109,11 +109,11 @@ void goblin__zt_erase(goblin_store *st, struct ztree *t, double score, uint32_t 
  * score). Returns 0 or GOBLIN_ENOMEM with nothing changed. A move inside
  * one leaf, or into a leaf with room, walks down once per leaf. */
 int goblin__zt_update(goblin_store *st, struct ztree *t, double old_s, double new_s,
-              uint32_t id);
+                      uint32_t id);
 
 /* The record (score, old_id) now refers to new_id (same member bytes). */
 void goblin__zt_retarget(struct ztree *t, double score, uint32_t old_id,
-                 uint32_t new_id);
+                         uint32_t new_id);
 
 /* 0-based rank of the record (score, id), which is present. */
 size_t goblin__zt_rank(const struct ztree *t, double score, uint32_t id);
@@ -146,14 +146,15 @@ static inline void zt_get(const struct ztree *t, const struct zt_path *p,
 
 /* Removes n records from rank `from` on, calling fn for each before it
  * goes (in order). fn must not touch the tree. Never fails. */
-void goblin__zt_erase_range(goblin_store *st, struct ztree *t, size_t from, size_t n,
-                    void (*fn)(void *ctx, double score, uint32_t id),
-                    void *ctx);
+void goblin__zt_erase_range(goblin_store *st, struct ztree *t, size_t from,
+                            size_t n,
+                            void (*fn)(void *ctx, double score, uint32_t id),
+                            void *ctx);
 
 /* Builds the tree, which is empty, from n records already in order.
  * Returns 0 or GOBLIN_ENOMEM with the tree still empty. */
 int goblin__zt_build(goblin_store *st, struct ztree *t, const double *scores,
-             const uint32_t *ids, size_t n);
+                     const uint32_t *ids, size_t n);
 
 /* Checks every invariant; returns 0 or a negative line number. For
  * tests. Also reports the number of leaves through *leaves if not NULL. */
