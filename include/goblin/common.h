@@ -95,6 +95,8 @@ enum goblin_type {
     GOBLIN_TYPE_STRING = 1,
     GOBLIN_TYPE_HASH = 2,
     GOBLIN_TYPE_ZSET = 3,
+    GOBLIN_TYPE_LIST = 4,
+    GOBLIN_TYPE_SET = 5,
 };
 
 /* Memory for a store. free and realloc get the size the block was

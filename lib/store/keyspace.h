@@ -88,6 +88,9 @@ enum goblin__str_enc {
 };
 #define GOBLIN__EMBSTR_MAX 44
 
+/* Byte 0 of a record keeps the type in its low three bits. */
+#define GOBLIN__REC_TYPE_MASK 0x07
+
 /* A record's key and where its value starts. */
 struct goblin__rec {
     const uint8_t *key;
@@ -98,7 +101,7 @@ struct goblin__rec {
 void goblin__rec_parse(const uint8_t *rec, struct goblin__rec *r);
 static inline enum goblin_type goblin__rec_type(const uint8_t *rec)
 {
-    return (enum goblin_type)(rec[0] & 0x03);
+    return (enum goblin_type)(rec[0] & GOBLIN__REC_TYPE_MASK);
 }
 size_t goblin__rec_size(const uint8_t *rec);
 /* The value of a string record (borrowed from the record). */
@@ -175,6 +178,8 @@ void goblin__write_begin(goblin_store *st);
 
 /* Provided by the type modules and called by the keyspace. */
 void goblin__hash_free(goblin_store *st, void *obj);
+/* Frees the object of a collection of the given type (keyspace.c). */
+void goblin__obj_free(goblin_store *st, enum goblin_type type, void *obj);
 void goblin__zset_free(goblin_store *st, void *obj);
 const char *goblin__hash_encoding(const void *obj); /* "listpack" or "hashtable" */
 const char *goblin__zset_encoding(const void *obj); /* "listpack" or "skiplist" */
