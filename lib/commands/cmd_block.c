@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "block.h"
+#include "engine/block.h"
 #include "exec.h"
 #include "goblin/zset.h"
 #include "handlers.h"

@@ -17,7 +17,7 @@
 
 #include "acl.h"
 #include "block.h"
-#include "respond.h"
+#include "commands/respond.h"
 #include "session.h"
 
 #define INPUT_CHUNK (16 * 1024)

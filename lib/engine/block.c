@@ -17,7 +17,7 @@
 
 #include "block.h"
 #include "goblin/numtext.h"
-#include "respond.h"
+#include "commands/respond.h"
 
 struct goblin__bkey {
     struct goblin__bkey *next;  /* hash chain */

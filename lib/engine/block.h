@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "command.h"
+#include "commands/command.h"
 #include "goblin/keys.h"
 #include "session.h"
 
