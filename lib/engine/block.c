@@ -203,12 +203,16 @@ bool goblin__block_timeout(goblin__exec *x, struct goblin_slice arg,
         goblin__reply_error(x, TIMEOUT_TEXT);
         return false;
     }
-    /* Redis converts seconds * 1000 to long long: past the range (or
-     * infinite) that gives LLONG_MIN on x86, "timeout is negative". */
+    /* Redis takes ceill(seconds * 1000) as a long long: 0.0001 is 1 ms,
+     * -0.0001 is 0 (for ever), and past the range (or infinite) the
+     * conversion gives LLONG_MIN on x86, "timeout is negative". */
     ms = v * 1000.0L;
-    t = ms >= -9223372036854775808.0L && ms < 9223372036854775808.0L
-            ? (int64_t)ms
-            : INT64_MIN;
+    if (ms >= -9223372036854775808.0L && ms < 9223372036854775807.0L) {
+        t = (int64_t)ms;
+        t += (long double)t < ms;
+    } else {
+        t = INT64_MIN;
+    }
     if (t < 0) {
         goblin__reply_error(x, "ERR timeout is negative");
         return false;

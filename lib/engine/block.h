@@ -88,7 +88,7 @@ struct goblin__block_table {
 };
 
 /* Parses a blocking command's timeout in seconds as Redis does (a long
- * double; 0 = for ever; below a millisecond rounds to 0) into a deadline
+ * double; 0 = for ever; milliseconds rounded up) into a deadline
  * in the store clock; replies the refusal ("ERR timeout is negative",
  * "ERR timeout is not a float or out of range") and returns false. */
 bool goblin__block_timeout(goblin__exec *x, struct goblin_slice arg,
