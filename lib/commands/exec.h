@@ -24,6 +24,7 @@
 #include "goblin/keys.h"
 #include "goblin/str.h"
 #include "goblin/zset.h"
+#include "store/bitmap.h"
 
 /* ---- connection (cmd_conn.c) ---- */
 
@@ -215,6 +216,36 @@ void goblin__exec_zcombine(goblin__exec *x, const struct goblin__zcombine *a);
 /* ZINTERCARD: limit >= 0 (0: no limit). */
 void goblin__exec_zintercard(goblin__exec *x, const struct goblin_slice *keys,
                              size_t n, int64_t limit);
+
+/* ---- bitmaps (cmd_bitmap.c) ---- */
+
+/* A BITCOUNT or BITPOS range: start and end in bytes, or bits (isbit);
+ * end_given is BITPOS's "an end was written". */
+struct goblin__bitrange {
+    int64_t start, end;
+    bool isbit;
+    bool end_given;
+};
+
+/* SETBIT: offset within proto-max-bulk-len bytes, on 0 or 1. */
+void goblin__exec_setbit(goblin__exec *x, struct goblin_slice key,
+                         uint64_t offset, int on);
+void goblin__exec_getbit(goblin__exec *x, struct goblin_slice key,
+                         uint64_t offset);
+/* BITCOUNT and BITPOS (bit 0 or 1): r NULL is the whole string. */
+void goblin__exec_bitcount(goblin__exec *x, struct goblin_slice key,
+                           const struct goblin__bitrange *r);
+void goblin__exec_bitpos(goblin__exec *x, struct goblin_slice key, int bit,
+                         const struct goblin__bitrange *r);
+/* BITOP: NOT with n == 1. */
+void goblin__exec_bitop(goblin__exec *x, enum goblin__bitop op,
+                        struct goblin_slice dst,
+                        const struct goblin_slice *keys, size_t n);
+/* BITFIELD (and BITFIELD_RO, whose decoders refuse writes): n operations,
+ * out room for n results. */
+void goblin__exec_bitfield(goblin__exec *x, struct goblin_slice key,
+                           const struct goblin__bf_op *ops, size_t n,
+                           struct goblin__bf_result *out);
 
 /* ---- argument checks both decoders make, with Redis's texts ---- */
 

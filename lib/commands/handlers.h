@@ -159,4 +159,13 @@ goblin__handler goblin__cmd_shutdown;
 /* cmd_rewrite.c */
 goblin__handler goblin__cmd_config_rewrite;
 
+/* cmd_bitmap.c */
+goblin__handler goblin__cmd_setbit;
+goblin__handler goblin__cmd_getbit;
+goblin__handler goblin__cmd_bitcount;
+goblin__handler goblin__cmd_bitpos;
+goblin__handler goblin__cmd_bitop;
+goblin__handler goblin__cmd_bitfield;
+goblin__handler goblin__cmd_bitfield_ro;
+
 #endif

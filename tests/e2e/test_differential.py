@@ -53,6 +53,7 @@ import random
 import sys
 import time
 
+import diff_bits
 import e2e
 
 SEED = 20240601
@@ -993,6 +994,10 @@ def main():
             err = clock_and_version(pair)
         if not err:
             print("transactions, score edges and idle times agree")
+        if not err:
+            err = diff_bits.run(pair, random.Random(seed))
+        if not err:
+            print("bitmaps, LCS, HyperLogLog and geo agree")
         if not err:
             err = compare_dumps(pair.ref, pair.test)
         if not err:
