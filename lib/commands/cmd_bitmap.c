@@ -17,7 +17,7 @@
 #include "goblin/numtext.h"
 #include "goblin/str.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 #include "store/bitmap.h"
 
 #define ERR_BIT_OFFSET "ERR bit offset is not an integer or out of range"
