@@ -247,6 +247,16 @@ void goblin__exec_bitfield(goblin__exec *x, struct goblin_slice key,
                            const struct goblin__bf_op *ops, size_t n,
                            struct goblin__bf_result *out);
 
+/* ---- LCS (cmd_lcs.c) ---- */
+
+struct goblin__lcs_options {
+    bool len, idx, withmatchlen;
+    int64_t minmatchlen; /* >= 0 */
+};
+void goblin__exec_lcs(goblin__exec *x, struct goblin_slice key1,
+                      struct goblin_slice key2,
+                      const struct goblin__lcs_options *o);
+
 /* ---- argument checks both decoders make, with Redis's texts ---- */
 
 /* ZADD's option mixes (GOBLIN_ZADD_* flags, incr) for n pairs, in

@@ -167,5 +167,7 @@ goblin__handler goblin__cmd_bitpos;
 goblin__handler goblin__cmd_bitop;
 goblin__handler goblin__cmd_bitfield;
 goblin__handler goblin__cmd_bitfield_ro;
+/* cmd_lcs.c */
+goblin__handler goblin__cmd_lcs;
 
 #endif

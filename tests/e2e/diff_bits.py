@@ -123,9 +123,43 @@ def bitmap_random(r, count=600):
     return c + [[b"GET", k] for k in keys + [b"bm:dst"]]
 
 
+LCS_FIXED = [
+    [b"MSET", b"lcs:a", b"ohmytext", b"lcs:b", b"mynewtext"],
+    [b"LCS", b"lcs:a", b"lcs:b"], [b"LCS", b"lcs:a", b"lcs:b", b"LEN"],
+    [b"LCS", b"lcs:a", b"lcs:b", b"IDX"],
+    [b"LCS", b"lcs:a", b"lcs:b", b"IDX", b"MINMATCHLEN", b"4",
+     b"WITHMATCHLEN"],
+    [b"LCS", b"lcs:a", b"lcs:b", b"IDX", b"LEN"],
+    [b"LCS", b"lcs:a", b"lcs:b", b"MINMATCHLEN"],
+    [b"LCS", b"lcs:a", b"lcs:b", b"MINMATCHLEN", b"x"],
+    [b"LCS", b"lcs:a", b"lcs:b", b"MINMATCHLEN", b"-5", b"IDX"],
+    [b"LCS", b"lcs:a", b"lcs:b", b"FOO"], [b"LCS", b"lcs:a", b"nokey"],
+    [b"LCS", b"nokey", b"nokey2", b"IDX"],
+    [b"HSET", b"lcs:h", b"f", b"v"], [b"LCS", b"lcs:a", b"lcs:h"],
+    [b"LCS", b"lcs:h", b"lcs:a", b"FOO"],
+    [b"SET", b"lcs:n", b"12345"], [b"SET", b"lcs:m", b"23451"],
+    [b"LCS", b"lcs:n", b"lcs:m", b"IDX", b"WITHMATCHLEN"],
+    [b"SUBSTR", b"lcs:a", b"1", b"3"], [b"SUBSTR", b"lcs:a", b"-3", b"-1"],
+]
+
+
+def lcs_random(r, count=150):
+    c = []
+    for _ in range(count):
+        a = bytes(r.choice(b"abc\x00") for _ in range(r.randint(0, 30)))
+        b = bytes(r.choice(b"abc\x00") for _ in range(r.randint(0, 30)))
+        c.append([b"MSET", b"lcs:x", a, b"lcs:y", b])
+        opts = r.choice([[], [b"LEN"], [b"IDX"], [b"IDX", b"WITHMATCHLEN"],
+                         [b"IDX", b"MINMATCHLEN", b"%d" % r.randint(0, 4)],
+                         [b"IDX", b"MINMATCHLEN", b"2", b"WITHMATCHLEN"]])
+        c.append([b"LCS", b"lcs:x", b"lcs:y"] + opts)
+    return c
+
+
 def stages(rng):
     """(name, commands) pairs, each list compared byte for byte."""
-    return [("bitmaps", BITMAP_FIXED), ("bitmaps random", bitmap_random(rng))]
+    return [("bitmaps", BITMAP_FIXED), ("bitmaps random", bitmap_random(rng)),
+            ("LCS", LCS_FIXED), ("LCS random", lcs_random(rng))]
 
 
 def run(pair, rng):
