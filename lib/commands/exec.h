@@ -25,6 +25,7 @@
 #include "goblin/str.h"
 #include "goblin/zset.h"
 #include "store/bitmap.h"
+#include "store/geohash.h"
 
 /* ---- connection (cmd_conn.c) ---- */
 
@@ -256,6 +257,45 @@ struct goblin__lcs_options {
 void goblin__exec_lcs(goblin__exec *x, struct goblin_slice key1,
                       struct goblin_slice key2,
                       const struct goblin__lcs_options *o);
+
+/* ---- HyperLogLog (cmd_hll.c) ---- */
+
+void goblin__exec_pfadd(goblin__exec *x, struct goblin_slice key,
+                        const struct goblin_slice *elems, size_t n);
+/* PFCOUNT of one key, or of the union of n keys. */
+void goblin__exec_pfcount(goblin__exec *x, const struct goblin_slice *keys,
+                          size_t n);
+/* PFMERGE: keys are the inputs, dst usually among them (keys[0]). */
+void goblin__exec_pfmerge(goblin__exec *x, struct goblin_slice dst,
+                          const struct goblin_slice *keys, size_t n);
+
+/* ---- geo (cmd_geo.c) ---- */
+
+/* GEOADD: pairs scored with goblin__geohash_score; flags NX, XX, CH. */
+void goblin__exec_geoadd(goblin__exec *x, struct goblin_slice key,
+                         unsigned flags, const struct goblin_zpair *pairs,
+                         size_t n);
+/* GEODIST in units of to_meter metres. */
+void goblin__exec_geodist(goblin__exec *x, struct goblin_slice key,
+                          struct goblin_slice m1, struct goblin_slice m2,
+                          double to_meter);
+/* GEOPOS (pos) and GEOHASH of n members. */
+void goblin__exec_geopos(goblin__exec *x, struct goblin_slice key,
+                         const struct goblin_slice *members, size_t n,
+                         bool pos);
+
+/* A GEOSEARCH / GEORADIUS query, decoded: the shape's centre resolved. */
+struct goblin__geo_query {
+    struct goblin_slice key;
+    struct goblin__geo_shape shape;
+    bool withdist, withhash, withcoord, any, storedist, has_store;
+    int sort;       /* 0 none, 1 ASC, 2 DESC */
+    int64_t count;  /* 0: no COUNT */
+    struct goblin_slice store;
+};
+void goblin__geo_query_init(struct goblin__geo_query *q);
+/* The search, on a key known to hold a sorted set. */
+void goblin__exec_geosearch(goblin__exec *x, struct goblin__geo_query *q);
 
 /* ---- argument checks both decoders make, with Redis's texts ---- */
 

@@ -169,5 +169,22 @@ goblin__handler goblin__cmd_bitfield;
 goblin__handler goblin__cmd_bitfield_ro;
 /* cmd_lcs.c */
 goblin__handler goblin__cmd_lcs;
+/* cmd_hll.c */
+goblin__handler goblin__cmd_pfadd;
+goblin__handler goblin__cmd_pfcount;
+goblin__handler goblin__cmd_pfmerge;
+goblin__handler goblin__cmd_pfdebug;
+goblin__handler goblin__cmd_pfselftest;
+/* cmd_geo.c */
+goblin__handler goblin__cmd_geoadd;
+goblin__handler goblin__cmd_geodist;
+goblin__handler goblin__cmd_geohash;
+goblin__handler goblin__cmd_geopos;
+goblin__handler goblin__cmd_georadius;
+goblin__handler goblin__cmd_georadius_ro;
+goblin__handler goblin__cmd_georadiusbymember;
+goblin__handler goblin__cmd_georadiusbymember_ro;
+goblin__handler goblin__cmd_geosearch;
+goblin__handler goblin__cmd_geosearchstore;
 
 #endif

@@ -304,7 +304,7 @@ int64_t goblin__bit_op(goblin_store *st, enum goblin__bitop op,
             return GOBLIN_ENOMEM;
         bitop_fill(st, op, tmp, maxlen, keys, n);
     }
-    if ((out = goblin__str_put_raw(st, dst, maxlen)) == NULL) {
+    if ((out = goblin__str_put_raw(st, dst, maxlen, false)) == NULL) {
         if (tmp != NULL)
             goblin__free(st, tmp, maxlen);
         return GOBLIN_ENOMEM;

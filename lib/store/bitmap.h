@@ -107,11 +107,11 @@ int goblin__bit_field(goblin_store *st, struct goblin_slice key,
 int goblin__str_grow_zero(goblin_store *st, struct goblin_slice key,
                           size_t len, uint8_t **bytes, size_t *out_len);
 
-/* Stores a raw string of len bytes under key (any type before, no
- * deadline after), as Redis's setKey does for a computed value, and
- * returns where the caller writes the bytes, or NULL (GOBLIN_ENOMEM). The
- * caller began the write; string.c. */
+/* Stores a raw string of len bytes under key (any type before; no
+ * deadline after, as Redis's setKey does for a computed value, unless
+ * keep_ttl) and returns where the caller writes the bytes, or NULL
+ * (GOBLIN_ENOMEM). The caller began the write; string.c. */
 uint8_t *goblin__str_put_raw(goblin_store *st, struct goblin_slice key,
-                             size_t len);
+                             size_t len, bool keep_ttl);
 
 #endif

@@ -615,12 +615,13 @@ int goblin__str_grow_zero(goblin_store *st, struct goblin_slice key,
 }
 
 uint8_t *goblin__str_put_raw(goblin_store *st, struct goblin_slice key,
-                             size_t len)
+                             size_t len, bool keep_ttl)
 {
     uint32_t id = 0;
     int found = goblin__key_find(st, key, &id);
     struct goblin__str_put p = {key, found, id, len, GOBLIN__STR_RAW, len,
-                                GOBLIN__TTL_CLEAR, 0};
+                                keep_ttl ? GOBLIN__TTL_KEEP
+                                         : GOBLIN__TTL_CLEAR, 0};
 
     return goblin__key_put_str(st, &p);
 }
