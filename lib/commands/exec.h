@@ -153,6 +153,10 @@ void goblin__exec_hrandfield(goblin__exec *x, struct goblin_slice key,
  * type with goblin__scan_key); o->type is unused. */
 void goblin__exec_hscan(goblin__exec *x, struct goblin_slice key,
                         uint64_t cursor, const struct goblin_scan_options *o);
+/* HSCAN ... NOVALUES (Redis 7.4): the page's fields without values. */
+void goblin__exec_hscan_fields(goblin__exec *x, struct goblin_slice key,
+                               uint64_t cursor,
+                               const struct goblin_scan_options *o);
 
 /* ---- sorted sets (cmd_zset.c, cmd_zrange.c) ---- */
 

@@ -726,8 +726,8 @@ def transactions():
                   [b"ZRANK", b"e:mz", b"a"], [b"ZSCORE", b"e:mz", b"a"],
                   [b"TTL", b"e:m"], [b"TYPE", b"e:mz"]],
                  [[b"MULTI"], [b"WATCH", b"e:m"], [b"INCR", b"e:m"]],
-                 [[b"ZRANK", b"e:mz", b"a", b"WITHSCORE"]],
-                 [[b"ZREVRANK", b"e:mz", b"a", b"foo"], [b"GET", b"e:m"]],
+                 # (ZRANK WITHSCORE is Redis 7.2's: compared in
+                 # diff_bits.py's own stage, not against 7.0 here.)
                  [[b"SAVE", b"x"]], [[b"SHUTDOWN"]], [[b"NOSUCHCMD"]],
                  [[b"GET"], [b"SET", b"e:m", b"2"]], []):
         c += [[b"MULTI"]] + body + [[b"EXEC"], [b"GET", b"e:m"]]

@@ -87,6 +87,60 @@ static void test_setbit_allocation_failure_changes_nothing(void **state)
     EXPECT("GET s", "$3\r\nabc\r\n");
 }
 
+static void test_hll_and_geo_texts(void **state)
+{
+    struct cfix *f = *state;
+
+    EXPECT("SET s plain", "+OK\r\n");
+    EXPECT("PFADD s a", "-WRONGTYPE Key is not a valid HyperLogLog string "
+                        "value.\r\n");
+    EXPECT("PFADD h a b c", ":1\r\n");
+    EXPECT("PFCOUNT h", ":3\r\n");
+    EXPECT("PFDEBUG ENCODING h", "+sparse\r\n");
+    EXPECT("PFDEBUG DECODE h",
+           "$44\r\nZ:8436 v:1,1 Z:4274 v:2,1 Z:3068 v:1,1 Z:603\r\n");
+    EXPECT("PFDEBUG TODENSE h", ":1\r\n");
+    EXPECT("PFDEBUG DECODE h", "-ERR HLL encoding is not sparse\r\n");
+    EXPECT("PFDEBUG FOO h", "-ERR Unknown PFDEBUG subcommand 'FOO'\r\n");
+    EXPECT("PFDEBUG GETREG nokey", "-ERR The specified key does not "
+                                   "exist\r\n");
+    EXPECT("PFSELFTEST", "+OK\r\n");
+    EXPECT("GEOADD g 13.361389 38.115556 Palermo 15.087269 37.502669 "
+           "Catania", ":2\r\n");
+    EXPECT("ZSCORE g Palermo", "$16\r\n3479099956230698\r\n");
+    EXPECT("GEODIST g Palermo Catania km", "$8\r\n166.2742\r\n");
+    EXPECT("GEOPOS g Palermo", "*1\r\n*2\r\n$20\r\n13.36138933897018433"
+                               "\r\n$20\r\n38.11555639549629859\r\n");
+    EXPECT("GEOSEARCH g FROMLONLAT 15 37 BYRADIUS 100 km ASC",
+           "*1\r\n$7\r\nCatania\r\n");
+    EXPECT("GEOADD g 181 0 x", "-ERR invalid longitude,latitude pair "
+                               "181.000000,0.000000\r\n");
+    EXPECT("GEOSEARCH g FROMLONLAT 15 37 BYRADIUS 1 km ANY",
+           "-ERR the ANY argument requires COUNT argument\r\n");
+}
+
+static void test_zrank_withscore_and_hscan_novalues(void **state)
+{
+    struct cfix *f = *state;
+
+    EXPECT("ZADD z 1.5 a 2 b", ":2\r\n");
+    EXPECT("ZRANK z b WITHSCORE", "*2\r\n:1\r\n$1\r\n2\r\n");
+    EXPECT("ZREVRANK z b withscore", "*2\r\n:0\r\n$1\r\n2\r\n");
+    EXPECT("ZRANK z nope WITHSCORE", "*-1\r\n");
+    EXPECT("ZRANK z b foo", "-ERR syntax error\r\n");
+    EXPECT("ZRANK z b WITHSCORE x",
+           "-ERR wrong number of arguments for 'zrank' command\r\n");
+    EXPECT("ZRANK z b", ":1\r\n");
+    EXPECT("HSET h f1 v1", ":1\r\n");
+    EXPECT("HSCAN h 0 NOVALUES",
+           "*2\r\n$1\r\n0\r\n*1\r\n$2\r\nf1\r\n");
+    EXPECT("HSCAN h 0 NOVALUES COUNT 10 MATCH f*",
+           "*2\r\n$1\r\n0\r\n*1\r\n$2\r\nf1\r\n");
+    EXPECT("HSCAN h 0", "*2\r\n$1\r\n0\r\n*2\r\n$2\r\nf1\r\n$2\r\n"
+                        "v1\r\n");
+    EXPECT("HSCAN h 0 COUNT", "-ERR syntax error\r\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -94,6 +148,8 @@ int main(void)
         CMD_TEST(test_bitfield_overflows),
         CMD_TEST(test_lcs_ranges_and_refusals),
         CMD_TEST(test_setbit_allocation_failure_changes_nothing),
+        CMD_TEST(test_hll_and_geo_texts),
+        CMD_TEST(test_zrank_withscore_and_hscan_novalues),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
