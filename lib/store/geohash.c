@@ -103,7 +103,7 @@ static uint64_t align52(struct goblin__geohash h)
 
 uint64_t goblin__geohash_score(double longitude, double latitude)
 {
-    struct goblin__geohash h;
+    struct goblin__geohash h = {0, GOBLIN__GEO_STEP_MAX};
 
     goblin__geohash_encode(&lon_range, &lat_range, longitude, latitude,
                            GOBLIN__GEO_STEP_MAX, &h);
@@ -144,7 +144,7 @@ void goblin__geohash_text(double score, char out[11])
 {
     static const char alphabet[] = "0123456789bcdefghjkmnpqrstuvwxyz";
     static const struct goblin__geo_range lon = {-180, 180}, lat = {-90, 90};
-    struct goblin__geohash h;
+    struct goblin__geohash h = {0, 26};
     double xy[2];
 
     /* Stored positions use latitudes up to 85.05; the standard geohash
@@ -269,6 +269,8 @@ static void cells_at(const struct goblin__geo_shape *s, int step,
     static const int dx[9] = {0, 0, 0, 1, -1, 1, -1, 1, -1};
     static const int dy[9] = {0, 1, -1, 0, 0, 1, 1, -1, -1};
 
+    n[0].bits = 0;
+    n[0].step = (uint8_t)step;
     goblin__geohash_encode(&lon_range, &lat_range, s->xy[0], s->xy[1],
                            (uint8_t)step, &n[0]);
     for (int i = 1; i < 9; i++) {
