@@ -428,9 +428,15 @@ class Gen:
         return self.key(L_KEYS)
 
     def elem(self):
-        if self.chance(0.5):
+        """Mostly short elements that repeat (for LREM, LPOS, LINSERT);
+        now and then one past the 255-byte short form, rarely one past a
+        whole block, never the huge values of value()."""
+        k = self.r.random()
+        if k < 0.5:
             return self.pick(MEMBERS[:8])
-        return self.value()
+        if k < 0.97:
+            return self.value()[:40]
+        return b"L%d" % self.r.randint(0, 9) * self.r.randint(100, 3000)
 
     def c_lpush(self):
         op = self.pick([b"LPUSH", b"RPUSH", b"LPUSH", b"RPUSH", b"LPUSHX",
