@@ -164,7 +164,7 @@ static void write_data(struct cmds *c, int64_t soon)
 
         c_rpush(c, S("list:big"), slice_of(v, (size_t)vl));
         if (i % 500 == 0)
-            c_rpush(c, S("list:big"), slice_of(big, 2000 + (size_t)i / 2));
+            c_rpush(c, S("list:big"), slice_of(big, 1000 + (size_t)i / 2));
     }
     for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
         c_rpush(c, S("list:small"), slice_of(ints[i], strlen(ints[i])));
