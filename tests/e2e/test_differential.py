@@ -739,8 +739,13 @@ class Pair:
             ra = self.ref.pipeline(cmds)
             rb = self.test.pipeline(cmds)
         else:
-            ra = [self.one(self.ref, c) for c in cmds]
-            rb = [self.one(self.test, c) for c in cmds]
+            # One command at a time, each on both servers in turn: a whole
+            # batch of round trips on one before the other would put a
+            # relative TTL set in it seconds apart on a loaded machine.
+            ra, rb = [], []
+            for c in cmds:
+                ra.append(self.one(self.ref, c))
+                rb.append(self.one(self.test, c))
         for cmd, a, b in zip(cmds, ra, rb):
             self.sent += 1
             self.history.append(cmd)
