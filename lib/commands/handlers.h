@@ -98,6 +98,12 @@ goblin__handler goblin__cmd_bzpopmin;
 goblin__handler goblin__cmd_bzpopmax;
 goblin__handler goblin__cmd_bzmpop;
 goblin__handler goblin__cmd_client_unblock;
+/* cmd_block_list.c */
+goblin__handler goblin__cmd_blpop;
+goblin__handler goblin__cmd_brpop;
+goblin__handler goblin__cmd_blmpop;
+goblin__handler goblin__cmd_blmove;
+goblin__handler goblin__cmd_brpoplpush;
 goblin__handler goblin__cmd_zrandmember;
 goblin__handler goblin__cmd_zunionstore;
 goblin__handler goblin__cmd_zinterstore;
