@@ -428,29 +428,6 @@ class Gen:
             cmd.append(self.pick([b"1", b"2", b"0", b"5", b"-1", b"x"]))
         return cmd
 
-    def c_zmpop(self):
-        keys = [self.zkey_any() for _ in range(self.r.randint(1, 3))]
-        n = self.pick([b"%d" % len(keys)] * 6 + [b"0", b"x", b"9"])
-        cmd = [b"ZMPOP", n] + keys + [self.pick([b"MIN", b"MAX", b"max",
-                                                 b"mid"])]
-        if self.chance(0.5):
-            cmd += [b"COUNT", self.pick([b"1", b"3", b"0", b"-1", b"x"])]
-        if self.chance(0.05):
-            cmd.append(b"COUNT")
-        return cmd
-
-    # The blocking forms with timeouts refused before any key is looked
-    # at (blocking itself is the blocking() stage: a random sequence that
-    # waited for timeouts would drift the two servers' clocks apart).
-    def c_bzpop(self):
-        t = self.pick([b"-1", b"x", b"nan", b"inf", b"1e30", b"-0.5",
-                       b""])
-        if self.chance(0.5):
-            return [self.pick([b"BZPOPMIN", b"BZPOPMAX"]), self.zkey_any(),
-                    t]
-        return [b"BZMPOP", t, b"1", self.zkey_any(),
-                self.pick([b"MIN", b"MAX", b"x"])]
-
     # ----------------------------------------------------------- lists
     def lkey(self):
         return self.key(L_KEYS)
@@ -534,6 +511,29 @@ class Gen:
         if self.chance(0.05):
             cmd += [b"COUNT", b"2"]
         return cmd
+
+    def c_zmpop(self):
+        keys = [self.zkey_any() for _ in range(self.r.randint(1, 3))]
+        n = self.pick([b"%d" % len(keys)] * 6 + [b"0", b"x", b"9"])
+        cmd = [b"ZMPOP", n] + keys + [self.pick([b"MIN", b"MAX", b"max",
+                                                 b"mid"])]
+        if self.chance(0.5):
+            cmd += [b"COUNT", self.pick([b"1", b"3", b"0", b"-1", b"x"])]
+        if self.chance(0.05):
+            cmd.append(b"COUNT")
+        return cmd
+
+    # The blocking forms with timeouts refused before any key is looked
+    # at (blocking itself is the blocking() stage: a random sequence that
+    # waited for timeouts would drift the two servers' clocks apart).
+    def c_bzpop(self):
+        t = self.pick([b"-1", b"x", b"nan", b"inf", b"1e30", b"-0.5",
+                       b""])
+        if self.chance(0.5):
+            return [self.pick([b"BZPOPMIN", b"BZPOPMAX"]), self.zkey_any(),
+                    t]
+        return [b"BZMPOP", t, b"1", self.zkey_any(),
+                self.pick([b"MIN", b"MAX", b"x"])]
 
     # -------------------------------------------------------- keyspace
     def c_del(self):
