@@ -961,6 +961,45 @@ def blocking_script(srv):
     run(b"CLIENT", b"UNBLOCK", b"%d" % wid, b"ERROR")
     read(2)
     run(b"CLIENT", b"UNBLOCK", b"%d" % wid)
+    # Lists: waiters served in order, keys in the order given, BLMPOP's
+    # count, and a BLMOVE whose push to its destination serves the next
+    # waiter (Redis serves that chain in the same round).
+    block(0, b"BLPOP", b"bl:1", b"bl:2", b"0")
+    block(1, b"BRPOP", b"bl:2", b"0")
+    block(2, b"BLMPOP", b"0", b"2", b"bl:3", b"bl:2", b"RIGHT", b"COUNT",
+          b"2")
+    run(b"RPUSH", b"bl:2", b"a", b"b", b"c", b"d", b"e")
+    read(0), read(1), read(2)
+    run(b"LRANGE", b"bl:2", b"0", b"-1")
+    block(0, b"BLMOVE", b"bl:src", b"bl:dst", b"LEFT", b"RIGHT", b"0")
+    block(1, b"BLPOP", b"bl:dst", b"0")
+    run(b"RPUSH", b"bl:src", b"x", b"y")
+    read(0), read(1)
+    run(b"LRANGE", b"bl:src", b"0", b"-1")
+    run(b"EXISTS", b"bl:dst")
+    block(0, b"BRPOPLPUSH", b"bl:4", b"bl:5", b"0")
+    run(b"LPUSH", b"bl:4", b"p", b"q")
+    read(0)
+    run(b"LRANGE", b"bl:5", b"0", b"-1")
+    # A destination of the wrong type: the waiter gets WRONGTYPE.
+    run(b"SET", b"bl:wdst", b"str")
+    block(0, b"BLMOVE", b"bl:6", b"bl:wdst", b"LEFT", b"LEFT", b"0")
+    run(b"RPUSH", b"bl:6", b"m")
+    read(0)
+    run(b"LRANGE", b"bl:6", b"0", b"-1")
+    # Timeouts and MULTI.
+    got.append(w[0].call(b"BLPOP", b"bl:7", b"0.05"))
+    got.append(w[0].call(b"BLMOVE", b"bl:7", b"bl:8", b"LEFT", b"LEFT",
+                         b"0.05"))
+    got.append(w[0].call(b"BLMPOP", b"0.05", b"1", b"bl:7", b"LEFT"))
+    for cmd in ([b"MULTI"], [b"BLPOP", b"bl:9", b"0"],
+                [b"BRPOPLPUSH", b"bl:9", b"bl:10", b"0"], [b"EXEC"]):
+        run(*cmd)
+    block(2, b"BRPOP", b"bl:11", b"0")
+    for cmd in ([b"MULTI"], [b"RPUSH", b"bl:11", b"1", b"2"],
+                [b"LPOP", b"bl:11"], [b"EXEC"]):
+        run(*cmd)
+    read(2)
     # RESP3: doubles in the reply, and the null of a timeout.
     w[1].call(b"HELLO", b"3")
     block(1, b"BZMPOP", b"0", b"1", b"bk:10", b"MAX", b"COUNT", b"3")
