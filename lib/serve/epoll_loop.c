@@ -6,8 +6,10 @@
  * own descriptors (a signalfd ...).
  *
  * Epoll data: listeners carry their index (< LISTEN_TAGS), the caller's
- * descriptors EXTRA_TAG + their index, and connections their goblin_conn
- * pointer. Reads are level triggered; a connection asks for EPOLLOUT only
+ * descriptors EXTRA_TAG + their index, the net's wake descriptor
+ * WAKE_TAG (a connection woken from another thread, such as a ring
+ * client's push serving a socket client blocked in BLPOP: the woken list
+ * after the batch takes it), and connections their goblin_conn pointer. Reads are level triggered; a connection asks for EPOLLOUT only
  * while output is pending. A connection is closed only from its own
  * event, the woken list or cron, so no event in a batch can refer to a
  * closed one, and it leaves the epoll set before its descriptor closes (a
@@ -32,6 +34,7 @@
 #define LISTEN_TAGS 64
 #define EXTRA_TAG 64
 #define MAX_EXTRA 8
+#define WAKE_TAG (EXTRA_TAG + MAX_EXTRA)   /* the net's wake_fd */
 #define MAX_ACCEPTS_PER_EVENT 1000
 #define CRON_MS 100
 
@@ -151,6 +154,8 @@ static void dispatch(goblin_epoll *ep, const struct epoll_event *ev)
         accept_ready(ep, (int)tag);
     } else if (tag < EXTRA_TAG + MAX_EXTRA) {
         ep->extra[tag - EXTRA_TAG].ready(ep->extra[tag - EXTRA_TAG].ctx);
+    } else if (tag == WAKE_TAG) {
+        /* a woken connection: goblin_net_woken after the batch takes it */
     } else {
         goblin_conn *c = (void *)(uintptr_t)tag;
 
@@ -164,7 +169,7 @@ static void dispatch(goblin_epoll *ep, const struct epoll_event *ev)
 static bool client_traffic(const struct epoll_event *evs, int n)
 {
     for (int i = 0; i < n; i++)
-        if (evs[i].data.u64 >= EXTRA_TAG + MAX_EXTRA)
+        if (evs[i].data.u64 > WAKE_TAG)
             return true;
     return false;
 }
@@ -209,6 +214,12 @@ int goblin_epoll_open_sized(const struct goblin_epoll_config *cfg,
     }
     if ((rc = goblin_net_open(&ep->ncfg, &ep->net)) < 0)
         goto fail;
+    if (goblin_net_wake_fd(ep->net) >= 0 &&
+        watch(ep, EPOLL_CTL_ADD, goblin_net_wake_fd(ep->net), EPOLLIN,
+              WAKE_TAG) < 0) {
+        rc = -errno;
+        goto fail;
+    }
     for (int i = 0; i < goblin_listen_set_count(ep->cfg.listen); i++)
         if (watch(ep, EPOLL_CTL_ADD,
                   goblin_listen_set_get(ep->cfg.listen, i)->fd, EPOLLIN,
@@ -274,7 +285,7 @@ int goblin_epoll_run(goblin_epoll *ep)
         ep->loop_ms = mono_ns() / 1000000;
         for (int i = 0; i < n; i++)
             dispatch(ep, &evs[i]);
-        while ((c = goblin_net_woken(ep->net)) != NULL)  /* CLIENT KILL */
+        while ((c = goblin_net_woken(ep->net)) != NULL) /* kill, unblock */
             apply(ep, c, goblin_conn_event(c, false, false));
         if (n > 0 && spin_ns > 0 && client_traffic(evs, n))
             spin_until = mono_ns() + spin_ns;
