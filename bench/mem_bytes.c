@@ -18,6 +18,10 @@
  *               fields and values), one HSET a key
  *   string      n keys "key:%08d" (12 bytes) holding 8-byte values
  *               "v:%06d", random order
+ *   list        one list of n elements "element:%08d" (16 bytes), in
+ *               order, RPUSH 128 a call
+ *   list_small  n/10 keys "list:%08d", each a 10-element list (16-byte
+ *               elements), one RPUSH a key
  *
  * Each case runs in a fresh child process (fork), so the allocator state
  * one case leaves behind cannot flatter or penalise the next. The same
@@ -43,10 +47,11 @@
 
 #include "goblin.h"
 
-enum op_kind { OP_ZADD, OP_HSET, OP_SET };
+enum op_kind { OP_ZADD, OP_HSET, OP_SET, OP_RPUSH };
 
 /* Receives one write: ZADD key (scores[i], args[i]) for i < n; HSET key
- * (args[2i], args[2i+1]) for i < n; SET key args[0]. */
+ * (args[2i], args[2i+1]) for i < n; SET key args[0]; RPUSH key args[i]
+ * for i < n. */
 typedef void op_fn(void *ctx, enum op_kind kind, struct goblin_slice key,
                    const struct goblin_slice *args, const double *scores,
                    size_t n);
@@ -215,6 +220,37 @@ static void run_string(struct gen *g)
     }
 }
 
+static void run_list(struct gen *g)
+{
+    static char text[128][17];
+    struct goblin_slice e[128];
+    size_t k = 0;
+
+    for (size_t i = 0; i < g->count; i++) {
+        e[k] = sl(text[k], snprintf(text[k], 17, "element:%08zu", i));
+        if (++k == 128 || i + 1 == g->count) {
+            g->op(g->ctx, OP_RPUSH, sl("list", 4), e, NULL, k);
+            k = 0;
+        }
+    }
+}
+
+static void run_list_small(struct gen *g)
+{
+    char text[10][17], key[24];
+    struct goblin_slice e[10];
+
+    for (size_t i = 0; i < g->count; i++) {
+        uint32_t id = g->order[i];
+        int len = snprintf(key, sizeof(key), "list:%08" PRIu32, id);
+
+        for (int j = 0; j < 10; j++)
+            e[j] = sl(text[j], snprintf(text[j], 17, "element:%08" PRIu32,
+                                        id * 10 + (uint32_t)j));
+        g->op(g->ctx, OP_RPUSH, sl(key, len), e, NULL, 10);
+    }
+}
+
 static size_t count_n(long n)
 {
     return (size_t)n;
@@ -238,6 +274,8 @@ static const struct bench_case cases[] = {
     { "zset_small", run_zset_small, count_tenth, count_tenth, 10 },
     { "hash_small", run_hash_small, count_tenth, count_tenth, 10 },
     { "string", run_string, count_n, count_n, 1 },
+    { "list", run_list, count_n, one_key, 1 },
+    { "list_small", run_list_small, count_tenth, count_tenth, 10 },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -263,6 +301,8 @@ static void apply_op(void *ctx, enum op_kind kind, struct goblin_slice key,
         rc = goblin_zset_add_pairs(a->st, key, 0, pairs, n);
     } else if (kind == OP_HSET) {
         rc = goblin_hash_set(a->st, key, args, n);
+    } else if (kind == OP_RPUSH) {
+        rc = goblin_list_push(a->st, key, GOBLIN_LIST_TAIL, args, n, 0);
     } else {
         rc = goblin_str_set(a->st, key, args[0], NULL, NULL);
     }
@@ -281,9 +321,9 @@ static void resp_op(void *ctx, enum op_kind kind, struct goblin_slice key,
                     const struct goblin_slice *args, const double *scores,
                     size_t n)
 {
-    static const char *names[] = { "ZADD", "HSET", "SET" };
+    static const char *names[] = { "ZADD", "HSET", "SET", "RPUSH" };
     FILE *f = ctx;
-    size_t words = kind == OP_SET ? 1 : 2 * n;
+    size_t words = kind == OP_SET ? 1 : kind == OP_RPUSH ? n : 2 * n;
     char num[32];
 
     fprintf(f, "*%zu\r\n", 2 + words);
@@ -296,6 +336,8 @@ static void resp_op(void *ctx, enum op_kind kind, struct goblin_slice key,
         } else if (kind == OP_HSET) {
             resp_bulk(f, args[2 * i].ptr, args[2 * i].len);
             resp_bulk(f, args[2 * i + 1].ptr, args[2 * i + 1].len);
+        } else if (kind == OP_RPUSH) {
+            resp_bulk(f, args[i].ptr, args[i].len);
         } else {
             resp_bulk(f, args[0].ptr, args[0].len);
         }

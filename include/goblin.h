@@ -13,6 +13,7 @@
 #include "goblin/engine.h"
 #include "goblin/hash.h"
 #include "goblin/keys.h"
+#include "goblin/list.h"
 #include "goblin/numtext.h"
 #include "goblin/reply.h"
 #include "goblin/resp.h"

@@ -165,6 +165,24 @@ goblin__handler goblin__cmd_shutdown;
 /* cmd_rewrite.c */
 goblin__handler goblin__cmd_config_rewrite;
 
+/* cmd_list.c */
+goblin__handler goblin__cmd_lpush;
+goblin__handler goblin__cmd_rpush;
+goblin__handler goblin__cmd_lpushx;
+goblin__handler goblin__cmd_rpushx;
+goblin__handler goblin__cmd_lpop;
+goblin__handler goblin__cmd_rpop;
+goblin__handler goblin__cmd_llen;
+goblin__handler goblin__cmd_lindex;
+goblin__handler goblin__cmd_lset;
+goblin__handler goblin__cmd_lrange;
+goblin__handler goblin__cmd_ltrim;
+goblin__handler goblin__cmd_linsert;
+goblin__handler goblin__cmd_lrem;
+goblin__handler goblin__cmd_lpos;
+goblin__handler goblin__cmd_lmove;
+goblin__handler goblin__cmd_rpoplpush;
+goblin__handler goblin__cmd_lmpop;
 /* cmd_bitmap.c */
 goblin__handler goblin__cmd_setbit;
 goblin__handler goblin__cmd_getbit;

@@ -4,7 +4,7 @@ real redis-server and to goblind; every reply must match.
     /usr/bin/python3 test_differential.py GOBLIND [--seed N] [--count N]
                                       [--against-redis] [--keep-going]
 
-Coverage: strings, hashes, sorted sets, keyspace and expiry, including
+Coverage: strings, hashes, sorted sets, lists, keyspace and expiry, including
 tricky scores (inf, -inf, -0.0, 1e308, 0.1, integer-valued floats), binary
 values with NUL and CRLF inside, wrong-type errors, arity errors, syntax
 errors, INCR overflow, ZADD flag combinations and expiry (far-future and
@@ -59,7 +59,11 @@ import e2e
 SEED = 20240601
 COUNT = 20000
 RESP3_COUNT = 5000
-BATCH = 200
+# Commands per pipeline. A batch runs whole on redis-server before it runs
+# on goblind, so a relative TTL set inside it lands later on goblind by up
+# to one batch's time: small batches keep that well inside the 2 s the
+# comparison allows, even on a loaded machine.
+BATCH = 50
 
 # ------------------------------------------------------------- the data
 
@@ -73,7 +77,8 @@ M_KEYS = [b"m:%d" % i for i in range(4)]     # any type: wrong-type errors
 F_KEYS = [b"f:%d" % i for i in range(3)]     # INCRBYFLOAT only
 FH_KEYS = [b"fh:%d" % i for i in range(2)]   # HINCRBYFLOAT only
 X_KEYS = [b"x:%d" % i for i in range(12)]    # expiry playground
-GENERIC = S_KEYS + H_KEYS + Z_KEYS + M_KEYS + X_KEYS
+L_KEYS = [b"l:%d" % i for i in range(6)]
+GENERIC = S_KEYS + H_KEYS + Z_KEYS + M_KEYS + X_KEYS + L_KEYS
 ALL_KEYS = GENERIC + F_KEYS + FH_KEYS + ZL_KEYS
 
 MEMBERS = [b"m%d" % i for i in range(14)] + [
@@ -423,6 +428,90 @@ class Gen:
             cmd.append(self.pick([b"1", b"2", b"0", b"5", b"-1", b"x"]))
         return cmd
 
+    # ----------------------------------------------------------- lists
+    def lkey(self):
+        return self.key(L_KEYS)
+
+    def elem(self):
+        """Mostly short elements that repeat (for LREM, LPOS, LINSERT);
+        now and then one past the 255-byte short form, rarely one past a
+        whole block, never the huge values of value()."""
+        k = self.r.random()
+        if k < 0.5:
+            return self.pick(MEMBERS[:8])
+        if k < 0.97:
+            return self.value()[:40]
+        return b"L%d" % self.r.randint(0, 9) * self.r.randint(100, 3000)
+
+    def c_lpush(self):
+        op = self.pick([b"LPUSH", b"RPUSH", b"LPUSH", b"RPUSH", b"LPUSHX",
+                        b"RPUSHX"])
+        n = self.r.randint(1, 4) if self.chance(0.9) else \
+            self.r.randint(50, 200)
+        return [op, self.lkey()] + [self.elem() for _ in range(n)]
+
+    def c_lpop(self):
+        cmd = [self.pick([b"LPOP", b"RPOP"]), self.lkey()]
+        if self.chance(0.5):
+            cmd.append(self.pick([b"0", b"1", b"2", b"5", b"100", b"-1",
+                                  b"x"]))
+        return cmd
+
+    def c_llen(self):
+        return [b"LLEN", self.lkey()]
+
+    def c_lindex(self):
+        return [b"LINDEX", self.lkey(), self.index()]
+
+    def c_lset(self):
+        return [b"LSET", self.lkey(), self.index(), self.elem()]
+
+    def c_lrange(self):
+        return [b"LRANGE", self.lkey(), self.index(), self.index()]
+
+    def c_ltrim(self):
+        return [b"LTRIM", self.lkey(), self.pick([b"0", b"1", b"2", b"-5"]),
+                self.pick([b"-1", b"-2", b"100", b"50", b"1", b"x"])]
+
+    def c_linsert(self):
+        return [b"LINSERT", self.lkey(),
+                self.pick([b"BEFORE", b"AFTER", b"after", b"middle"]),
+                self.elem(), self.elem()]
+
+    def c_lrem(self):
+        return [b"LREM", self.lkey(),
+                self.pick([b"0", b"1", b"-1", b"2", b"-2", b"x"]),
+                self.elem()]
+
+    def c_lpos(self):
+        cmd = [b"LPOS", self.lkey(), self.elem()]
+        opts = [[b"RANK", self.pick([b"1", b"2", b"-1", b"-3", b"0",
+                                     b"-9223372036854775808"])],
+                [b"COUNT", self.pick([b"0", b"1", b"3", b"-1"])],
+                [b"MAXLEN", self.pick([b"0", b"2", b"10", b"-1"])],
+                [b"BOGUS"]]
+        for _ in range(self.r.choice([0, 1, 1, 2, 3])):
+            cmd += self.pick(opts)
+        return cmd
+
+    def c_lmove(self):
+        ends = [b"LEFT", b"RIGHT", b"left", b"right", b"UP"]
+        if self.chance(0.3):
+            return [b"RPOPLPUSH", self.lkey(), self.lkey()]
+        return [b"LMOVE", self.lkey(), self.lkey(), self.pick(ends),
+                self.pick(ends)]
+
+    def c_lmpop(self):
+        n = self.r.randint(1, 3)
+        cmd = [b"LMPOP", self.pick([b"%d" % n] * 8 + [b"0", b"x", b"9"])]
+        cmd += [self.lkey() for _ in range(n)]
+        cmd.append(self.pick([b"LEFT", b"RIGHT", b"middle"]))
+        if self.chance(0.5):
+            cmd += [b"COUNT", self.pick([b"1", b"3", b"0", b"-1", b"x"])]
+        if self.chance(0.05):
+            cmd += [b"COUNT", b"2"]
+        return cmd
+
     def c_zmpop(self):
         keys = [self.zkey_any() for _ in range(self.r.randint(1, 3))]
         n = self.pick([b"%d" % len(keys)] * 6 + [b"0", b"x", b"9"])
@@ -460,7 +549,8 @@ class Gen:
 
     def c_rename(self):
         pool = self.pick([S_KEYS, H_KEYS, Z_KEYS, X_KEYS, M_KEYS, F_KEYS,
-                          FH_KEYS, ZL_KEYS] + [GENERIC] * (self.chance(0.1)))
+                          FH_KEYS, ZL_KEYS, L_KEYS] +
+                         [GENERIC] * (self.chance(0.1)))
         return [self.pick([b"RENAME", b"RENAMENX"]), self.pick(pool),
                 self.pick(pool)]
 
@@ -510,8 +600,10 @@ class Gen:
         k = self.pick(X_KEYS)
         if op < 0.5:
             return [b"SET", k, self.value()]
-        if op < 0.75:
+        if op < 0.7:
             return [b"HSET", k, self.field(), self.value()]
+        if op < 0.85:
+            return [b"RPUSH", k, self.value()]
         return [b"ZADD", k, self.score(), self.member()]
 
     # ---------------------------------------------------------- errors
@@ -523,7 +615,12 @@ class Gen:
                           [b"DEL"], [b"MGET"], [b"ZSCORE", b"z:0"],
                           [b"HGETALL"], [b"TTL"], [b"RENAME", b"a"],
                           [b"get", b"a", b"b"], [b"ZCARD"],
-                          [b"NOSUCHCMD", b"x"], [b"dbsize", b"x"]])
+                          [b"NOSUCHCMD", b"x"], [b"dbsize", b"x"],
+                          [b"LPUSH", b"l:0"], [b"LPOP"],
+                          [b"LPOP", b"l:0", b"1", b"2"],
+                          [b"LRANGE", b"l:0", b"0"], [b"LMPOP", b"1"],
+                          [b"LMOVE", b"l:0", b"l:1", b"LEFT"],
+                          [b"LINSERT", b"l:0", b"BEFORE", b"a"]])
 
     def c_misc(self):
         return self.pick([[b"PING"], [b"PING", b"hello\x00"],
@@ -552,6 +649,10 @@ class Gen:
              (0.3, self.c_scan),
              (4, self.c_expire), (3, self.c_ttl), (1, self.c_persist),
              (4, self.c_xset),
+             (6, self.c_lpush), (3, self.c_lpop), (1, self.c_llen),
+             (2, self.c_lindex), (2, self.c_lset), (2, self.c_lrange),
+             (1, self.c_ltrim), (2, self.c_linsert), (2, self.c_lrem),
+             (2, self.c_lpos), (2, self.c_lmove), (2, self.c_lmpop),
              (2, self.c_arity), (0.5, self.c_misc)]
         return t
 
@@ -667,8 +768,13 @@ class Pair:
             ra = self.ref.pipeline(cmds)
             rb = self.test.pipeline(cmds)
         else:
-            ra = [self.one(self.ref, c) for c in cmds]
-            rb = [self.one(self.test, c) for c in cmds]
+            # One command at a time, each on both servers in turn: a whole
+            # batch of round trips on one before the other would put a
+            # relative TTL set in it seconds apart on a loaded machine.
+            ra, rb = [], []
+            for c in cmds:
+                ra.append(self.one(self.ref, c))
+                rb.append(self.one(self.test, c))
         for cmd, a, b in zip(cmds, ra, rb):
             self.sent += 1
             self.history.append(cmd)
@@ -1074,6 +1180,8 @@ def dump(client):
             v = e2e.plain(client.call(b"ZRANGE", k, b"0", b"-1",
                                       b"WITHSCORES"))
             v = [(m, float(s)) for m, s in zip(v[0::2], v[1::2])]
+        elif t == b"list":
+            v = e2e.plain(client.call(b"LRANGE", k, b"0", b"-1"))
         else:
             v = None
         ttl = e2e.plain(client.call(b"TTL", k))
