@@ -128,6 +128,8 @@ static bool acl_ok(goblin__exec *x, int argc, const struct goblin_slice *argv)
 
     if (x->sess->acl == NULL)
         return true; /* AUTH or HELLO on a session whose user is gone */
+    if (goblin__acl_unrestricted(x->sess->acl))
+        return true; /* no ACL users: one predictable branch */
     d = goblin__acl_check(x->sess, x->sess->acl, x->cmd, argc, argv, &pos);
     if (d == ACL_OK)
         return true;
