@@ -1,9 +1,10 @@
 /* input.c - a session's input (goblin/engine.h): the bytes a server
  * commits go to the RESP loop or to SBE's, by the magic the session
  * started with (DESIGN.md, Protocol selection). It sits in lib/sbe, above
- * lib/commands, so the layers depend one way: lib/sbe uses lib/commands,
- * never the reverse. goblin__resp_record is the ring's RESP fast path:
- * a small record is run from a stack copy, without the input buffer. */
+ * lib/engine and lib/commands, so the layers depend one way: lib/sbe uses
+ * them, never the reverse. goblin__resp_record is the ring's RESP fast
+ * path: a small record is run from a stack copy, without the input
+ * buffer. */
 #include <string.h>
 
 #include "request.h"
