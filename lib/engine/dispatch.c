@@ -66,7 +66,8 @@ static void unknown_subcommand(goblin__exec *x, const struct goblin_slice *argv,
 static const struct goblin__command *resolve(goblin__exec *x, int argc,
                                              const struct goblin_slice *argv)
 {
-    const struct goblin__command *c = goblin__command_lookup(x->eng, argv[0]);
+    const struct goblin__command *c = goblin__command_lookup_hinted(
+        x->eng, argv[0], &x->sess->lookup_hint);
 
     if (c == NULL) {
         unknown_command(x, argc, argv);
@@ -171,7 +172,7 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
     }
     if (!acl_ok(x, argc, argv))
         return false;
-    if (!goblin__maxmemory_admit(x)) {
+    if (x->eng->maxmemory != 0 && !goblin__maxmemory_admit(x)) {
         reject(x, GOBLIN__OOM_TEXT);
         return false;
     }

@@ -198,6 +198,7 @@ struct goblin_session {
     char *lib_name, *lib_ver;
     int64_t ctime_ms, last_ms; /* store clock */
     const struct goblin__command *lastcmd;
+    uint32_t lookup_hint; /* goblin__command_lookup_hinted's memory */
 
     /* Input: bytes [in_pos, in_len) of in are not parsed yet. */
     unsigned char *in;
