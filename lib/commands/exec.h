@@ -22,6 +22,7 @@
 
 #include "command.h"
 #include "goblin/keys.h"
+#include "goblin/set.h"
 #include "goblin/str.h"
 #include "goblin/zset.h"
 
@@ -151,6 +152,39 @@ void goblin__exec_hrandfield(goblin__exec *x, struct goblin_slice key,
  * type with goblin__scan_key); o->type is unused. */
 void goblin__exec_hscan(goblin__exec *x, struct goblin_slice key,
                         uint64_t cursor, const struct goblin_scan_options *o);
+
+/* ---- sets (cmd_set.c) ---- */
+
+void goblin__exec_sadd(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *members, size_t n);
+void goblin__exec_srem(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *members, size_t n);
+void goblin__exec_sismember(goblin__exec *x, struct goblin_slice key,
+                            struct goblin_slice member);
+/* SMISMEMBER: members must not be the session's scratch array. */
+void goblin__exec_smismember(goblin__exec *x, struct goblin_slice key,
+                             const struct goblin_slice *members, size_t n);
+void goblin__exec_scard(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_smembers(goblin__exec *x, struct goblin_slice key);
+/* SRANDMEMBER key, or (has_count) key count; count > INT64_MIN. */
+void goblin__exec_srandmember(goblin__exec *x, struct goblin_slice key,
+                              bool has_count, int64_t count);
+/* SPOP key, or (has_count) key count. */
+void goblin__exec_spop(goblin__exec *x, struct goblin_slice key,
+                       bool has_count, uint64_t count);
+void goblin__exec_smove(goblin__exec *x, struct goblin_slice src,
+                        struct goblin_slice dst, struct goblin_slice member);
+/* SSCAN of a set (the decoders have answered a missing key or another
+ * type with goblin__scan_key); o->type is unused. */
+void goblin__exec_sscan(goblin__exec *x, struct goblin_slice key,
+                        uint64_t cursor, const struct goblin_scan_options *o);
+/* SINTER, SUNION, SDIFF (dst NULL) and their STORE forms; n >= 1. */
+void goblin__exec_scombine(goblin__exec *x, enum goblin_set_op op,
+                           const struct goblin_slice *dst,
+                           const struct goblin_slice *keys, size_t n);
+/* SINTERCARD: limit 0 is no limit. */
+void goblin__exec_sintercard(goblin__exec *x, const struct goblin_slice *keys,
+                             size_t n, uint64_t limit);
 
 /* ---- sorted sets (cmd_zset.c, cmd_zrange.c) ---- */
 

@@ -4,7 +4,7 @@ real redis-server and to goblind; every reply must match.
     /usr/bin/python3 test_differential.py GOBLIND [--seed N] [--count N]
                                       [--against-redis] [--keep-going]
 
-Coverage: strings, hashes, sorted sets, keyspace and expiry, including
+Coverage: strings, hashes, sorted sets, sets, keyspace and expiry, including
 tricky scores (inf, -inf, -0.0, 1e308, 0.1, integer-valued floats), binary
 values with NUL and CRLF inside, wrong-type errors, arity errors, syntax
 errors, INCR overflow, ZADD flag combinations and expiry (far-future and
@@ -24,7 +24,10 @@ their own keys and are compared within a relative 1e-9.
 
 Commands Goblin's command table does not have (COPY, MOVE, SORT, ...)
 are left out; RANDOMKEY, HRANDFIELD and ZRANDMEMBER too, as their replies
-are random in both servers.
+are random in both servers. SRANDMEMBER and SPOP are compared by what is
+deterministic: the reply's type and size, and that every member returned
+belongs to the set (SPOP's members are then added back on each server, so
+both keyspaces stay the same). SSCAN runs whole scans, compared as sets.
 
 Last, TIME (microseconds), INFO redis_version and HELLO's version are
 checked against redis-server's, and goblind's INFO must carry
@@ -72,7 +75,9 @@ M_KEYS = [b"m:%d" % i for i in range(4)]     # any type: wrong-type errors
 F_KEYS = [b"f:%d" % i for i in range(3)]     # INCRBYFLOAT only
 FH_KEYS = [b"fh:%d" % i for i in range(2)]   # HINCRBYFLOAT only
 X_KEYS = [b"x:%d" % i for i in range(12)]    # expiry playground
-GENERIC = S_KEYS + H_KEYS + Z_KEYS + M_KEYS + X_KEYS
+T_KEYS = [b"t:%d" % i for i in range(5)]     # sets of any members
+TI_KEYS = [b"ti:%d" % i for i in range(3)]   # sets mostly of integers
+GENERIC = S_KEYS + H_KEYS + Z_KEYS + M_KEYS + X_KEYS + T_KEYS + TI_KEYS
 ALL_KEYS = GENERIC + F_KEYS + FH_KEYS + ZL_KEYS
 
 MEMBERS = [b"m%d" % i for i in range(14)] + [
@@ -422,6 +427,86 @@ class Gen:
             cmd.append(self.pick([b"1", b"2", b"0", b"5", b"-1", b"x"]))
         return cmd
 
+    # ------------------------------------------------------------ sets
+    def tkey(self):
+        return self.key(T_KEYS + TI_KEYS)
+
+    def smember(self, key=None):
+        if key in TI_KEYS and self.chance(0.9):
+            return self.num(-300, 700)
+        k = self.r.random()
+        if k < 0.35:
+            return self.num(-20, 40)
+        if k < 0.5:
+            return self.pick(INT_TEXTS)
+        if k < 0.97:
+            return self.member()
+        return b"y" * self.r.randint(60, 70)
+
+    def c_sadd(self):
+        k = self.tkey()
+        n = self.r.randint(1, 4)
+        if self.chance(0.03):
+            n = self.r.randint(100, 600)   # past the compact limits
+        return [b"SADD", k] + [self.smember(k) for _ in range(n)]
+
+    def c_srem(self):
+        k = self.tkey()
+        return [b"SREM", k] + [self.smember(k)
+                               for _ in range(self.r.randint(1, 4))]
+
+    def c_sread(self):
+        k = self.tkey()
+        op = self.pick([b"SISMEMBER", b"SMISMEMBER", b"SCARD", b"SMEMBERS",
+                        b"SMISMEMBER"])
+        if op == b"SISMEMBER":
+            return [op, k, self.smember(k)]
+        if op == b"SMISMEMBER":
+            return [op, k] + [self.smember(k)
+                              for _ in range(self.r.randint(1, 4))]
+        return [op, k]
+
+    def c_smove(self):
+        k = self.tkey()
+        return [b"SMOVE", k, self.tkey(), self.smember(k)]
+
+    def c_scombine(self):
+        op = self.pick([b"SINTER", b"SUNION", b"SDIFF", b"SINTERSTORE",
+                        b"SUNIONSTORE", b"SDIFFSTORE", b"SINTERCARD"])
+        keys = [self.tkey() for _ in range(self.r.randint(1, 3))]
+        if op.endswith(b"STORE"):
+            return [op, self.tkey()] + keys
+        if op == b"SINTERCARD":
+            cmd = [op, self.pick([b"%d" % len(keys)] * 6 +
+                                 [b"0", b"x", b"9"])] + keys
+            if self.chance(0.4):
+                cmd += [b"LIMIT", self.pick([b"0", b"1", b"2", b"-1",
+                                             b"x"])]
+            return cmd
+        return [op] + keys
+
+    def c_srandom(self):
+        k = self.tkey()
+        if self.chance(0.2):
+            return [b"SRANDMEMBER-CHECK", k]
+        return [b"SRANDMEMBER-CHECK", k,
+                self.pick([b"0", b"1", b"3", b"-3", b"100", b"-100", b"x",
+                           b"-9223372036854775808"])]
+
+    def c_spop(self):
+        k = self.tkey()
+        if self.chance(0.3):
+            return [b"SPOP-RESTORE", k]
+        return [b"SPOP-RESTORE", k,
+                self.pick([b"0", b"1", b"2", b"1000", b"-1", b"x"])]
+
+    def c_sscan(self):
+        return [b"SSCAN-ALL", self.tkey(),
+                self.pick([b"*", b"1*", b"m*", b"*x*"])]
+
+    def c_sencoding(self):
+        return [b"OBJECT", b"ENCODING", self.tkey()]
+
     # -------------------------------------------------------- keyspace
     def c_del(self):
         return [self.pick([b"DEL", b"UNLINK"])] + [
@@ -436,7 +521,8 @@ class Gen:
 
     def c_rename(self):
         pool = self.pick([S_KEYS, H_KEYS, Z_KEYS, X_KEYS, M_KEYS, F_KEYS,
-                          FH_KEYS, ZL_KEYS] + [GENERIC] * (self.chance(0.1)))
+                          FH_KEYS, ZL_KEYS, T_KEYS] +
+                         [GENERIC] * (self.chance(0.1)))
         return [self.pick([b"RENAME", b"RENAMENX"]), self.pick(pool),
                 self.pick(pool)]
 
@@ -528,7 +614,10 @@ class Gen:
              (0.3, self.c_scan),
              (4, self.c_expire), (3, self.c_ttl), (1, self.c_persist),
              (4, self.c_xset),
-             (2, self.c_arity), (0.5, self.c_misc)]
+             (2, self.c_arity), (0.5, self.c_misc),
+             (8, self.c_sadd), (3, self.c_srem), (5, self.c_sread),
+             (1, self.c_smove), (3, self.c_scombine), (2, self.c_srandom),
+             (1, self.c_spop), (0.5, self.c_sscan), (1, self.c_sencoding)]
         return t
 
     def next(self):
@@ -540,7 +629,9 @@ class Gen:
 
 SCORE_REPLY = {b"ZSCORE", b"ZINCRBY", b"ZMSCORE"}
 WITHSCORES_REPLY = {b"ZPOPMIN", b"ZPOPMAX"}
-UNORDERED = {b"HGETALL", b"HKEYS", b"HVALS", b"KEYS", b"SCAN-ALL"}
+UNORDERED = {b"HGETALL", b"HKEYS", b"HVALS", b"KEYS", b"SCAN-ALL",
+             b"SMEMBERS", b"SINTER", b"SUNION", b"SDIFF", b"SSCAN-ALL"}
+PSEUDO = {b"SCAN-ALL", b"SSCAN-ALL", b"SRANDMEMBER-CHECK", b"SPOP-RESTORE"}
 LOOSE_TIME = {b"TTL", b"PTTL", b"EXPIRETIME", b"PEXPIRETIME"}
 FLOATISH = {b"INCRBYFLOAT", b"HINCRBYFLOAT"}
 
@@ -633,13 +724,20 @@ class Pair:
     def run(self, cmds, exact=False):
         """Runs cmds on both; returns None or a failure description.
         exact: replies must be byte-identical (no score normalization)."""
-        real = [c for c in cmds if c[0] != b"SCAN-ALL"]
-        if len(real) == len(cmds):
-            ra = self.ref.pipeline(cmds)
-            rb = self.test.pipeline(cmds)
-        else:
-            ra = [self.one(self.ref, c) for c in cmds]
-            rb = [self.one(self.test, c) for c in cmds]
+        # Runs of ordinary commands are pipelined; the pseudo commands,
+        # which read their own replies, run one by one between them.
+        ra, rb, i = [], [], 0
+        while i < len(cmds):
+            j = i
+            while j < len(cmds) and cmds[j][0] not in PSEUDO:
+                j += 1
+            if j > i:
+                ra += self.ref.pipeline(cmds[i:j])
+                rb += self.test.pipeline(cmds[i:j])
+            if j < len(cmds):
+                ra.append(self.one(self.ref, cmds[j]))
+                rb.append(self.one(self.test, cmds[j]))
+            i = j + 1
         for cmd, a, b in zip(cmds, ra, rb):
             self.sent += 1
             self.history.append(cmd)
@@ -653,6 +751,10 @@ class Pair:
 
     @staticmethod
     def one(client, cmd):
+        if cmd[0] == b"SRANDMEMBER-CHECK" or cmd[0] == b"SPOP-RESTORE":
+            return random_check(client, cmd)
+        if cmd[0] == b"SSCAN-ALL":
+            return sscan_all(client, cmd)
         if cmd[0] != b"SCAN-ALL":
             return client.call(*cmd)
         keys, cursor = [], b"0"
@@ -674,6 +776,38 @@ class Pair:
                  "  preceding commands:"]
         lines += ["    %s" % show(c, 200) for c in self.history[-9:-1]]
         return "\n".join(lines)
+
+
+def random_check(client, cmd):
+    """SRANDMEMBER or SPOP: the reply's type, its size, and whether every
+    member it gives is one of the set's; SPOP's are added back."""
+    pop = cmd[0] == b"SPOP-RESTORE"
+    before = client.call(b"SMEMBERS", cmd[1])
+    t, v = client.call(b"SPOP" if pop else b"SRANDMEMBER", *cmd[1:])
+    if t == "-" or before[0] == "-":
+        return (t, v)
+    members = {x[1] for x in before[1]}
+    got = ([] if v is None else [v] if t == "$"
+           else [x[1] for x in v])
+    if pop and got:
+        client.call(b"SADD", cmd[1], *got)
+    if pop and len(set(got)) != len(got):
+        return ("repeated", got)
+    return ("random", (t, len(got), all(x in members for x in got)))
+
+
+def sscan_all(client, cmd):
+    """A whole SSCAN (COUNT 3), its members as a sorted list."""
+    out, cursor = set(), b"0"
+    while True:
+        t, v = client.call(b"SSCAN", cmd[1], cursor, b"MATCH", cmd[2],
+                           b"COUNT", b"3")
+        if t != "*":
+            return (t, v)
+        cursor = v[0][1]
+        out |= {x[1] for x in v[1][1]}
+        if cursor == b"0":
+            return ("*", sorted(out))
 
 
 def run_sequence(pair, gen, count):
@@ -926,6 +1060,9 @@ def dump(client):
             v = e2e.plain(client.call(b"ZRANGE", k, b"0", b"-1",
                                       b"WITHSCORES"))
             v = [(m, float(s)) for m, s in zip(v[0::2], v[1::2])]
+        elif t == b"set":
+            v = (sorted(e2e.plain(client.call(b"SMEMBERS", k))),
+                 e2e.plain(client.call(b"OBJECT", b"ENCODING", k)))
         else:
             v = None
         ttl = e2e.plain(client.call(b"TTL", k))
