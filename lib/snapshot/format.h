@@ -12,8 +12,9 @@
  *   trailer  32 bytes: magic, keys, payload bytes, data blocks, CRC32C
  *            of the header, every block header and the 28 bytes before
  *
- * A record: tag (bits 0-1 type, bit 2 has a deadline, bits 3-4 string
- * encoding), [i64 deadline ms], varint key length, key, then
+ * A record: tag (bits 0-1 and 5 the type, goblin_type's bits 0-1 and 2;
+ * bit 2 has a deadline, bits 3-4 string encoding), [i64 deadline ms],
+ * varint key length, key, then
  *   string:  varint length, bytes
  *   hash:    varint pairs, varint body bytes, body: pairs of
  *            (varint length, field, varint length, value)
@@ -21,6 +22,8 @@
  *            varint chunk pairs (1 or more), varint chunk bytes, pairs
  *            of (f64 score, varint length, member); strictly increasing
  *            by (score, member) across the whole set
+ *   set:     varint members, varint body bytes, body: members as
+ *            (varint length, member)
  */
 #ifndef GOBLIN_SNAPSHOT_FORMAT_H
 #define GOBLIN_SNAPSHOT_FORMAT_H
@@ -63,7 +66,19 @@
 #define TAG_DEADLINE 0x04
 #define TAG_ENC_SHIFT 3
 #define TAG_ENC 0x18
-#define TAG_RESERVED 0xE0
+#define TAG_TYPE_HI 0x20 /* the type's bit 2: lists (4) and sets (5) */
+#define TAG_RESERVED 0xC0
+
+/* The type a tag names, and the tag bits of a type. */
+static inline int snap_tag_type(uint8_t tag)
+{
+    return (tag & TAG_TYPE) | ((tag & TAG_TYPE_HI) ? 4 : 0);
+}
+
+static inline uint8_t snap_type_tag(int type)
+{
+    return (uint8_t)((type & TAG_TYPE) | ((type & 4) ? TAG_TYPE_HI : 0));
+}
 
 /* The longest varint: 10 bytes hold a u64. */
 #define VARINT_MAX 10

@@ -85,6 +85,16 @@ static void c_zadd(struct cmds *c, struct goblin_slice k, const char *score,
     }
 }
 
+static void c_sadd(struct cmds *c, struct goblin_slice k,
+                   struct goblin_slice m)
+{
+    struct goblin_slice a[] = {S("SADD"), k, m};
+
+    resp_cmd(c->resp, a, 3);
+    if (c->st != NULL)
+        assert_true(goblin_set_add(c->st, k, &m, 1) >= 0);
+}
+
 static void c_pexpireat(struct cmds *c, struct goblin_slice k, int64_t when)
 {
     char t[32];
@@ -145,6 +155,21 @@ static void write_data(struct cmds *c, int64_t soon)
             c_zadd(c, S("zset:big"), sc, slice_of(f, (size_t)fl));
     }
     c_zadd(c, S("zset:big"), "1e300", S("huge"));
+    /* Sets: an intset (up to 512 integers), then hashtables. */
+    for (int i = 0; i < 700; i++) {
+        int vl = snprintf(v, sizeof(v), "%d", i * 7919 - 100000);
+
+        if (i < 14) /* "007" and "1.5" are not integers */
+            c_sadd(c, S("set:int"), slice_of(ints[i], strlen(ints[i])));
+        if (i >= 14 && i < 16)
+            c_sadd(c, S("set:mixed"), slice_of(ints[i], strlen(ints[i])));
+        c_sadd(c, S("set:bigint"), slice_of(v, (size_t)vl));
+        if (i < 40)
+            c_sadd(c, S("set:small"), slice_of(f, (size_t)snprintf(
+                                                     f, sizeof(f), "m%d", i)));
+    }
+    c_sadd(c, S("set:small"), S("\0bin"));
+    c_pexpireat(c, S("set:bigint"), FAR_DEADLINE + 3);
     c_pexpireat(c, S("str:emb"), FAR_DEADLINE);
     c_pexpireat(c, S("hash:big"), FAR_DEADLINE + 1);
     c_pexpireat(c, S("zset:small"), FAR_DEADLINE + 2);
@@ -296,6 +321,10 @@ static void assert_encodings(const struct mbuf *m)
         {"hash:longval", 4, -1},
         {"zset:big", 5, -1},     /* skiplist, binary scores */
         {"zset:longmember", 5, -1},
+        {"set:int", 11, -1},     /* intset */
+        {"set:bigint", 2, -1},   /* hashtable */
+        {"set:small", 2, -1},
+        {"set:mixed", 2, -1},
     };
 
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -336,7 +365,7 @@ static void test_redis_dump_imports_every_encoding(void **state)
     assert_int_equal(goblin_rdb_import_mem(b, m.p, m.len, 0, &res), 0);
     assert_string_equal(res.message, "");
     assert_int_equal(res.keys, goblin_key_count(f->st));
-    assert_int_equal(res.expires, 4);
+    assert_int_equal(res.expires, 5);
     assert_stores_equal(f->st, b);
     goblin_store_close(b);
 

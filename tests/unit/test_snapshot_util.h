@@ -113,6 +113,22 @@ UTIL void add_pairs(goblin_store *st, const char *key, int n, int vlen,
     }
 }
 
+UTIL void add_members(goblin_store *st, const char *key, int n,
+                      const char *fmt)
+{
+    char m[48];
+
+    for (int i = 0; i < n; i++) {
+        int ml = snprintf(m, sizeof(m), fmt, i);
+
+        assert_int_equal(goblin_set_add(st, slice_of(key, strlen(key)),
+                                        &(struct goblin_slice){m,
+                                                               (size_t)ml},
+                                        1),
+                         1);
+    }
+}
+
 /* Strings of every encoding, hashes and sorted sets compact and full,
  * binary keys, odd scores; with_expiry gives some keys deadlines. */
 UTIL void fill_every_kind(goblin_store *st, int with_expiry)
@@ -152,6 +168,12 @@ UTIL void fill_every_kind(goblin_store *st, int with_expiry)
                                        "bytes, so the set is in full form"),
                                      3.5), 1);
     assert_int_equal(goblin_zset_add(st, S("z\0bin"), S(""), 5e-324), 1);
+    add_members(st, "set-intset", 20, "%d");
+    add_members(st, "set-bigint", 3000, "-%d0000000000");
+    add_members(st, "set-compact", 20, "m%d");
+    add_members(st, "set-full", 300, "member:%d");
+    assert_int_equal(goblin_set_add(st, S("s\0bin"), (struct goblin_slice[]){
+                         S("\0"), S("")}, 2), 2);
     if (!with_expiry)
         return;
     assert_int_equal(goblin_key_pexpire(st, S("emb"), 100000, 0), 1);
@@ -171,6 +193,8 @@ UTIL void fill_big(goblin_store *st, int n)
         v[i] = (char)(i * 31);
     add_pairs(st, "big-hash", n, 8, 0);
     add_pairs(st, "big-zset", n, 0, 1);
+    add_members(st, "big-set", n, "a-set-member-%d");
+    add_members(st, "big-intset", n, "%d");
     /* A member bigger than a sorted-set chunk, among small ones. */
     assert_int_equal(goblin_zset_add(st, S("big-zset"),
                                      slice_of(v, 100000), 0.5), 1);
@@ -212,6 +236,14 @@ UTIL int hash_pair_in_b(void *ctx, struct goblin_slice f,
     assert_int_equal(goblin_hash_get(c->b, c->key, f, &got), 1);
     assert_int_equal(got.len, v.len);
     assert_memory_equal(got.ptr, v.ptr, v.len);
+    return 0;
+}
+
+UTIL int member_in_b(void *ctx, struct goblin_slice m)
+{
+    struct hcmp *c = ctx;
+
+    assert_int_equal(goblin_set_ismember(c->b, c->key, m), 1);
     return 0;
 }
 
@@ -260,6 +292,12 @@ UTIL void assert_key_equal(goblin_store *a, goblin_store *b,
         assert_int_equal(goblin_hash_len(a, k), goblin_hash_len(b, k));
         assert_int_equal(goblin_hash_foreach(a, k, hash_pair_in_b, &c),
                          goblin_hash_len(a, k));
+    } else if (t == GOBLIN_TYPE_SET) {
+        struct hcmp c2 = {b, k};
+
+        assert_int_equal(goblin_set_card(a, k), goblin_set_card(b, k));
+        assert_int_equal(goblin_set_foreach(a, k, member_in_b, &c2),
+                         goblin_set_card(a, k));
     } else {
         assert_int_equal(goblin_zset_card(a, k), goblin_zset_card(b, k));
         assert_zsets_equal(a, b, k);
