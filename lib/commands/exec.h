@@ -186,6 +186,22 @@ void goblin__exec_scombine(goblin__exec *x, enum goblin_set_op op,
 void goblin__exec_sintercard(goblin__exec *x, const struct goblin_slice *keys,
                              size_t n, uint64_t limit);
 
+/* ---- SORT (cmd_sort.c) ---- */
+
+struct goblin__sort {
+    struct goblin_slice key;
+    const struct goblin_slice *by;    /* NULL: by the elements */
+    const struct goblin_slice *store; /* NULL: reply the result */
+    const struct goblin_slice *get;   /* NULL: the first nget slices of
+                                       * the session's scratch array */
+    size_t nget;
+    int64_t offset, count;            /* LIMIT; count < 0: all */
+    bool desc, alpha;
+    bool dontsort;                    /* a BY pattern without '*' */
+};
+/* SORT and SORT_RO, options decoded (store NULL for SORT_RO). */
+void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a);
+
 /* ---- sorted sets (cmd_zset.c, cmd_zrange.c) ---- */
 
 /* ZADD: flags GOBLIN_ZADD_* (checked by goblin__zadd_check), with incr
