@@ -738,6 +738,9 @@ def sort_form(cmd, v):
         return ("set", sorted(v, key=repr))
     if b"ALPHA" in up and (b"BY" in up or b"GET" in up or any(
             x[1] is not None and b"\x00" in x[1] for x in v)):
+        # Under LIMIT, which of the tied ones fall in the range is open.
+        if b"LIMIT" in up:
+            return ("count", len(v))
         return ("set", sorted(v, key=repr))
     return ("*", v)
 
