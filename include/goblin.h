@@ -20,6 +20,7 @@
 #include "goblin/ring.h"
 #include "goblin/sbe.h"
 #include "goblin/serve.h"
+#include "goblin/set.h"
 #include "goblin/snapshot.h"
 #include "goblin/str.h"
 #include "goblin/zset.h"

@@ -23,6 +23,7 @@
 #include "command.h"
 #include "goblin/keys.h"
 #include "goblin/list.h"
+#include "goblin/set.h"
 #include "goblin/str.h"
 #include "goblin/zset.h"
 #include "store/bitmap.h"
@@ -158,6 +159,55 @@ void goblin__exec_hscan(goblin__exec *x, struct goblin_slice key,
 void goblin__exec_hscan_fields(goblin__exec *x, struct goblin_slice key,
                                uint64_t cursor,
                                const struct goblin_scan_options *o);
+
+/* ---- sets (cmd_set.c) ---- */
+
+void goblin__exec_sadd(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *members, size_t n);
+void goblin__exec_srem(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *members, size_t n);
+void goblin__exec_sismember(goblin__exec *x, struct goblin_slice key,
+                            struct goblin_slice member);
+/* SMISMEMBER: members must not be the session's scratch array. */
+void goblin__exec_smismember(goblin__exec *x, struct goblin_slice key,
+                             const struct goblin_slice *members, size_t n);
+void goblin__exec_scard(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_smembers(goblin__exec *x, struct goblin_slice key);
+/* SRANDMEMBER key, or (has_count) key count; count > INT64_MIN. */
+void goblin__exec_srandmember(goblin__exec *x, struct goblin_slice key,
+                              bool has_count, int64_t count);
+/* SPOP key, or (has_count) key count. */
+void goblin__exec_spop(goblin__exec *x, struct goblin_slice key,
+                       bool has_count, uint64_t count);
+void goblin__exec_smove(goblin__exec *x, struct goblin_slice src,
+                        struct goblin_slice dst, struct goblin_slice member);
+/* SSCAN of a set (the decoders have answered a missing key or another
+ * type with goblin__scan_key); o->type is unused. */
+void goblin__exec_sscan(goblin__exec *x, struct goblin_slice key,
+                        uint64_t cursor, const struct goblin_scan_options *o);
+/* SINTER, SUNION, SDIFF (dst NULL) and their STORE forms; n >= 1. */
+void goblin__exec_scombine(goblin__exec *x, enum goblin_set_op op,
+                           const struct goblin_slice *dst,
+                           const struct goblin_slice *keys, size_t n);
+/* SINTERCARD: limit 0 is no limit. */
+void goblin__exec_sintercard(goblin__exec *x, const struct goblin_slice *keys,
+                             size_t n, uint64_t limit);
+
+/* ---- SORT (cmd_sort.c) ---- */
+
+struct goblin__sort {
+    struct goblin_slice key;
+    const struct goblin_slice *by;    /* NULL: by the elements */
+    const struct goblin_slice *store; /* NULL: reply the result */
+    const struct goblin_slice *get;   /* NULL: the first nget slices of
+                                       * the session's scratch array */
+    size_t nget;
+    int64_t offset, count;            /* LIMIT; count < 0: all */
+    bool desc, alpha;
+    bool dontsort;                    /* a BY pattern without '*' */
+};
+/* SORT and SORT_RO, options decoded (store NULL for SORT_RO). */
+void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a);
 
 /* ---- sorted sets (cmd_zset.c, cmd_zrange.c) ---- */
 

@@ -113,6 +113,26 @@ goblin__handler goblin__cmd_zinter;
 goblin__handler goblin__cmd_zdiff;
 goblin__handler goblin__cmd_zintercard;
 goblin__handler goblin__cmd_zscan;
+/* cmd_set.c */
+goblin__handler goblin__cmd_sadd;
+goblin__handler goblin__cmd_srem;
+goblin__handler goblin__cmd_sismember;
+goblin__handler goblin__cmd_smismember;
+goblin__handler goblin__cmd_scard;
+goblin__handler goblin__cmd_smembers;
+goblin__handler goblin__cmd_srandmember;
+goblin__handler goblin__cmd_spop;
+goblin__handler goblin__cmd_smove;
+goblin__handler goblin__cmd_sscan;
+goblin__handler goblin__cmd_sinter;
+goblin__handler goblin__cmd_sinterstore;
+goblin__handler goblin__cmd_sintercard;
+goblin__handler goblin__cmd_sunion;
+goblin__handler goblin__cmd_sunionstore;
+goblin__handler goblin__cmd_sdiff;
+goblin__handler goblin__cmd_sdiffstore;
+/* cmd_sort.c */
+goblin__handler goblin__cmd_sort_ro;
 goblin__handler goblin__cmd_ping;
 goblin__handler goblin__cmd_echo;
 goblin__handler goblin__cmd_hello;

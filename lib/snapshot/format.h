@@ -12,9 +12,9 @@
  *   trailer  32 bytes: magic, keys, payload bytes, data blocks, CRC32C
  *            of the header, every block header and the 28 bytes before
  *
- * A record: tag (bits 0-1 and 5 type: bit 5 is the type's bit 2, bit 2
- * has a deadline, bits 3-4 string encoding), [i64 deadline ms], varint
- * key length, key, then
+ * A record: tag (bits 0-1 and 5 the type, goblin_type's bits 0-1 and 2;
+ * bit 2 has a deadline, bits 3-4 string encoding), [i64 deadline ms],
+ * varint key length, key, then
  *   string:  varint length, bytes
  *   hash:    varint pairs, varint body bytes, body: pairs of
  *            (varint length, field, varint length, value)
@@ -25,6 +25,8 @@
  *   list:    varint elements, then chunks until that many came: varint
  *            chunk elements (1 or more), varint chunk bytes, elements of
  *            (varint length, bytes), head first
+ *   set:     varint members, varint body bytes, body: members as
+ *            (varint length, member)
  */
 #ifndef GOBLIN_SNAPSHOT_FORMAT_H
 #define GOBLIN_SNAPSHOT_FORMAT_H
@@ -67,10 +69,10 @@
 #define TAG_DEADLINE 0x04
 #define TAG_ENC_SHIFT 3
 #define TAG_ENC 0x18
-#define TAG_TYPE_HI 0x20 /* the type's bit 2 (lists are 4) */
+#define TAG_TYPE_HI 0x20 /* the type's bit 2: lists (4) and sets (5) */
 #define TAG_RESERVED 0xC0
 
-/* A record's goblin_type from its tag, and the tag bits of a type. */
+/* The type a tag names, and the tag bits of a type. */
 static inline int tag_type(uint8_t tag)
 {
     return (tag & TAG_TYPE) | ((tag & TAG_TYPE_HI) ? 4 : 0);

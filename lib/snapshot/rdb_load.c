@@ -113,11 +113,8 @@ static int key_fail(struct imp *im, int code, uint64_t off, const char *what)
 static const char *type_name(unsigned t)
 {
     switch (t) {
-    case 2: return "a set (RDB type 2)";
     case 6: case 7: return "a module value (RDB type 6/7)";
-    case 11: return "a set (RDB type 11, intset)";
     case 15: case 19: case 21: return "a stream (RDB type 15/19/21)";
-    case 20: return "a set (RDB type 20, listpack)";
     case 22: case 23: case 24: case 25:
         return "a hash with field expiry (RDB type 22-25)";
     default: return NULL;
@@ -327,6 +324,12 @@ static bool is_hash(unsigned t)
            t == RDB_TYPE_HASH_ZIPLIST || t == RDB_TYPE_HASH_LISTPACK;
 }
 
+static bool is_set(unsigned t)
+{
+    return t == RDB_TYPE_SET || t == RDB_TYPE_SET_INTSET ||
+           t == RDB_TYPE_SET_LISTPACK;
+}
+
 /* A hash or sorted set in a packed blob (ziplist, listpack, zipmap). */
 static int packed(struct imp *im, unsigned t, uint64_t *pairs)
 {
@@ -448,7 +451,8 @@ static void count_key(struct imp *im, unsigned t, int64_t deadline)
     res->keys++;
     res->strings += t == RDB_TYPE_STRING;
     res->hashes += is_hash(t);
-    res->zsets += t != RDB_TYPE_STRING && !is_hash(t) && !is_list(t);
+    res->zsets += t != RDB_TYPE_STRING && !is_hash(t) && !is_list(t) &&
+                  !is_set(t);
     res->expires += deadline >= 0;
 }
 
@@ -486,6 +490,18 @@ static int load_key(struct imp *im, unsigned t, int64_t deadline)
             return key_error(im, rc, off);
         if (!stored && !skip)
             return 0; /* an empty list: Redis skips it too */
+    } else if (is_set(t)) {
+        void *obj;
+
+        rc = goblin__rdb_set(&im->r, skip ? NULL : im->st, t, &obj, &pairs);
+        if (rc == 0 && pairs == 0)
+            return 0; /* an empty collection: Redis skips it too */
+        if (rc == 0 && !skip &&
+            (rc = goblin__snap_put_obj(im->st, im->key, GOBLIN_TYPE_SET, obj,
+                                       deadline)) != 0)
+            return key_error(im, rc, off);
+        if (rc != 0)
+            return key_error(im, rc, off);
     } else if (is_hash(t) || t == RDB_TYPE_ZSET || t == RDB_TYPE_ZSET_2 ||
                t == RDB_TYPE_ZSET_ZIPLIST || t == RDB_TYPE_ZSET_LISTPACK) {
         rc = read_collection(im, t, &pairs);

@@ -27,6 +27,7 @@
 #include "snap_read.h"
 #include "store/hash.h"
 #include "store/list.h"
+#include "store/set.h"
 #include "store/zset.h"
 
 #define BATCH 1024
@@ -191,6 +192,63 @@ static int load_hash(struct ld *l, uint64_t off, struct goblin_slice k,
     if (l->st == NULL)
         return 0;
     rc = goblin__snap_put_obj(l->st, k, GOBLIN_TYPE_HASH, obj, deadline);
+    return rc == 0 ? 0 : rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
+                                  "key appears twice" : goblin_strerror(rc));
+}
+
+/* Parses (and, when loading, builds) a set body of n members, BATCH at
+ * a time into l->fv. */
+static int set_body(struct ld *l, const uint8_t *b, size_t len, size_t n,
+                    void **obj)
+{
+    uint64_t added = 0;
+    size_t i = 0, nb = 0;
+    int r;
+
+    for (size_t k = 0; k < n; k++) {
+        if (!body_str(b, len, &i, &l->fv[nb]))
+            return GOBLIN_ESNAPFORMAT;
+        if (++nb == BATCH || k + 1 == n) {
+            if (l->st != NULL) {
+                r = goblin__set_obj_add(l->st, obj, l->fv, nb);
+                if (r < 0)
+                    return r;
+                added += (uint64_t)r;
+            }
+            nb = 0;
+        }
+    }
+    if (i != len || (l->st != NULL && added != n))
+        return GOBLIN_ESNAPFORMAT; /* slack, or a member given twice */
+    return 0;
+}
+
+static int load_set(struct ld *l, uint64_t off, struct goblin_slice k,
+                    int64_t deadline)
+{
+    uint64_t n, len;
+    const uint8_t *b;
+    void *obj = NULL;
+    int rc;
+
+    if ((rc = rd_len(l, UINT32_MAX - 1, &n)) != 0 ||
+        (rc = rd_len(l, goblin__rd_left(&l->rd), &len)) != 0)
+        return rc;
+    if (n == 0 || n > len)
+        return rec_fail(l, GOBLIN_ESNAPFORMAT, off, k, "bad set size");
+    if ((rc = goblin__rd_view(&l->rd, (size_t)len, &b)) != 0)
+        return rc;
+    if (l->st != NULL && deadline >= 0 && l->now > deadline)
+        return 1;
+    rc = set_body(l, b, (size_t)len, (size_t)n, &obj);
+    if (rc != 0) {
+        goblin__set_free(l->st, obj);
+        return rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
+                        "malformed set body" : goblin_strerror(rc));
+    }
+    if (l->st == NULL)
+        return 0;
+    rc = goblin__snap_put_obj(l->st, k, GOBLIN_TYPE_SET, obj, deadline);
     return rc == 0 ? 0 : rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
                                   "key appears twice" : goblin_strerror(rc));
 }
@@ -431,7 +489,7 @@ static int load_record(struct ld *l, struct goblin_snapshot_result *res)
     if ((rc = goblin__rd_byte(&l->rd, &tag)) != 0)
         return rc;
     type = tag_type(tag);
-    if (type == 0 || type > GOBLIN_TYPE_LIST || (tag & TAG_RESERVED) ||
+    if (type == 0 || type > GOBLIN_TYPE_SET || (tag & TAG_RESERVED) ||
         (type != GOBLIN_TYPE_STRING && (tag & TAG_ENC)) ||
         (tag & TAG_ENC) == TAG_ENC)
         return goblin__snap_fail(res, GOBLIN_ESNAPFORMAT, off, "bad record "
@@ -451,6 +509,8 @@ static int load_record(struct ld *l, struct goblin_snapshot_result *res)
         rc = load_hash(l, off, k, deadline);
     else if (type == GOBLIN_TYPE_LIST)
         rc = load_list(l, off, k, deadline);
+    else if (type == GOBLIN_TYPE_SET)
+        rc = load_set(l, off, k, deadline);
     else
         rc = load_zset(l, off, k, deadline);
     if (rc != 0)

@@ -21,6 +21,7 @@
 #include "snapshot_int.h"
 #include "store/hash.h"
 #include "store/list.h"
+#include "store/set.h"
 #include "store/zset.h"
 
 struct wr {
@@ -209,6 +210,33 @@ static void put_hash(struct wr *w, const void *obj)
     goblin__hash_obj_foreach(obj, hash_pair, w);
 }
 
+static int set_size(void *ctx, const struct goblin__set_elem *e)
+{
+    struct sizer *s = ctx;
+
+    s->bytes += varint_size(e->s.len) + e->s.len;
+    return 0;
+}
+
+static int set_member(void *ctx, const struct goblin__set_elem *e)
+{
+    struct wr *w = ctx;
+
+    put_varint(w, e->s.len);
+    put_bytes(w, e->s.ptr, e->s.len);
+    return 0;
+}
+
+static void put_set(struct wr *w, const void *obj)
+{
+    struct sizer s = {0};
+
+    put_varint(w, goblin__set_obj_card(obj));
+    goblin__set_obj_foreach(obj, set_size, &s);
+    put_varint(w, s.bytes);
+    goblin__set_obj_foreach(obj, set_member, w);
+}
+
 static void put_zset(struct wr *w, const void *obj)
 {
     put_varint(w, goblin__zset_obj_card(obj));
@@ -286,6 +314,8 @@ static void put_record(struct wr *w, const uint8_t *rec, int64_t deadline,
         res->hashes++;
     } else if (type == GOBLIN_TYPE_LIST) {
         put_list(w, goblin__snap_rec_obj(rec));
+    } else if (type == GOBLIN_TYPE_SET) {
+        put_set(w, goblin__snap_rec_obj(rec));
     } else {
         put_zset(w, goblin__snap_rec_obj(rec));
         res->zsets++;

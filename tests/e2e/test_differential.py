@@ -4,7 +4,7 @@ real redis-server and to goblind; every reply must match.
     /usr/bin/python3 test_differential.py GOBLIND [--seed N] [--count N]
                                       [--against-redis] [--keep-going]
 
-Coverage: strings, hashes, sorted sets, lists, keyspace and expiry, including
+Coverage: strings, hashes, sorted sets, lists, sets, keyspace and expiry, including
 tricky scores (inf, -inf, -0.0, 1e308, 0.1, integer-valued floats), binary
 values with NUL and CRLF inside, wrong-type errors, arity errors, syntax
 errors, INCR overflow, ZADD flag combinations and expiry (far-future and
@@ -22,9 +22,13 @@ itself leaves room:
 INCRBYFLOAT/HINCRBYFLOAT values (Redis computes in long double) live on
 their own keys and are compared within a relative 1e-9.
 
-Commands Goblin's command table does not have (COPY, MOVE, SORT, ...)
-are left out; RANDOMKEY, HRANDFIELD and ZRANDMEMBER too, as their replies
-are random in both servers.
+Commands Goblin's command table does not have (COPY, MOVE, SORT with
+STORE, ...) are left out; SORT_RO runs with BY, GET, LIMIT, DESC and
+ALPHA (orders Redis leaves open compared as multisets, see sort_form); RANDOMKEY, HRANDFIELD and ZRANDMEMBER too, as their replies
+are random in both servers. SRANDMEMBER and SPOP are compared by what is
+deterministic: the reply's type and size, and that every member returned
+belongs to the set (SPOP's members are then added back on each server, so
+both keyspaces stay the same). SSCAN runs whole scans, compared as sets.
 
 Last, TIME (microseconds), INFO redis_version and HELLO's version are
 checked against redis-server's, and goblind's INFO must carry
@@ -33,7 +37,7 @@ goblin_version.
 The sequence runs over RESP2, then continues over RESP3 (HELLO 3) on new
 connections, then checks short TTLs, then three fixed lists compared byte
 for byte: transactions (MULTI with queued and refused commands, the
-EXECABORT that follows, DISCARD), score edges (inf, -inf, -0 and the NaN
+EXECABORT that follows, DISCARD), SORT_RO's fixed cases, score edges (inf, -inf, -0 and the NaN
 they make through WEIGHTS, AGGREGATE, ZINCRBY and ZADD INCR, the sign of
 zero in both encodings), and which commands leave a key's access time
 alone (OBJECT IDLETIME after one 3 s wait, compared only as 'recent' or
@@ -78,7 +82,10 @@ F_KEYS = [b"f:%d" % i for i in range(3)]     # INCRBYFLOAT only
 FH_KEYS = [b"fh:%d" % i for i in range(2)]   # HINCRBYFLOAT only
 X_KEYS = [b"x:%d" % i for i in range(12)]    # expiry playground
 L_KEYS = [b"l:%d" % i for i in range(6)]
-GENERIC = S_KEYS + H_KEYS + Z_KEYS + M_KEYS + X_KEYS + L_KEYS
+T_KEYS = [b"t:%d" % i for i in range(5)]     # sets of any members
+TI_KEYS = [b"ti:%d" % i for i in range(3)]   # sets mostly of integers
+GENERIC = (S_KEYS + H_KEYS + Z_KEYS + M_KEYS + X_KEYS + L_KEYS + T_KEYS +
+           TI_KEYS)
 ALL_KEYS = GENERIC + F_KEYS + FH_KEYS + ZL_KEYS
 
 MEMBERS = [b"m%d" % i for i in range(14)] + [
@@ -494,6 +501,111 @@ class Gen:
             cmd += self.pick(opts)
         return cmd
 
+    # ------------------------------------------------------------ sets
+    def tkey(self):
+        return self.key(T_KEYS + TI_KEYS)
+
+    def smember(self, key=None):
+        if key in TI_KEYS and self.chance(0.9):
+            return self.num(-300, 700)
+        k = self.r.random()
+        if k < 0.35:
+            return self.num(-20, 40)
+        if k < 0.5:
+            return self.pick(INT_TEXTS)
+        if k < 0.97:
+            return self.member()
+        return b"y" * self.r.randint(60, 70)
+
+    def c_sadd(self):
+        k = self.tkey()
+        n = self.r.randint(1, 4)
+        if self.chance(0.03):
+            n = self.r.randint(100, 600)   # past the compact limits
+        return [b"SADD", k] + [self.smember(k) for _ in range(n)]
+
+    def c_srem(self):
+        k = self.tkey()
+        return [b"SREM", k] + [self.smember(k)
+                               for _ in range(self.r.randint(1, 4))]
+
+    def c_sread(self):
+        k = self.tkey()
+        op = self.pick([b"SISMEMBER", b"SMISMEMBER", b"SCARD", b"SMEMBERS",
+                        b"SMISMEMBER"])
+        if op == b"SISMEMBER":
+            return [op, k, self.smember(k)]
+        if op == b"SMISMEMBER":
+            return [op, k] + [self.smember(k)
+                              for _ in range(self.r.randint(1, 4))]
+        return [op, k]
+
+    def c_smove(self):
+        k = self.tkey()
+        return [b"SMOVE", k, self.tkey(), self.smember(k)]
+
+    def c_scombine(self):
+        op = self.pick([b"SINTER", b"SUNION", b"SDIFF", b"SINTERSTORE",
+                        b"SUNIONSTORE", b"SDIFFSTORE", b"SINTERCARD"])
+        keys = [self.tkey() for _ in range(self.r.randint(1, 3))]
+        if op.endswith(b"STORE"):
+            return [op, self.tkey()] + keys
+        if op == b"SINTERCARD":
+            cmd = [op, self.pick([b"%d" % len(keys)] * 6 +
+                                 [b"0", b"x", b"9"])] + keys
+            if self.chance(0.4):
+                cmd += [b"LIMIT", self.pick([b"0", b"1", b"2", b"-1",
+                                             b"x"])]
+            return cmd
+        return [op] + keys
+
+    def c_srandom(self):
+        k = self.tkey()
+        if self.chance(0.2):
+            return [b"SRANDMEMBER-CHECK", k]
+        return [b"SRANDMEMBER-CHECK", k,
+                self.pick([b"0", b"1", b"3", b"-3", b"100", b"-100", b"x",
+                           b"-9223372036854775808"])]
+
+    def c_spop(self):
+        k = self.tkey()
+        if self.chance(0.3):
+            return [b"SPOP-RESTORE", k]
+        return [b"SPOP-RESTORE", k,
+                self.pick([b"0", b"1", b"2", b"1000", b"-1", b"x"])]
+
+    def c_sscan(self):
+        return [b"SSCAN-ALL", self.tkey(),
+                self.pick([b"*", b"1*", b"m*", b"*x*"])]
+
+    def c_sencoding(self):
+        return [b"OBJECT", b"ENCODING", self.tkey()]
+
+    # ------------------------------------------------------------ SORT
+    def c_sortdata(self):
+        """Weights for SORT's BY and GET patterns: w:<member> strings (now
+        and then not a number), wh:<member> hashes with field f."""
+        m = self.smember(self.pick(TI_KEYS)) if self.chance(0.5) \
+            else self.member()
+        v = self.pick([self.num(-50, 50), self.num(-50, 50), b"1.5",
+                       b"abc", b"", b" 7", b"inf"])
+        if self.chance(0.5):
+            return [b"SET", b"w:" + m, v]
+        return [b"HSET", b"wh:" + m, b"f", v]
+
+    def c_sort(self):
+        key = self.pick(T_KEYS + TI_KEYS + Z_KEYS + [self.key()])
+        cmd = [b"SORT_RO", key]
+        opts = [[b"BY", b"w:*"], [b"BY", b"wh:*->f"], [b"BY", b"nosort"],
+                [b"GET", b"#"], [b"GET", b"w:*"], [b"GET", b"wh:*->f"],
+                [b"GET", b"nokey"], [b"LIMIT", self.num(-1, 5),
+                                     self.num(-1, 5)],
+                [b"ASC"], [b"DESC"], [b"ALPHA"], [b"ALPHA"], [b"ALPHA"],
+                [b"LIMIT", b"x", b"1"], [b"BOGUS"]]
+        for _ in range(self.r.choice([0, 1, 1, 2, 3])):
+            cmd += self.pick(opts)
+        return cmd
+
     def c_lmove(self):
         ends = [b"LEFT", b"RIGHT", b"left", b"right", b"UP"]
         if self.chance(0.3):
@@ -549,7 +661,8 @@ class Gen:
 
     def c_rename(self):
         pool = self.pick([S_KEYS, H_KEYS, Z_KEYS, X_KEYS, M_KEYS, F_KEYS,
-                          FH_KEYS, ZL_KEYS, L_KEYS] +
+                          FH_KEYS, ZL_KEYS, L_KEYS,
+                          T_KEYS] +
                          [GENERIC] * (self.chance(0.1)))
         return [self.pick([b"RENAME", b"RENAMENX"]), self.pick(pool),
                 self.pick(pool)]
@@ -653,7 +766,11 @@ class Gen:
              (2, self.c_lindex), (2, self.c_lset), (2, self.c_lrange),
              (1, self.c_ltrim), (2, self.c_linsert), (2, self.c_lrem),
              (2, self.c_lpos), (2, self.c_lmove), (2, self.c_lmpop),
-             (2, self.c_arity), (0.5, self.c_misc)]
+             (2, self.c_arity), (0.5, self.c_misc),
+             (8, self.c_sadd), (3, self.c_srem), (5, self.c_sread),
+             (1, self.c_smove), (3, self.c_scombine), (2, self.c_srandom),
+             (1, self.c_spop), (0.5, self.c_sscan), (1, self.c_sencoding),
+             (2, self.c_sortdata), (3, self.c_sort)]
         return t
 
     def next(self):
@@ -665,7 +782,9 @@ class Gen:
 
 SCORE_REPLY = {b"ZSCORE", b"ZINCRBY", b"ZMSCORE"}
 WITHSCORES_REPLY = {b"ZPOPMIN", b"ZPOPMAX"}
-UNORDERED = {b"HGETALL", b"HKEYS", b"HVALS", b"KEYS", b"SCAN-ALL"}
+UNORDERED = {b"HGETALL", b"HKEYS", b"HVALS", b"KEYS", b"SCAN-ALL",
+             b"SMEMBERS", b"SINTER", b"SUNION", b"SDIFF", b"SSCAN-ALL"}
+PSEUDO = {b"SCAN-ALL", b"SSCAN-ALL", b"SRANDMEMBER-CHECK", b"SPOP-RESTORE"}
 LOOSE_TIME = {b"TTL", b"PTTL", b"EXPIRETIME", b"PEXPIRETIME"}
 FLOATISH = {b"INCRBYFLOAT", b"HINCRBYFLOAT"}
 
@@ -724,9 +843,36 @@ def normalize(cmd, reply):
         return ("map", sorted(v))
     if name in UNORDERED and t in "*~" and v is not None:
         return ("set", sorted(v))
+    if name == b"SORT_RO" and t == "*" and v is not None:
+        return sort_form(cmd, v)
     if t == "~":
         return ("set", sorted(v))
     return reply
+
+
+def sort_form(cmd, v):
+    """A SORT reply in the form Redis fixes: a set not sorted (a BY
+    without '*') comes in the set's own order, so only its members are
+    compared (only their count under LIMIT; exact_sort() checks a sorted
+    set's own order); ALPHA compares C strings,
+    so members equal up to a NUL byte, or BY values that tie, may come in
+    either order: compared as a multiset (also when GET hides the
+    members)."""
+    up = [x.upper() for x in cmd]
+    nosort = any(b"*" not in cmd[i + 1] for i, x in enumerate(up[:-1])
+                 if x == b"BY")
+    # (A RENAME may have put a set under a z: key: the type is unknown.)
+    if nosort:
+        if b"LIMIT" in up:
+            return ("count", len(v))
+        return ("set", sorted(v, key=repr))
+    if b"ALPHA" in up and (b"BY" in up or b"GET" in up or any(
+            x[1] is not None and b"\x00" in x[1] for x in v)):
+        # Under LIMIT, which of the tied ones fall in the range is open.
+        if b"LIMIT" in up:
+            return ("count", len(v))
+        return ("set", sorted(v, key=repr))
+    return ("*", v)
 
 
 def same(cmd, a, b):
@@ -763,7 +909,7 @@ class Pair:
     def run(self, cmds, exact=False):
         """Runs cmds on both; returns None or a failure description.
         exact: replies must be byte-identical (no score normalization)."""
-        real = [c for c in cmds if c[0] != b"SCAN-ALL"]
+        real = [c for c in cmds if c[0] not in PSEUDO]
         if len(real) == len(cmds):
             ra = self.ref.pipeline(cmds)
             rb = self.test.pipeline(cmds)
@@ -788,6 +934,10 @@ class Pair:
 
     @staticmethod
     def one(client, cmd):
+        if cmd[0] == b"SRANDMEMBER-CHECK" or cmd[0] == b"SPOP-RESTORE":
+            return random_check(client, cmd)
+        if cmd[0] == b"SSCAN-ALL":
+            return sscan_all(client, cmd)
         if cmd[0] != b"SCAN-ALL":
             return client.call(*cmd)
         keys, cursor = [], b"0"
@@ -809,6 +959,38 @@ class Pair:
                  "  preceding commands:"]
         lines += ["    %s" % show(c, 200) for c in self.history[-9:-1]]
         return "\n".join(lines)
+
+
+def random_check(client, cmd):
+    """SRANDMEMBER or SPOP: the reply's type, its size, and whether every
+    member it gives is one of the set's; SPOP's are added back."""
+    pop = cmd[0] == b"SPOP-RESTORE"
+    before = client.call(b"SMEMBERS", cmd[1])
+    t, v = client.call(b"SPOP" if pop else b"SRANDMEMBER", *cmd[1:])
+    if t == "-" or before[0] == "-":
+        return (t, v)
+    members = {x[1] for x in before[1]}
+    got = ([] if v is None else [v] if t == "$"
+           else [x[1] for x in v])
+    if pop and got:
+        client.call(b"SADD", cmd[1], *got)
+    if pop and len(set(got)) != len(got):
+        return ("repeated", got)
+    return ("random", (t, len(got), all(x in members for x in got)))
+
+
+def sscan_all(client, cmd):
+    """A whole SSCAN (COUNT 3), its members as a sorted list."""
+    out, cursor = set(), b"0"
+    while True:
+        t, v = client.call(b"SSCAN", cmd[1], cursor, b"MATCH", cmd[2],
+                           b"COUNT", b"3")
+        if t != "*":
+            return (t, v)
+        cursor = v[0][1]
+        out |= {x[1] for x in v[1][1]}
+        if cursor == b"0":
+            return ("*", sorted(out))
 
 
 def run_sequence(pair, gen, count):
@@ -1107,6 +1289,44 @@ def idle_times(pair):
 ZW = [b"inf", b"-inf", b"0", b"-0", b"1", b"-1"]
 
 
+def exact_sort():
+    """SORT_RO byte for byte: numbers and ALPHA, BY strings and hash
+    fields, GET #, LIMIT edges, a sorted set's own order under a BY
+    without '*' (and its conversion to a skiplist), and the errors."""
+    c = [[b"SADD", b"e:s", b"3", b"10", b"-2", b"7", b"1.5e1"],
+         [b"ZADD", b"e:z", b"1", b"c", b"2", b"a", b"3", b"b"],
+         [b"SADD", b"e:w", b"a", b"b", b"c", b"d"],
+         [b"MSET", b"e:w_a", b"3", b"e:w_b", b"1", b"e:w_c", b"2"],
+         [b"HSET", b"e:h_a", b"f", b"z", b"n", b"x"],
+         [b"HSET", b"e:h_b", b"f", b"y"],
+         [b"SET", b"e:str", b"v"]]
+    for args in ([], [b"DESC"], [b"LIMIT", b"1", b"2"],
+                 [b"LIMIT", b"-5", b"2"], [b"LIMIT", b"2", b"-1"],
+                 [b"LIMIT", b"10", b"5"], [b"LIMIT", b"0", b"0"],
+                 [b"ALPHA"], [b"ALPHA", b"DESC", b"LIMIT", b"1", b"1"],
+                 [b"GET", b"#", b"GET", b"e:w_*"],
+                 [b"BY", b"e:w_*", b"GET", b"#"]):
+        c.append([b"SORT_RO", b"e:s"] + args)
+    for args in ([b"BY", b"nosort"], [b"BY", b"nosort", b"DESC"],
+                 [b"BY", b"nosort", b"LIMIT", b"1", b"5"],
+                 [b"BY", b"nosort", b"DESC", b"LIMIT", b"1", b"1"],
+                 [b"ALPHA"], [b"BY", b"e:w_*"], [b"BY", b"e:w_*", b"DESC"],
+                 [b"BY", b"e:h_*->f", b"ALPHA"],
+                 [b"BY", b"e:w_*", b"GET", b"e:h_*->f", b"GET", b"#",
+                  b"GET", b"e:h_*->n", b"GET", b"e:h_*->"]):
+        c.append([b"SORT_RO", b"e:z"] + args)
+    c += [[b"OBJECT", b"ENCODING", b"e:z"],
+          [b"SORT_RO", b"e:w"], [b"SORT_RO", b"e:w", b"BY", b"e:w_*"],
+          [b"SORT_RO", b"e:w", b"ALPHA", b"BY", b"e:w_*", b"DESC"],
+          [b"SORT_RO", b"e:none"], [b"SORT_RO", b"e:str"],
+          [b"SORT_RO", b"e:none", b"BOGUS"], [b"SORT_RO", b"e:s", b"STORE",
+                                              b"e:d"],
+          [b"SORT_RO", b"e:s", b"LIMIT", b"1"],
+          [b"SORT_RO", b"e:s", b"LIMIT", b"x", b"1"],
+          [b"SORT_RO", b"e:s", b"BY"], [b"SORT_RO"]]
+    return c
+
+
 def score_edges():
     """inf, -inf and -0 through WEIGHTS, AGGREGATE, ZINCRBY and ZADD INCR;
     the sign of zero in the compact and the skiplist encoding."""
@@ -1221,6 +1441,9 @@ def dump(client):
             v = [(m, float(s)) for m, s in zip(v[0::2], v[1::2])]
         elif t == b"list":
             v = e2e.plain(client.call(b"LRANGE", k, b"0", b"-1"))
+        elif t == b"set":
+            v = (sorted(e2e.plain(client.call(b"SMEMBERS", k))),
+                 e2e.plain(client.call(b"OBJECT", b"ENCODING", k)))
         else:
             v = None
         ttl = e2e.plain(client.call(b"TTL", k))
@@ -1281,6 +1504,8 @@ def main():
             err = pair.run(transactions(), exact=True)
         if not err:
             err = pair.run(score_edges(), exact=True)
+        if not err:
+            err = pair.run(exact_sort(), exact=True)
         if not err:
             err = pair.run(zmpop_cases(gen))
         if not err:

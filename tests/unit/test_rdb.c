@@ -96,6 +96,16 @@ static void c_zadd(struct cmds *c, struct goblin_slice k, const char *score,
     }
 }
 
+static void c_sadd(struct cmds *c, struct goblin_slice k,
+                   struct goblin_slice m)
+{
+    struct goblin_slice a[] = {S("SADD"), k, m};
+
+    resp_cmd(c->resp, a, 3);
+    if (c->st != NULL)
+        assert_true(goblin_set_add(c->st, k, &m, 1) >= 0);
+}
+
 static void c_pexpireat(struct cmds *c, struct goblin_slice k, int64_t when)
 {
     char t[32];
@@ -170,6 +180,21 @@ static void write_data(struct cmds *c, int64_t soon)
         c_rpush(c, S("list:small"), slice_of(ints[i], strlen(ints[i])));
     c_rpush(c, S("list:small"), S(""));
     c_pexpireat(c, S("list:small"), FAR_DEADLINE + 3);
+    /* Sets: an intset (up to 512 integers), then hashtables. */
+    for (int i = 0; i < 700; i++) {
+        int vl = snprintf(v, sizeof(v), "%d", i * 7919 - 100000);
+
+        if (i < 14) /* "007" and "1.5" are not integers */
+            c_sadd(c, S("set:int"), slice_of(ints[i], strlen(ints[i])));
+        if (i >= 14 && i < 16)
+            c_sadd(c, S("set:mixed"), slice_of(ints[i], strlen(ints[i])));
+        c_sadd(c, S("set:bigint"), slice_of(v, (size_t)vl));
+        if (i < 40)
+            c_sadd(c, S("set:small"), slice_of(f, (size_t)snprintf(
+                                                     f, sizeof(f), "m%d", i)));
+    }
+    c_sadd(c, S("set:small"), S("\0bin"));
+    c_pexpireat(c, S("set:bigint"), FAR_DEADLINE + 3);
     c_pexpireat(c, S("str:emb"), FAR_DEADLINE);
     c_pexpireat(c, S("hash:big"), FAR_DEADLINE + 1);
     c_pexpireat(c, S("zset:small"), FAR_DEADLINE + 2);
@@ -323,6 +348,10 @@ static void assert_encodings(const struct mbuf *m)
         {"zset:longmember", 5, -1},
         {"list:small", 18, -1},  /* quicklist of listpacks */
         {"list:big", 18, -1},
+        {"set:int", 11, -1},     /* intset */
+        {"set:bigint", 2, -1},   /* hashtable */
+        {"set:small", 2, -1},
+        {"set:mixed", 2, -1},
     };
 
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
