@@ -1,4 +1,4 @@
-/* cmd_sort.c - SORT and SORT_RO over sets and sorted sets, as Redis 7.0's
+/* cmd_sort.c - SORT_RO over lists, sets and sorted sets, as Redis 7.0's
  * sort.c: by value (numbers, or bytes with ALPHA), BY pattern (a string
  * key, or a hash field with "->"; a pattern without '*' means "do not
  * sort"), LIMIT offset count, ASC / DESC, GET patterns (# is the element
@@ -14,7 +14,8 @@
  *    locale), elements without a BY value first; ties keep the order the
  *    elements were read in;
  *  - a "do not sort" BY leaves a sorted set in its own order (LIMIT and
- *    DESC apply to that order) and a set in the order it is stored in.
+ *    DESC apply to that order) and a list or a set in the order it is
+ *    stored in.
  * A compact sorted set is converted to the full form first, as Redis
  * converts a listpack one to a skiplist (OBJECT ENCODING shows it).
  *
@@ -34,6 +35,7 @@
 #include "goblin/keys.h"
 #include "goblin/set.h"
 #include "goblin/str.h"
+#include "goblin/list.h"
 #include "goblin/zset.h"
 #include "respond.h"
 #include "engine/session.h"
@@ -100,6 +102,11 @@ static int walk(struct sorter *s, enum goblin_type t, int64_t start,
 
     if (t == GOBLIN_TYPE_SET) {
         int64_t r = goblin_set_foreach(st, s->a->key, take, s);
+
+        return r < 0 ? (int)r : 0;
+    }
+    if (t == GOBLIN_TYPE_LIST) {
+        int64_t r = goblin_list_range(st, s->a->key, 0, -1, take, s);
 
         return r < 0 ? (int)r : 0;
     }
@@ -344,7 +351,7 @@ void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a)
     int rc;
 
     if (t != GOBLIN_TYPE_NONE && t != GOBLIN_TYPE_SET &&
-        t != GOBLIN_TYPE_ZSET) {
+        t != GOBLIN_TYPE_ZSET && t != GOBLIN_TYPE_LIST) {
         goblin__reply_code(x, GOBLIN_EWRONGTYPE);
         return;
     }
@@ -355,6 +362,7 @@ void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a)
     }
     vlen = t == GOBLIN_TYPE_SET    ? goblin_set_card(x->st, a->key)
            : t == GOBLIN_TYPE_ZSET ? goblin_zset_card(x->st, a->key)
+           : t == GOBLIN_TYPE_LIST ? goblin_list_len(x->st, a->key)
                                    : 0;
     start = a->offset < 0 ? 0 : a->offset;
     end = a->count < 0 ? vlen - 1 : start + a->count - 1;

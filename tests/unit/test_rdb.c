@@ -392,7 +392,7 @@ static void test_redis_dump_imports_every_encoding(void **state)
     assert_int_equal(goblin_rdb_import_mem(b, m.p, m.len, 0, &res), 0);
     assert_string_equal(res.message, "");
     assert_int_equal(res.keys, goblin_key_count(f->st));
-    assert_int_equal(res.expires, 5);
+    assert_int_equal(res.expires, 6);
     assert_stores_equal(f->st, b);
     goblin_store_close(b);
 
