@@ -151,9 +151,13 @@ static int load(struct sorter *s, enum goblin_type t, int64_t start,
     return walk(s, t, start, stop, desc);
 }
 
-/* Grows scratch to cap bytes, keeping its content. */
-static int grow(struct sorter *s, size_t cap)
+/* Grows scratch to cap bytes, keeping its content. *v, when it points
+ * into the scratch (an element itself: no BY, or BY "#"), is moved with
+ * it. */
+static int grow(struct sorter *s, size_t cap, struct goblin_slice *v)
 {
+    uintptr_t lo = (uintptr_t)s->base, at = (uintptr_t)v->ptr;
+    bool inside = v->len != 0 && at >= lo && at < lo + s->cap;
     uint8_t *b;
 
     if (cap <= s->cap)
@@ -163,6 +167,8 @@ static int grow(struct sorter *s, size_t cap)
         return GOBLIN_ENOMEM;
     s->base = b + s->g0;
     s->cap = cap;
+    if (inside)
+        v->ptr = s->base + (at - lo);
     return 0;
 }
 
@@ -287,7 +293,7 @@ static int weigh(struct sorter *s, size_t kb_off, size_t kb_len)
         if (a->by != NULL && a->alpha) {
             size_t off = s->bytes;
 
-            if (grow(s, off + v.len + kb_len) != 0)
+            if (grow(s, off + v.len + kb_len, &v) != 0)
                 return GOBLIN_ENOMEM;
             /* The key buffer moves to the end; v may live in it ("#"
              * never reaches here: it is e, which is copied below). */
@@ -300,7 +306,7 @@ static int weigh(struct sorter *s, size_t kb_off, size_t kb_len)
             continue;
         }
         if (!a->alpha) {
-            if (grow(s, kb_off + kb_len + v.len + 1) != 0)
+            if (grow(s, kb_off + kb_len + v.len + 1, &v) != 0)
                 return GOBLIN_ENOMEM;
             if (!weight(v, (char *)s->base + kb_off + kb_len,
                         &items(s)[i].score))
@@ -397,7 +403,7 @@ void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a)
             maxpat = gets(&s)[g].len;
     kb_off = s.bytes;
     kb_len = maxpat + s.max_mlen + 1;
-    if (grow(&s, kb_off + kb_len) != 0) {
+    if (grow(&s, kb_off + kb_len, &(struct goblin_slice){0}) != 0) {
         goblin__reply_code(x, GOBLIN_ENOMEM);
         return;
     }

@@ -1324,6 +1324,15 @@ def exact_sort():
           [b"SORT_RO", b"e:s", b"LIMIT", b"1"],
           [b"SORT_RO", b"e:s", b"LIMIT", b"x", b"1"],
           [b"SORT_RO", b"e:s", b"BY"], [b"SORT_RO"]]
+    # Lists, and elements long and many enough that the weights' scratch
+    # grows while an element is being read (no BY, and BY "#").
+    c += [[b"RPUSH", b"e:l", b"5", b"-1", b"3.25", b"1e2", b"0"],
+          [b"SORT_RO", b"e:l"], [b"SORT_RO", b"e:l", b"ALPHA", b"DESC"],
+          [b"SORT_RO", b"e:l", b"BY", b"nosort", b"LIMIT", b"1", b"3"],
+          [b"RPUSH", b"e:big"] + [b"%d%s" % (i * 7919 % 1000, b"0" * 200)
+                                  for i in range(400)],
+          [b"SORT_RO", b"e:big", b"LIMIT", b"0", b"3"],
+          [b"SORT_RO", b"e:big", b"BY", b"#", b"DESC", b"LIMIT", b"0", b"3"]]
     return c
 
 
