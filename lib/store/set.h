@@ -26,9 +26,42 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "goblin/set.h"
 #include "store.h"
+
+/* One integer of w bytes (2, 4 or 8), native order, at any alignment:
+ * the element of the intset and of the large integer set's chunks. */
+static inline int64_t goblin__set_int_load(const uint8_t *p, unsigned w)
+{
+    if (w == 2) {
+        int16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    if (w == 4) {
+        int32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    int64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline void goblin__set_int_store(uint8_t *p, unsigned w, int64_t v)
+{
+    if (w == 2) {
+        int16_t x = (int16_t)v;
+        memcpy(p, &x, 2);
+    } else if (w == 4) {
+        int32_t x = (int32_t)v;
+        memcpy(p, &x, 4);
+    } else {
+        memcpy(p, &v, 8);
+    }
+}
 
 /* Redis's defaults: set-max-intset-entries (7.0 and 7.2) and, for the
  * compact block, set-max-listpack-entries / -value (7.2 names). */

@@ -26,39 +26,9 @@
 typedef struct goblin__bigint big_t;
 typedef struct goblin__bigint_chunk chunk_t;
 
-static inline int64_t load(const uint8_t *p, unsigned w)
-{
-    if (w == 2) {
-        int16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    if (w == 4) {
-        int32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    int64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static inline void store(uint8_t *p, unsigned w, int64_t v)
-{
-    if (w == 2) {
-        int16_t x = (int16_t)v;
-        memcpy(p, &x, 2);
-    } else if (w == 4) {
-        int32_t x = (int32_t)v;
-        memcpy(p, &x, 4);
-    } else {
-        memcpy(p, &v, 8);
-    }
-}
-
 static inline int64_t cget(const big_t *b, const chunk_t *c, uint32_t j)
 {
-    return load(c->p + (size_t)j * b->width, b->width);
+    return goblin__set_int_load(c->p + (size_t)j * b->width, b->width);
 }
 
 int64_t goblin__bigint_chunk_get(const big_t *b, uint32_t chunk, uint32_t j)
@@ -194,7 +164,7 @@ static int widen(goblin_store *st, big_t *b, unsigned w)
         chunk_t *c = &b->chunks[i];
 
         for (uint32_t j = 0; j < c->n; j++)
-            store(np[i] + (size_t)j * w, w, cget(b, c, j));
+            goblin__set_int_store(np[i] + (size_t)j * w, w, cget(b, c, j));
         goblin__free(st, c->p, (size_t)c->cap * b->width);
         c->p = np[i];
     }
@@ -289,7 +259,7 @@ int goblin__bigint_add(goblin_store *st, big_t *b, int64_t v)
         return GOBLIN_ENOMEM;
     memmove(c->p + (size_t)(pos + 1) * b->width, c->p + (size_t)pos * b->width,
             (size_t)(c->n - pos) * b->width);
-    store(c->p + (size_t)pos * b->width, b->width, v);
+    goblin__set_int_store(c->p + (size_t)pos * b->width, b->width, v);
     c->n++;
     if (pos == 0)
         c->min = v;

@@ -10,36 +10,6 @@
 
 #include "set.h"
 
-static inline int64_t load(const uint8_t *p, unsigned w)
-{
-    if (w == 2) {
-        int16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    if (w == 4) {
-        int32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    int64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static inline void store(uint8_t *p, unsigned w, int64_t v)
-{
-    if (w == 2) {
-        int16_t x = (int16_t)v;
-        memcpy(p, &x, 2);
-    } else if (w == 4) {
-        int32_t x = (int32_t)v;
-        memcpy(p, &x, 4);
-    } else {
-        memcpy(p, &v, 8);
-    }
-}
-
 size_t goblin__intset_bytes(const struct goblin__intset *is)
 {
     return sizeof(*is) + (size_t)is->n * is->width;
@@ -47,7 +17,7 @@ size_t goblin__intset_bytes(const struct goblin__intset *is)
 
 int64_t goblin__intset_get(const struct goblin__intset *is, size_t i)
 {
-    return load(is->data + i * is->width, is->width);
+    return goblin__set_int_load(is->data + i * is->width, is->width);
 }
 
 int64_t goblin__intset_search(const struct goblin__intset *is, int64_t v)
@@ -99,7 +69,7 @@ int goblin__intset_merge(goblin_store *st, const struct goblin__intset *old,
         } else {
             v = vals[j++];
         }
-        store(is->data + k++ * w, w, v);
+        goblin__set_int_store(is->data + k++ * w, w, v);
     }
     assert(k == n);
     *out = is;
