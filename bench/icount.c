@@ -133,21 +133,6 @@ struct opts {
     long iters, warmup;
 };
 
-static bool wanted(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-
-    for (const char *p = list; p != NULL && *p != '\0';) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-
-        if (len == n && strncasecmp(p, name, n) == 0)
-            return true;
-        p = e ? e + 1 : NULL;
-    }
-    return list == NULL;
-}
-
 /* The measured loop; kept out of line so that what callgrind counts is
  * this loop and the calls it makes. */
 __attribute__((noinline)) static int measure(struct ctx *x, rt_fn *rt,

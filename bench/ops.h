@@ -17,7 +17,10 @@
 #ifndef GOBLIN_BENCH_OPS_H
 #define GOBLIN_BENCH_OPS_H
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
+#include <strings.h>
 
 #include "goblin.h"
 
@@ -217,6 +220,22 @@ static inline int a_zadd10(struct ctx *x)
     for (int j = 0; j < 10; j++)
         p[j] = (struct goblin_zpair){ scores10[j], members10[j] };
     return (int)goblin_zset_add_pairs(x->st, KEY("z10"), 0, p, 10);
+}
+
+/* Whether name is in the comma-separated list (NULL: all). */
+static inline bool wanted(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = list; p != NULL && *p != '\0';) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+
+        if (len == n && strncasecmp(p, name, n) == 0)
+            return true;
+        p = e ? e + 1 : NULL;
+    }
+    return list == NULL;
 }
 
 #endif

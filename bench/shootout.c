@@ -263,22 +263,6 @@ struct opts {
     long window_ms, warmup_ms;
 };
 
-/* Whether op name is in the comma-separated list (NULL: all). */
-static bool wanted(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-
-    for (const char *p = list; p != NULL && *p != '\0';) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-
-        if (len == n && strncasecmp(p, name, n) == 0)
-            return true;
-        p = e ? e + 1 : NULL;
-    }
-    return list == NULL;
-}
-
 /* Warm-up, then the window: one sample per round trip. Returns 0, or the
  * first error an op returned. */
 static int run_op(const struct opts *o, op_fn *fn, struct ctx *x,
