@@ -927,7 +927,7 @@ static void g_lpop(struct req *q)
     int64_t count = pick(8) ? PICK(ints) : PICK(ranks);
     unsigned f = has ? GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT : 0;
 
-    if (count < 0 && pick(2))
+    if (count < 0 && count != INT64_MIN && pick(2))
         count = -count; /* mostly counts RESP takes; a few it refuses */
     Ws(q, tail ? "RPOP" : "LPOP"), Ws(q, k);
     if (has)
