@@ -60,7 +60,7 @@ static int bgsave(void *ctx, const char *path)
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         close_all_but(g->logf != NULL ? fileno(g->logf) : -1);
-        rc = goblin_snapshot_save(g->store, path, &res);
+        rc = goblin_engine_snapshot_save(g->engine, path, &res);
         if (rc == 0)
             goblind_log(g, GOBLIN_LOG_NOTICE, "DB saved on disk");
         else

@@ -89,7 +89,7 @@ static int import_rdb(const struct goblin_serve_persist *p, char *err,
 {
     struct goblin_snapshot_result res;
     double t0 = now_s();
-    int rc = goblin_rdb_import(p->store, p->import_rdb, 0, &res);
+    int rc = goblin_engine_import_rdb(p->engine, p->import_rdb, 0, &res);
 
     if (rc < 0) {
         const char *why = res.message[0] ? res.message

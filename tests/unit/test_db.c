@@ -1,0 +1,247 @@
+/* test_db.c - numbered databases through a session: SELECT, MOVE, COPY,
+ * SWAPDB, FLUSHDB and FLUSHALL, DBSIZE and INFO keyspace per database,
+ * WATCH per database, RESET, the C API's store handles, and COPY under
+ * allocation failure (texts checked against redis-server 7.0.15). */
+#include "test_commands_util.h"
+
+static void test_select_range_and_texts(void **state)
+{
+    struct cfix *f = *state;
+
+    EXPECT("select 0", "+OK\r\n");
+    EXPECT("select 15", "+OK\r\n");
+    EXPECT("select 16", "-ERR DB index is out of range\r\n");
+    EXPECT("select -1", "-ERR DB index is out of range\r\n");
+    EXPECT("select x", "-ERR value is not an integer or out of range\r\n");
+    EXPECT("select 99999999999",
+           "-ERR value is out of range, value must between -2147483648 and "
+           "2147483647\r\n");
+    EXPECT("config get databases", "*2\r\n$9\r\ndatabases\r\n$2\r\n16\r\n");
+}
+
+static void test_databases_hold_their_own_keys(void **state)
+{
+    struct cfix *f = *state;
+
+    EXPECT("set k zero", "+OK\r\n");
+    EXPECT("select 3", "+OK\r\n");
+    EXPECT("get k", "$-1\r\n");
+    EXPECT("set k three", "+OK\r\n");
+    EXPECT("set j x", "+OK\r\n");
+    EXPECT("dbsize", ":2\r\n");
+    EXPECT("select 0", "+OK\r\n");
+    EXPECT("get k", "$4\r\nzero\r\n");
+    EXPECT("dbsize", ":1\r\n");
+    assert_non_null(strstr(CMD("info keyspace"),
+                           "db0:keys=1,expires=0,avg_ttl=0\r\n"
+                           "db3:keys=2,expires=0,avg_ttl=0\r\n"));
+    assert_non_null(strstr(CMD("client list"), " db=0 "));
+    EXPECT("select 3", "+OK\r\n");
+    assert_non_null(strstr(CMD("client info"), " db=3 "));
+    EXPECT("reset", "+RESET\r\n");
+    EXPECT("get k", "$4\r\nzero\r\n");
+}
+
+static void test_flushdb_only_the_selected_one(void **state)
+{
+    struct cfix *f = *state;
+
+    EXPECT("set a 1", "+OK\r\n");
+    EXPECT("select 1", "+OK\r\n");
+    EXPECT("set b 1", "+OK\r\n");
+    EXPECT("flushdb", "+OK\r\n");
+    EXPECT("dbsize", ":0\r\n");
+    EXPECT("select 0", "+OK\r\n");
+    EXPECT("dbsize", ":1\r\n");
+    EXPECT("select 2", "+OK\r\n");
+    EXPECT("set c 1", "+OK\r\n");
+    EXPECT("flushall", "+OK\r\n");
+    EXPECT("dbsize", ":0\r\n");
+    EXPECT("select 0", "+OK\r\n");
+    EXPECT("dbsize", ":0\r\n");
+    EXPECT("info keyspace", "$12\r\n# Keyspace\r\n\r\n");
+}
+
+static void test_move(void **state)
+{
+    struct cfix *f = *state;
+
+    EXPECT("set k v", "+OK\r\n");
+    EXPECT("pexpire k 100000", ":1\r\n");
+    EXPECT("move k 0",
+           "-ERR source and destination objects are the same\r\n");
+    EXPECT("move k 16", "-ERR DB index is out of range\r\n");
+    EXPECT("move k x", "-ERR value is not an integer or out of range\r\n");
+    EXPECT("move nope 1", ":0\r\n");
+    EXPECT("move k 1", ":1\r\n");
+    EXPECT("exists k", ":0\r\n");
+    EXPECT("set k other", "+OK\r\n");
+    EXPECT("select 1", "+OK\r\n");
+    EXPECT("pttl k", ":100000\r\n");
+    EXPECT("move k 0", ":0\r\n"); /* present there: stays here */
+    EXPECT("get k", "$1\r\nv\r\n");
+}
+
+static void test_copy_every_type(void **state)
+{
+    struct cfix *f = *state;
+
+    EXPECT("set s 12345", "+OK\r\n");
+    EXPECT("set e hello", "+OK\r\n");
+    EXPECT("set r 0123456789012345678901234567890123456789012345", "+OK\r\n");
+    EXPECT("hset h f1 v1 f2 v2", ":2\r\n");
+    EXPECT("zadd z 1 a 2 b 2.5 c", ":3\r\n");
+    EXPECT("expire z 100", ":1\r\n");
+    EXPECT("copy s s", "-ERR source and destination objects are the same\r\n");
+    EXPECT("copy s s2 bogus", "-ERR syntax error\r\n");
+    EXPECT("copy s s2 db", "-ERR syntax error\r\n");
+    EXPECT("copy s s2 db 99", "-ERR DB index is out of range\r\n");
+    EXPECT("copy nope x", ":0\r\n");
+    EXPECT("copy s s2", ":1\r\n");
+    EXPECT("object encoding s2", "$3\r\nint\r\n");
+    EXPECT("copy e e2", ":1\r\n");
+    EXPECT("object encoding e2", "$6\r\nembstr\r\n");
+    EXPECT("copy r r2", ":1\r\n");
+    EXPECT("object encoding r2", "$3\r\nraw\r\n");
+    EXPECT("copy s e", ":0\r\n");
+    EXPECT("copy s e replace", ":1\r\n");
+    EXPECT("get e", "$5\r\n12345\r\n");
+    EXPECT("copy h h2 db 4", ":1\r\n");
+    EXPECT("copy z h db 4 replace", ":1\r\n");
+    EXPECT("hset h f3 v3", ":1\r\n"); /* the copy is its own */
+    EXPECT("select 4", "+OK\r\n");
+    EXPECT("hgetall h2", "*4\r\n$2\r\nf1\r\n$2\r\nv1\r\n$2\r\nf2\r\n"
+                         "$2\r\nv2\r\n");
+    EXPECT("zrange h 0 -1 withscores",
+           "*6\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n$1\r\nc\r\n"
+           "$3\r\n2.5\r\n");
+    EXPECT("ttl h", ":100\r\n");
+    EXPECT("ttl h2", ":-1\r\n");
+}
+
+static void test_swapdb(void **state)
+{
+    struct cfix *f = *state;
+    goblin_session *other;
+
+    assert_int_equal(goblin_session_open(f->eng, NULL, &other), 0);
+    EXPECT("set k zero", "+OK\r\n");
+    EXPECT("select 1", "+OK\r\n");
+    EXPECT("set k one", "+OK\r\n");
+    EXPECT("swapdb x 1", "-ERR invalid first DB index\r\n");
+    EXPECT("swapdb 1 x", "-ERR invalid second DB index\r\n");
+    EXPECT("swapdb 0 16", "-ERR DB index is out of range\r\n");
+    EXPECT("swapdb 1 1", "+OK\r\n");
+    EXPECT("swapdb 0 1", "+OK\r\n");
+    EXPECT("get k", "$4\r\nzero\r\n");
+    assert_string_equal(cmd_on(f, other, "get k"), "$3\r\none\r\n");
+    goblin_session_close(other);
+}
+
+static void test_watch_is_per_database(void **state)
+{
+    struct cfix *f = *state;
+    goblin_session *other;
+
+    assert_int_equal(goblin_session_open(f->eng, NULL, &other), 0);
+    EXPECT("watch k", "+OK\r\n");
+    assert_string_equal(cmd_on(f, other, "select 1"), "+OK\r\n");
+    assert_string_equal(cmd_on(f, other, "set k v"), "+OK\r\n");
+    EXPECT("multi", "+OK\r\n");
+    EXPECT("ping", "+QUEUED\r\n");
+    EXPECT("exec", "*1\r\n+PONG\r\n");
+    EXPECT("watch k", "+OK\r\n");
+    assert_string_equal(cmd_on(f, other, "select 0"), "+OK\r\n");
+    assert_string_equal(cmd_on(f, other, "set k v"), "+OK\r\n");
+    EXPECT("multi", "+OK\r\n");
+    EXPECT("ping", "+QUEUED\r\n");
+    EXPECT("exec", "*-1\r\n");
+    /* SWAPDB touches a watched key that exists on either side. */
+    EXPECT("select 2", "+OK\r\n");
+    EXPECT("watch k", "+OK\r\n");
+    EXPECT("swapdb 0 2", "+OK\r\n");
+    EXPECT("multi", "+OK\r\n");
+    EXPECT("ping", "+QUEUED\r\n");
+    EXPECT("exec", "*-1\r\n");
+    goblin_session_close(other);
+}
+
+static void test_c_api_store_handles(void **state)
+{
+    struct cfix *f = *state;
+    goblin_store *db0, *db5;
+    struct goblin_slice v;
+
+    assert_int_equal(goblin_engine_db_count(f->eng), 16);
+    assert_int_equal(goblin_engine_db(f->eng, 16, &db5), GOBLIN_ERANGE);
+    assert_int_equal(goblin_engine_db(f->eng, -1, &db5), GOBLIN_ERANGE);
+    assert_int_equal(goblin_engine_db(f->eng, 0, &db0), 0);
+    assert_ptr_equal(db0, f->base->st);
+    assert_int_equal(goblin_engine_db(f->eng, 5, &db5), 0);
+    assert_int_equal(goblin_str_set(db5, S("k"), S("five"), NULL, NULL) >= 0, 1);
+    EXPECT("select 5", "+OK\r\n");
+    EXPECT("get k", "$4\r\nfive\r\n");
+    EXPECT("set k5 x", "+OK\r\n");
+    assert_int_equal(goblin_str_get(db5, S("k5"), &v), 1);
+    assert_int_equal(goblin_key_count(db0), 0);
+}
+
+/* Every allocation of a COPY to another database failing in turn: an
+ * error reply, the destination unchanged, nothing leaked. */
+static void test_copy_allocation_failures(void **state)
+{
+    struct cfix *f = *state;
+    char cmd[160];
+    const char *r;
+    long n;
+
+    EXPECT("select 1", "+OK\r\n"); /* opened before the loop */
+    EXPECT("select 0", "+OK\r\n");
+    for (int i = 0; i < 200; i++) {
+        snprintf(cmd, sizeof(cmd), "hset big f%d %0*d", i, i % 80, i);
+        CMD(cmd);
+    }
+    EXPECT("zadd z 1 a 2 b", ":2\r\n");
+    for (n = 0;; n++) {
+        f->base->counts.fail_after = n;
+        r = CMD("copy big big db 1");
+        f->base->counts.fail_after = -1;
+        if (strcmp(r, ":1\r\n") == 0)
+            break;
+        assert_true(r[0] == '-');
+        EXPECT("select 1", "+OK\r\n");
+        EXPECT("exists big", ":0\r\n");
+        EXPECT("select 0", "+OK\r\n");
+        assert_true(n < 1000);
+    }
+    EXPECT("select 1", "+OK\r\n");
+    EXPECT("hlen big", ":200\r\n");
+    EXPECT("select 0", "+OK\r\n");
+    for (n = 0;; n++) {
+        f->base->counts.fail_after = n;
+        r = CMD("copy z z2");
+        f->base->counts.fail_after = -1;
+        if (strcmp(r, ":1\r\n") == 0)
+            break;
+        EXPECT("exists z2", ":0\r\n");
+        assert_true(n < 1000);
+    }
+    EXPECT("zcard z2", ":2\r\n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        CMD_TEST(test_select_range_and_texts),
+        CMD_TEST(test_databases_hold_their_own_keys),
+        CMD_TEST(test_flushdb_only_the_selected_one),
+        CMD_TEST(test_move),
+        CMD_TEST(test_copy_every_type),
+        CMD_TEST(test_swapdb),
+        CMD_TEST(test_watch_is_per_database),
+        CMD_TEST(test_c_api_store_handles),
+        CMD_TEST(test_copy_allocation_failures),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
