@@ -11,7 +11,7 @@
 
 #include "handlers.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 #include "goblin/keys.h"
 #include "store/keyspace.h"
 

@@ -22,7 +22,7 @@ itself leaves room:
 INCRBYFLOAT/HINCRBYFLOAT values (Redis computes in long double) live on
 their own keys and are compared within a relative 1e-9.
 
-Commands Goblin's command table does not have (COPY, MOVE, SORT, ...)
+Commands Goblin's command table does not have (SORT, ...)
 are left out; RANDOMKEY, HRANDFIELD and ZRANDMEMBER too, as their replies
 are random in both servers.
 
@@ -35,7 +35,9 @@ connections, then checks short TTLs, then three fixed lists compared byte
 for byte: transactions (MULTI with queued and refused commands, the
 EXECABORT that follows, DISCARD), score edges (inf, -inf, -0 and the NaN
 they make through WEIGHTS, AGGREGATE, ZINCRBY and ZADD INCR, the sign of
-zero in both encodings), and which commands leave a key's access time
+zero in both encodings), numbered databases (SELECT, MOVE, COPY of
+every type, SWAPDB, FLUSHDB, WATCH across databases), and which
+commands leave a key's access time
 alone (OBJECT IDLETIME after one 3 s wait, compared only as 'recent' or
 'idle'); then compares a full dump. On the
 first difference it prints the command, both replies and the commands
@@ -739,6 +741,49 @@ def transactions():
     return c
 
 
+def databases():
+    """Numbered databases: SELECT, MOVE, COPY of every type (DB,
+    REPLACE, with deadlines), SWAPDB, FLUSHDB, DBSIZE and their errors.
+    Works in databases 1-9 and on db: keys of database 0, which it
+    deletes again, so the final dump compares what it did before."""
+    c = [[b"SET", b"db:s", b"12345"], [b"SET", b"db:e", b"hello"],
+         [b"SET", b"db:r", b"x" * 60], [b"HSET", b"db:h", b"f", b"v",
+                                          b"g", b"w"],
+         [b"ZADD", b"db:z", b"1", b"a", b"2.5", b"b"],
+         [b"EXPIRE", b"db:z", b"1000"]]
+    for bad in (b"16", b"-1", b"x", b"99999999999", b"1.5"):
+        c += [[b"SELECT", bad], [b"MOVE", b"db:s", bad],
+              [b"COPY", b"db:s", b"db:t", b"DB", bad],
+              [b"SWAPDB", bad, b"1"], [b"SWAPDB", b"1", bad]]
+    c += [[b"COPY", b"db:s", b"db:s"], [b"COPY", b"db:s", b"db:s", b"DB",
+                                        b"0"],
+          [b"COPY", b"db:s", b"db:t", b"BOGUS"],
+          [b"COPY", b"db:s", b"db:t", b"DB"], [b"MOVE", b"db:s", b"0"],
+          [b"COPY", b"db:nope", b"db:t"], [b"MOVE", b"db:nope", b"1"]]
+    for k in (b"db:s", b"db:e", b"db:r", b"db:h", b"db:z"):
+        c += [[b"COPY", k, k, b"DB", b"1"], [b"COPY", k, k, b"DB", b"1"],
+              [b"COPY", k, k + b"2"], [b"OBJECT", b"ENCODING", k + b"2"],
+              [b"TYPE", k + b"2"], [b"TTL", k + b"2"],
+              [b"COPY", k, b"db:s2", b"REPLACE"], [b"TYPE", b"db:s2"]]
+    c += [[b"MOVE", b"db:e", b"2"], [b"EXISTS", b"db:e"],
+          [b"SET", b"db:e", b"again"], [b"MOVE", b"db:e", b"2"],
+          [b"SELECT", b"1"], [b"DBSIZE"], [b"GET", b"db:s"],
+          [b"HGETALL", b"db:h"], [b"ZRANGE", b"db:z", b"0", b"-1",
+                                  b"WITHSCORES"], [b"TTL", b"db:z"],
+          [b"SELECT", b"2"], [b"GET", b"db:e"], [b"DBSIZE"],
+          [b"SWAPDB", b"1", b"2"], [b"DBSIZE"], [b"GET", b"db:s"],
+          [b"SWAPDB", b"2", b"2"], [b"SELECT", b"1"], [b"DBSIZE"],
+          [b"GET", b"db:e"], [b"FLUSHDB"], [b"DBSIZE"], [b"SELECT", b"2"],
+          [b"DBSIZE"], [b"FLUSHDB", b"BOGUS"], [b"FLUSHDB", b"ASYNC"],
+          [b"DBSIZE"], [b"SELECT", b"9"], [b"SET", b"k", b"v"],
+          [b"WATCH", b"k"], [b"SELECT", b"8"], [b"SET", b"k", b"w"],
+          [b"MULTI"], [b"GET", b"k"], [b"EXEC"], [b"FLUSHDB"],
+          [b"SELECT", b"9"], [b"FLUSHDB"], [b"SELECT", b"0"]]
+    c += [[b"DEL", b"db:s", b"db:e", b"db:r", b"db:h", b"db:z", b"db:s2",
+           b"db:e2", b"db:r2", b"db:h2", b"db:z2"], [b"DBSIZE"]]
+    return c
+
+
 # Read (and a few write) commands, each on a key of its own: after one
 # wait, which of them leave the key's access time alone.
 IDLE_READS = [
@@ -986,6 +1031,8 @@ def main():
             err = pair.run(transactions(), exact=True)
         if not err:
             err = pair.run(score_edges(), exact=True)
+        if not err:
+            err = pair.run(databases(), exact=True)
         if not err:
             err = idle_times(pair)
         if not err:
