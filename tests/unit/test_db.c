@@ -2,6 +2,9 @@
  * SWAPDB, FLUSHDB and FLUSHALL, DBSIZE and INFO keyspace per database,
  * WATCH per database, RESET, the C API's store handles, and COPY under
  * allocation failure (texts checked against redis-server 7.0.15). */
+#include <unistd.h>
+
+#include "goblin/snapshot.h"
 #include "test_commands_util.h"
 
 static void test_select_range_and_texts(void **state)
@@ -229,6 +232,61 @@ static void test_copy_allocation_failures(void **state)
     EXPECT("zcard z2", ":2\r\n");
 }
 
+/* A snapshot of three databases comes back into the same numbers; a
+ * load given database 0 alone refuses the others, leaving it empty. */
+static void test_snapshot_keeps_database_numbers(void **state)
+{
+    struct cfix *f = *state;
+    goblin_store *dbs[3] = {NULL, NULL, NULL}, *one;
+    struct goblin_snapshot_result res;
+    char path[] = "/tmp/goblin-test-db-XXXXXX";
+    int fd = mkstemp(path);
+    struct goblin_slice v;
+
+    assert_true(fd >= 0);
+    close(fd);
+    EXPECT("set a 0", "+OK\r\n");
+    EXPECT("select 2", "+OK\r\n");
+    EXPECT("hset h f v", ":1\r\n");
+    EXPECT("set b 2 px 100000", "+OK\r\n");
+    EXPECT("select 1", "+OK\r\n"); /* open, empty: no marker */
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(goblin_engine_db(f->eng, i, &dbs[i]), 0);
+    assert_int_equal(goblin_snapshot_save_dbs(dbs, 3, path, &res), 0);
+    assert_int_equal(res.keys, 3);
+    for (int i = 0; i < 3; i++)
+        goblin_store_flush(dbs[i]);
+    assert_int_equal(goblin_snapshot_load_dbs(dbs, 3, path, &res), 0);
+    assert_int_equal(res.keys, 3);
+    assert_int_equal(goblin_key_count(dbs[0]), 1);
+    assert_int_equal(goblin_key_count(dbs[1]), 0);
+    assert_int_equal(goblin_key_count(dbs[2]), 2);
+    assert_int_equal(goblin_str_get(dbs[2], S("b"), &v), 1);
+    assert_int_equal(goblin_snapshot_verify(path, NULL, &res), 0);
+    assert_int_equal(goblin_store_open(NULL, &one), 0);
+    assert_int_equal(goblin_snapshot_load(one, path, &res), GOBLIN_ESNAPDB);
+    assert_int_equal(goblin_key_count(one), 0);
+    goblin_store_close(one);
+    for (int i = 0; i < 3; i++)
+        goblin_store_flush(dbs[i]);
+    /* Every allocation failing in turn: nothing loaded anywhere. */
+    for (long n = 0;; n++) {
+        int rc;
+
+        f->base->counts.fail_after = n;
+        rc = goblin_snapshot_load_dbs(dbs, 3, path, &res);
+        f->base->counts.fail_after = -1;
+        if (rc == 0)
+            break;
+        assert_int_equal(rc, GOBLIN_ENOMEM);
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(goblin_key_count(dbs[i]), 0);
+        assert_true(n < 1000);
+    }
+    assert_int_equal(goblin_key_count(dbs[2]), 2);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +299,7 @@ int main(void)
         CMD_TEST(test_watch_is_per_database),
         CMD_TEST(test_c_api_store_handles),
         CMD_TEST(test_copy_allocation_failures),
+        CMD_TEST(test_snapshot_keeps_database_numbers),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
