@@ -120,6 +120,8 @@ goblin__handler goblin__cmd_select;
 goblin__handler goblin__cmd_move;
 goblin__handler goblin__cmd_swapdb;
 goblin__handler goblin__cmd_copy;
+goblin__handler goblin__cmd_dump;
+goblin__handler goblin__cmd_restore;
 goblin__handler goblin__cmd_quit;
 goblin__handler goblin__cmd_reset;
 goblin__handler goblin__cmd_client_id;
