@@ -36,7 +36,9 @@ for byte: transactions (MULTI with queued and refused commands, the
 EXECABORT that follows, DISCARD), score edges (inf, -inf, -0 and the NaN
 they make through WEIGHTS, AGGREGATE, ZINCRBY and ZADD INCR, the sign of
 zero in both encodings), numbered databases (SELECT, MOVE, COPY of
-every type, SWAPDB, FLUSHDB, WATCH across databases), and which
+every type, SWAPDB, FLUSHDB, WATCH across databases), DUMP of every
+type on each server RESTOREd in the other (same values, encodings and
+deadlines; RESTORE's refusals), and which
 commands leave a key's access time
 alone (OBJECT IDLETIME after one 3 s wait, compared only as 'recent' or
 'idle'); then compares a full dump. On the
@@ -784,6 +786,60 @@ def databases():
     return c
 
 
+DUMP_SETUP = [
+    [b"SET", b"du:int", b"-12345"], [b"SET", b"du:big", b"99999999999"],
+    [b"SET", b"du:emb", b"hello\x00\r\nworld"],
+    [b"SET", b"du:raw", b"r" * 300],
+    [b"HSET", b"du:h", b"f", b"v", b"n", b"1"],
+    [b"ZADD", b"du:z", b"-inf", b"a", b"0", b"b", b"1.5", b"c", b"inf",
+     b"d"]]
+for _i in range(200):
+    DUMP_SETUP += [[b"HSET", b"du:hb", b"f%d" % _i, b"v" * (_i % 90)],
+                   [b"ZADD", b"du:zb", b"%d.25" % _i, b"m%d" % _i]]
+DUMP_KEYS = [b"du:int", b"du:big", b"du:emb", b"du:raw", b"du:h", b"du:hb",
+             b"du:z", b"du:zb"]
+
+
+def dump_restore(pair):
+    """DUMP of every type on each server RESTOREd in the other: both
+    then hold the same values, encodings and deadlines."""
+    err = pair.run(DUMP_SETUP + [[b"PEXPIRE", b"du:zb", b"500000"]])
+    if err:
+        return err
+    for k in DUMP_KEYS:
+        ta, pa = pair.ref.call(b"DUMP", k)
+        tb, pb = pair.test.call(b"DUMP", k)
+        if ta != "$" or tb != "$":
+            return "DUMP %r: %r %r" % (k, (ta, pa), (tb, pb))
+        pttl = b"%d" % max(0, e2e.plain(pair.ref.call(b"PTTL", k)))
+        for c, p in ((pair.ref, pb), (pair.test, pa)):
+            r = c.call(b"RESTORE", k + b":x", pttl, p)
+            if r != ("+", b"OK"):
+                return "RESTORE %r of the other's DUMP: %r" % (k, r)
+    checks = []
+    for k in DUMP_KEYS:
+        x = k + b":x"
+        checks += [[b"TYPE", x], [b"OBJECT", b"ENCODING", x],
+                   [b"EXISTS", x]]
+        if k.startswith(b"du:h"):
+            checks += [[b"HLEN", x], [b"HGET", x, b"f"], [b"HGET", x,
+                                                             b"f150"]]
+        elif k.startswith(b"du:z"):
+            checks += [[b"ZRANGE", x, b"0", b"-1", b"WITHSCORES"],
+                       [b"TTL", x]]
+        else:
+            checks += [[b"GET", x], [b"STRLEN", x]]
+    checks += [[b"RESTORE", b"du:int", b"0", b"garbage"],
+               [b"RESTORE", b"du:new", b"0", b"garbage"],
+               [b"RESTORE", b"du:new", b"-5", b"garbage"],
+               [b"RESTORE", b"du:new", b"0", b"garbage", b"IDLETIME", b"-1"],
+               [b"RESTORE", b"du:new", b"0", b"garbage", b"FREQ", b"300"],
+               [b"RESTORE", b"du:new", b"0", b"garbage", b"BOGUS"],
+               [b"DUMP", b"du:nope"]]
+    checks += [[b"DEL"] + DUMP_KEYS + [k + b":x" for k in DUMP_KEYS]]
+    return pair.run(checks)
+
+
 # Read (and a few write) commands, each on a key of its own: after one
 # wait, which of them leave the key's access time alone.
 IDLE_READS = [
@@ -1033,6 +1089,8 @@ def main():
             err = pair.run(score_edges(), exact=True)
         if not err:
             err = pair.run(databases(), exact=True)
+        if not err:
+            err = dump_restore(pair)
         if not err:
             err = idle_times(pair)
         if not err:
