@@ -122,6 +122,7 @@ goblin__handler goblin__cmd_swapdb;
 goblin__handler goblin__cmd_copy;
 goblin__handler goblin__cmd_dump;
 goblin__handler goblin__cmd_restore;
+goblin__handler goblin__cmd_function_flush;
 goblin__handler goblin__cmd_quit;
 goblin__handler goblin__cmd_reset;
 goblin__handler goblin__cmd_client_id;
