@@ -6,7 +6,8 @@
  * (lib/store/geohash.c), so ZSCORE and ZRANGE see Redis's numbers;
  * coordinates print as "%.17Lf" with trailing zeros dropped and
  * distances as "%.4f", as Redis prints them. Results of one search are
- * sorted with the C library's qsort, as Redis sorts them.
+ * sorted as Redis sorts them: the C library's qsort, or Redis's partial
+ * pqsort when COUNT keeps fewer than were found.
  *
  * Each command is an execution function (exec.h) and a RESP handler that
  * parses argv and calls it; SBE reaches the handlers through its argv
@@ -21,6 +22,7 @@
 #include "goblin/zset.h"
 #include "respond.h"
 #include "store/geo.h"
+#include "util/pqsort.h"
 
 /* GEORADIUS* and GEOSEARCH* variants, as Redis's georadiusGeneric flags. */
 enum {
@@ -441,9 +443,14 @@ void goblin__exec_geosearch(goblin__exec *x, struct goblin__geo_query *q)
         return;
     }
     n = q->count == 0 || pts.n < (size_t)q->count ? pts.n : (size_t)q->count;
-    if (sort != SORT_NONE && pts.n > 1)
+    /* As Redis: the whole result sorted with qsort, or with COUNT below
+     * it, only its first n places (pqsort), so ties come out alike. */
+    if (sort != SORT_NONE && n == pts.n && pts.n > 1)
         qsort(pts.v, pts.n, sizeof(*pts.v),
               sort == SORT_ASC ? cmp_asc : cmp_desc);
+    else if (sort != SORT_NONE && n > 0 && pts.n > 1)
+        goblin__pqsort(pts.v, pts.n, sizeof(*pts.v),
+                       sort == SORT_ASC ? cmp_asc : cmp_desc, 0, n - 1);
     if (!q->has_store)
         geo_reply(x, q, pts.v, n);
     else if ((rc = goblin__geo_store(x->st, q->store, pts.v, n, q->storedist,

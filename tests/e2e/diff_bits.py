@@ -357,12 +357,32 @@ def geo_random(r, count=300):
     return c
 
 
+def geo_ties(r, count=60):
+    """Many members on a few identical positions: equal distances, so
+    the order of a COUNT search is the sort's own (qsort, or Redis's
+    partial pqsort when COUNT keeps fewer than were found)."""
+    pos = [(r.uniform(10, 11), r.uniform(40, 41)) for _ in range(6)]
+    c = []
+    for i in range(150):
+        x, y = r.choice(pos)
+        c.append([b"GEOADD", b"geo:t", b"%.6f" % x, b"%.6f" % y, b"m%d" % i])
+    for _ in range(count):
+        n = b"%d" % r.choice([1, 2, 5, 7, 8, 20, 41, 50, 100, 149, 200])
+        c.append([b"GEOSEARCH", b"geo:t", b"FROMLONLAT", b"10.5", b"40.5",
+                  b"BYRADIUS", b"200", b"km", r.choice([b"ASC", b"DESC"]),
+                  b"COUNT", n, b"WITHDIST"])
+        c.append([b"GEORADIUS", b"geo:t", b"10.5", b"40.5", b"200", b"km",
+                  b"COUNT", n])
+    return c
+
+
 def stages(rng):
     """(name, commands) pairs, each list compared byte for byte."""
     return [("bitmaps", BITMAP_FIXED), ("bitmaps random", bitmap_random(rng)),
             ("LCS", LCS_FIXED), ("LCS random", lcs_random(rng)),
             ("HyperLogLog", HLL_FIXED), ("HyperLogLog random", hll_random(rng)),
-            ("geo", GEO_FIXED), ("geo random", geo_random(rng))]
+            ("geo", GEO_FIXED), ("geo random", geo_random(rng)),
+            ("geo ties", geo_ties(rng))]
 
 
 # Stages whose ZRANGE ... WITHSCORES replies hold distances: scores are
