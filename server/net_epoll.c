@@ -27,6 +27,7 @@
 
 #define LISTEN_TAGS 64
 #define SIGNAL_TAG 100
+#define WAKE_TAG 101
 #define MAX_ACCEPTS_PER_EVENT 1000
 #define CRON_MS 100
 
@@ -148,6 +149,8 @@ static void dispatch(struct goblind *g, const struct epoll_event *ev)
         accept_ready(g, (int)tag);
     } else if (tag == SIGNAL_TAG) {
         signal_ready(g);
+    } else if (tag == WAKE_TAG) {
+        /* a woken connection: goblin_net_woken below takes it */
     } else {
         goblin_conn *c = (void *)(uintptr_t)tag;
 
@@ -161,7 +164,8 @@ static void dispatch(struct goblind *g, const struct epoll_event *ev)
 static bool client_traffic(const struct epoll_event *evs, int n)
 {
     for (int i = 0; i < n; i++)
-        if (evs[i].data.u64 >= LISTEN_TAGS && evs[i].data.u64 != SIGNAL_TAG)
+        if (evs[i].data.u64 >= LISTEN_TAGS && evs[i].data.u64 != SIGNAL_TAG &&
+            evs[i].data.u64 != WAKE_TAG)
             return true;
     return false;
 }
@@ -210,7 +214,7 @@ int goblind_run(struct goblind *g)
         g->loop_ms = mono_ns() / 1000000;
         for (int i = 0; i < n; i++)
             dispatch(g, &evs[i]);
-        while ((c = goblin_net_woken(g->net)) != NULL)   /* CLIENT KILL */
+        while ((c = goblin_net_woken(g->net)) != NULL) /* kill, unblock */
             apply(g, c, goblin_conn_event(c, false, false));
         if (n > 0 && spin_ns > 0 && client_traffic(evs, n))
             spin_until = mono_ns() + spin_ns;
@@ -332,6 +336,10 @@ int goblind_listen(struct goblind *g)
                     strerror(errno));
         return -1;
     }
+    if (goblin_net_wake_fd(g->net) >= 0 &&
+        watch(g, EPOLL_CTL_ADD, goblin_net_wake_fd(g->net), EPOLLIN,
+              WAKE_TAG) < 0)
+        return -1;
     if (g->port == 0 && g->tls_port == 0 && g->unixsocket == NULL) {
         goblind_log(g, GOBLIN_LOG_WARNING, "Configured to not listen "
                     "anywhere, exiting.");

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/acl.h"
+#include "engine/block.h"
 #include "goblin/numtext.h"
 #include "respond.h"
 #include "engine/session.h"
@@ -120,6 +121,8 @@ static void client_flags(const goblin_session *s, char *buf)
 
     if (s->flags & SESS_MULTI)
         *p++ = 'x';
+    if (s->flags & SESS_BLOCKED)
+        *p++ = 'b';
     if (s->flags & SESS_DIRTY_CAS)
         *p++ = 'd';
     if (s->flags & SESS_CLOSE)
@@ -332,9 +335,10 @@ void goblin__session_kill(goblin_session *s, goblin_session *by)
 {
     goblin_engine *eng = s->eng;
 
+    (void)eng;
     s->flags |= SESS_CLOSE | SESS_KILLED;
-    if (s != by && eng->cfg.session_wake != NULL)
-        eng->cfg.session_wake(eng->cfg.session_wake_ctx, s->user);
+    if (s != by)
+        goblin__session_wake(s);
 }
 
 void goblin__cmd_client_kill(goblin__exec *x, int argc,

@@ -22,6 +22,7 @@
 
 #include "goblin/keys.h"
 #include "goblin/snapshot.h"
+#include "block.h"
 #include "session.h"
 #include "settings.h"
 
@@ -38,6 +39,7 @@ static void db_key_changed(void *ctx, struct goblin_slice key)
         eng->st->dirty++; /* eng->st's counter is the server's (saves) */
     }
     goblin__watch_touch(eng, d->id, key);
+    goblin__block_touch(eng, key);
 }
 
 static void hook(struct goblin__db *d)

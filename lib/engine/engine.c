@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "acl.h"
+#include "block.h"
 #include "maxmemory.h"
 #include "session.h"
 #include "settings.h"
@@ -132,6 +133,7 @@ static void engine_free(goblin_engine *eng)
     goblin__free(st, eng->stats, goblin__command_count * sizeof(*eng->stats));
     goblin__touch_rules_free(eng);
     goblin__watch_free(eng);
+    goblin__block_free(eng);
     goblin__db_free(eng);
     goblin__free(st, eng, sizeof(*eng));
 }
@@ -236,4 +238,5 @@ void goblin_engine_cron(goblin_engine *eng)
     goblin__expire_step(eng);
     goblin__maxmemory_cron(eng);
     goblin__persist_cron(eng);
+    goblin__block_cron(eng);
 }

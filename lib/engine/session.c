@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "acl.h"
+#include "block.h"
 #include "commands/respond.h"
 #include "session.h"
 
@@ -93,6 +94,7 @@ static void session_free(goblin_session *s)
 {
     goblin_store *st = s->eng->st;
 
+    goblin__block_drop(s);
     goblin__unwatch_all(s);
     goblin__multi_discard(s);
     goblin__free(st, s->queue, s->capqueue * sizeof(*s->queue));
@@ -194,6 +196,18 @@ void goblin_session_close(goblin_session *s)
 uint64_t goblin_session_id(const goblin_session *s)
 {
     return s->id;
+}
+
+void goblin_session_set_wake(goblin_session *s, void (*wake)(void *ctx),
+                             void *ctx)
+{
+    s->wake = wake;
+    s->wake_ctx = ctx;
+}
+
+bool goblin_session_blocked(const goblin_session *s)
+{
+    return (s->flags & SESS_BLOCKED) != 0;
 }
 
 int goblin_session_no_sbe(goblin_session *s)

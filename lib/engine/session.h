@@ -106,6 +106,7 @@ struct goblin_engine {
     uint64_t next_id;
     goblin_session *running; /* the session executing a command, if any */
     bool in_exec;            /* EXEC is running its queue (BGSAVE waits) */
+    struct goblin__block_table *blocking; /* block.c: NULL until a block */
 
     /* Settings: the registry, the kept values of the descriptors
      * (goblin__nsdescs of them), the config file read at start and the
@@ -201,6 +202,7 @@ enum {
     SESS_REPLY_SKIP = 1u << 9, /* CLIENT REPLY SKIP: drop next reply */
     SESS_REPLY_SKIP_NEXT = 1u << 10,
     SESS_OBUF_LIMIT = 1u << 11, /* output limit passed: output dropped */
+    SESS_BLOCKED = 1u << 24,    /* waiting in a blocking command (block.c) */
 };
 
 struct goblin_session {
@@ -258,6 +260,12 @@ struct goblin_session {
      * holds scratch_cap slices (scratch_cap * 16 bytes). */
     struct goblin_slice *scratch;
     size_t scratch_cap;
+
+    /* block.c: the blocked state (waiting, or served and not yet taken),
+     * and the transport's own wake hook (goblin_session_set_wake). */
+    struct goblin__blocked *blk;
+    void (*wake)(void *ctx);
+    void *wake_ctx;
 
     /* lib/sbe's per-session state, NULL at first, and how it is freed
      * (set by lib/sbe with it: lib/engine does not call lib/sbe). */

@@ -132,6 +132,7 @@ struct goblin_ring {
     size_t acc_cap, acc_len, acc_head, acc_pos;
     struct goblin_ring_stats stats;
     int64_t sleep_slice_ns;            /* longest futex sleep (test hook) */
+    _Atomic bool nudged;               /* server: goblin__ring_nudge */
 };
 
 /* The stamp word of the record at pos. */
@@ -182,6 +183,13 @@ static inline int goblin__ring_sync(goblin_ring *r)
  * the producer's tail (seq_cst: right after announcing sleep, or every
  * so often while spinning) and fails the ring if it is out of range. */
 bool goblin__ring_ready(goblin_ring *r, bool check_tail);
+
+/* Server side, from any thread: the server's wait (goblin_ring_wait_any,
+ * or one sleeping now) returns for r as if a record had come, until the
+ * server thread takes the nudge. A blocked client's reply is ready. */
+void goblin__ring_nudge(goblin_ring *r);
+/* Server thread: true once per nudge. */
+bool goblin__ring_nudge_take(goblin_ring *r);
 
 /* Wakes the consumer of q if it announced it is asleep. */
 void goblin__ring_wake(goblin_ring *r, _Atomic uint32_t *w);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "goblin/serve.h"
+#include "ring/ring_int.h"
 #include "sbe/request.h"
 #include "util/config_size.h"
 
@@ -87,6 +88,18 @@ static void session_end(goblin_ring_endpoint *ep)
     ep->closing = false;
 }
 
+/* The session's wake hook (under the lock, from any thread): a blocked
+ * command was served, timed out or unblocked, or the session was killed.
+ * ep->r is stable while the session exists: the ring is replaced only
+ * after session_end. */
+static void session_wake(void *ctx)
+{
+    goblin_ring_endpoint *ep = ctx;
+
+    if (ep->r != NULL)
+        goblin__ring_nudge(ep->r);
+}
+
 /* A new client attached (new epoch): a fresh session. */
 static void session_begin(goblin_ring_endpoint *ep)
 {
@@ -98,6 +111,8 @@ static void session_begin(goblin_ring_endpoint *ep)
     session_end(ep);
     ep->nheld = 0;
     rc = goblin_session_open(ep->cfg.engine, &info, &ep->s);
+    if (rc == 0)
+        goblin_session_set_wake(ep->s, session_wake, ep);
     if (rc == 0 && ep->cfg.no_sbe)
         rc = goblin_session_no_sbe(ep->s);
     if (rc < 0)
@@ -254,6 +269,18 @@ int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)
 
     if (ep->r == NULL)
         return 0;                        /* chores re-creates it */
+    if (goblin__ring_nudge_take(ep->r)) {
+        /* Woken: resume the session (its served reply, then the input
+         * that waited) and send what it has. */
+        lock(ep);
+        if (ep->s != NULL) {
+            if (!ep->closing && goblin_session_resume(ep->s) < 0)
+                ep->closing = true;
+            output_to_cq(ep);
+        }
+        unlock(ep);
+        return 1;
+    }
     if (ep->pending > 0) {
         if (!cq_has_room(ep))
             return hold_next(ep);        /* CQ full: nothing runs */
