@@ -11,6 +11,7 @@
 
 #include "handlers.h"
 #include "respond.h"
+#include "engine/block.h"
 #include "engine/session.h"
 #include "goblin/keys.h"
 #include "store/keyspace.h"
@@ -128,6 +129,8 @@ void goblin__cmd_swapdb(goblin__exec *x, int argc,
     }
     goblin__watch_touch_if(eng, a, watched_key_exists);
     goblin__watch_touch_if(eng, b, watched_key_exists);
+    goblin__block_touch_db(eng, a);
+    goblin__block_touch_db(eng, b);
     x->st = x->sess->db;
     eng->st->dirty++;
     goblin__reply_ok(x);

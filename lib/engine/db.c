@@ -39,7 +39,7 @@ static void db_key_changed(void *ctx, struct goblin_slice key)
         eng->st->dirty++; /* eng->st's counter is the server's (saves) */
     }
     goblin__watch_touch(eng, d->id, key);
-    goblin__block_touch(eng, key);
+    goblin__block_touch(eng, d->id, key);
 }
 
 static void hook(struct goblin__db *d)

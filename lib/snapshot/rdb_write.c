@@ -12,8 +12,21 @@
  *   sorted set  type 5 (RDB_TYPE_ZSET_2): count, then member and the
  *               score as a little-endian binary double, highest first
  *               as Redis writes its skiplist
+ *   list        type 18 (RDB_TYPE_LIST_QUICKLIST_2, Redis 7.0): node
+ *               count, then each node's container (2 packed) and its
+ *               listpack (lp_write.c) of at most 8 KiB, Redis's default
+ *               list-max-listpack-size -2; an element that does not fit
+ *               gets a node of its own, and one of 1 GiB or more a plain
+ *               node (container 1), as Redis's packed_threshold
+ *   set         an intset as type 11 (RDB_TYPE_SET_INTSET: u32 width,
+ *               u32 count, the values ascending, little-endian), any
+ *               other form as type 2 (RDB_TYPE_SET: count, members),
+ *               what Redis 7.0 writes for its intset and hashtable
+ *               (Redis 7.0 cannot read 7.2's listpack sets, type 20)
  * Redis converts hashes and sorted sets under its listpack thresholds to
- * listpacks on load, so OBJECT ENCODING agrees after a RESTORE.
+ * listpacks on load, and an all-integer set of type 2 within
+ * set-max-intset-entries to an intset, so OBJECT ENCODING agrees after a
+ * RESTORE.
  *
  * Lengths use RDB's length encoding: 6 bits, 14 bits, or 0x80 / 0x81
  * followed by 32 / 64 bits big-endian.
@@ -26,6 +39,8 @@
 #include "rdb.h"
 #include "snapshot_int.h"
 #include "store/hash.h"
+#include "store/list.h"
+#include "store/set.h"
 #include "store/zset.h"
 
 #define DUMP_RDB_VERSION 10
@@ -124,6 +139,114 @@ static void put_zset(struct goblin_buf *b, const void *obj)
     }
 }
 
+#define LIST_NODE_MAX 8192               /* list-max-listpack-size -2 */
+#define LIST_PLAIN_MIN ((size_t)1 << 30) /* Redis's packed_threshold */
+
+/* The elements of the next node from it on: their count and entry
+ * bytes; *plain when it is one element for a plain node. */
+static uint64_t list_node(struct goblin__list_iter it, size_t *bytes,
+                          bool *plain)
+{
+    struct goblin_slice e;
+    uint64_t n = 0;
+
+    *bytes = 0;
+    *plain = false;
+    while (goblin__list_iter_next(&it, &e)) {
+        size_t es = goblin__lp_entry_size(e);
+
+        if (e.len >= LIST_PLAIN_MIN) {
+            if (n == 0) {
+                *plain = true;
+                *bytes = e.len;
+                return 1;
+            }
+            break;
+        }
+        if (n > 0 && goblin__lp_size(*bytes + es) > LIST_NODE_MAX)
+            break;
+        *bytes += es;
+        n++;
+    }
+    return n;
+}
+
+static void put_list(struct goblin_buf *b, const void *obj)
+{
+    struct goblin__list_iter it;
+    uint64_t nodes = 0, left = goblin__list_obj_len(obj);
+    struct goblin_slice e;
+    size_t bytes;
+    bool plain;
+
+    goblin__list_iter_init(&it, obj, 0, false);
+    while (left > 0) {
+        uint64_t n = list_node(it, &bytes, &plain);
+
+        for (uint64_t i = 0; i < n; i++)
+            goblin__list_iter_next(&it, &e);
+        left -= n;
+        nodes++;
+    }
+    put_len(b, nodes);
+    goblin__list_iter_init(&it, obj, 0, false);
+    for (uint64_t i = 0; i < nodes && !b->failed; i++) {
+        uint64_t n = list_node(it, &bytes, &plain);
+        uint8_t container = plain ? 1 : 2;
+
+        put_len(b, container);
+        if (plain) {
+            goblin__list_iter_next(&it, &e);
+            put_str(b, e);
+            continue;
+        }
+        put_len(b, goblin__lp_size(bytes));
+        goblin__lp_put_header(b, bytes, (size_t)n);
+        for (uint64_t k = 0; k < n; k++) {
+            goblin__list_iter_next(&it, &e);
+            goblin__lp_put_entry(b, e);
+        }
+        goblin__lp_put_end(b);
+    }
+}
+
+static int set_member(void *ctx, const struct goblin__set_elem *e)
+{
+    put_str(ctx, e->s);
+    return 0;
+}
+
+static void put_set(struct goblin_buf *b, const void *obj)
+{
+    uint8_t t;
+
+    if (goblin__set_form(obj) == GOBLIN__SET_INTSET) {
+        const struct goblin__intset *is = goblin__set_ptr(obj);
+        uint8_t h[8], v[8];
+
+        t = RDB_TYPE_SET_INTSET;
+        put(b, &t, 1);
+        put_len(b, 8 + (uint64_t)is->n * is->width);
+        for (int i = 0; i < 4; i++) {
+            h[i] = (uint8_t)((uint32_t)is->width >> (8 * i));
+            h[4 + i] = (uint8_t)(is->n >> (8 * i));
+        }
+        put(b, h, 8);
+        for (uint32_t i = 0; i < is->n; i++) {
+            uint64_t u = (uint64_t)goblin__intset_get(is, i);
+
+            for (unsigned k = 0; k < is->width; k++)
+                v[k] = (uint8_t)(u >> (8 * k));
+            put(b, v, is->width);
+        }
+        return;
+    }
+    t = RDB_TYPE_SET;
+    put(b, &t, 1);
+    put_len(b, goblin__set_obj_card(obj));
+    goblin__set_obj_foreach(obj, set_member, b);
+}
+
 int goblin__rdb_write_value(const uint8_t *rec, struct goblin_buf *out)
 {
     enum goblin_type type = goblin__rec_type(rec);
@@ -148,6 +271,14 @@ int goblin__rdb_write_value(const uint8_t *rec, struct goblin_buf *out)
         t = RDB_TYPE_ZSET_2;
         put(out, &t, 1);
         put_zset(out, goblin__rec_obj(rec));
+        break;
+    case GOBLIN_TYPE_LIST:
+        t = RDB_TYPE_LIST_QUICKLIST_2;
+        put(out, &t, 1);
+        put_list(out, goblin__rec_obj(rec));
+        break;
+    case GOBLIN_TYPE_SET:
+        put_set(out, goblin__rec_obj(rec));
         break;
     default:
         return GOBLIN_ESNAPTYPE;

@@ -127,6 +127,19 @@ int goblin__dump_verify(goblin_store *st, const void *p, size_t len);
 int goblin__dump_restore(goblin_store *scratch, struct goblin_slice key,
                          const void *payload, size_t len);
 
+/* ---- the listpack writer (lp_write.c) ---- */
+
+/* Bytes element e takes as a listpack entry. */
+size_t goblin__lp_entry_size(struct goblin_slice e);
+/* Bytes of a whole listpack whose entries take entry_bytes. */
+size_t goblin__lp_size(size_t entry_bytes);
+/* A listpack is its header (its total size and count), its entries,
+ * its end byte; each put marks b failed when it cannot grow. */
+void goblin__lp_put_header(struct goblin_buf *b, size_t entry_bytes,
+                           size_t count);
+void goblin__lp_put_entry(struct goblin_buf *b, struct goblin_slice e);
+void goblin__lp_put_end(struct goblin_buf *b);
+
 /* The string encoding SET would give value (enum goblin__str_enc). */
 int goblin__snap_str_enc(struct goblin_slice value);
 

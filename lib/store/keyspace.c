@@ -30,6 +30,8 @@
 
 #include "hash.h"
 #include "keyspace.h"
+#include "list.h"
+#include "set.h"
 #include "store.h"
 #include "zset.h"
 
@@ -53,6 +55,12 @@ void goblin__obj_free(goblin_store *st, enum goblin_type type, void *obj)
     case GOBLIN_TYPE_ZSET:
         goblin__zset_free(st, obj);
         break;
+    case GOBLIN_TYPE_LIST:
+        goblin__list_free(st, obj);
+        break;
+    case GOBLIN_TYPE_SET:
+        goblin__set_free(st, obj);
+        break;
     default:
         assert(!"a collection type without a free function");
         break;
@@ -71,6 +79,10 @@ int goblin__obj_copy(goblin_store *dst, enum goblin_type type,
         return goblin__hash_obj_copy(dst, obj, out);
     case GOBLIN_TYPE_ZSET:
         return goblin__zset_obj_copy(dst, obj, out);
+    case GOBLIN_TYPE_LIST:
+        return goblin__list_obj_copy(dst, obj, out);
+    case GOBLIN_TYPE_SET:
+        return goblin__set_obj_copy(dst, obj, out);
     default:
         assert(!"a collection type without a copy function");
         return GOBLIN_EINVAL;
@@ -1231,6 +1243,12 @@ int goblin_key_encoding(goblin_store *st, struct goblin_slice key,
     case GOBLIN_TYPE_ZSET:
         *out = goblin__zset_encoding(*obj_slot(rec));
         break;
+    case GOBLIN_TYPE_LIST:
+        *out = goblin__list_encoding(*obj_slot(rec));
+        break;
+    case GOBLIN_TYPE_SET:
+        *out = goblin__set_encoding(*obj_slot(rec));
+        break;
     default:
         *out = str_enc[goblin__rec_str_enc(rec)];
         break;
@@ -1370,6 +1388,11 @@ int goblin__store_check(const goblin_store *st)
             else if (type == GOBLIN_TYPE_ZSET)
                 rc = goblin__zset_obj_check(obj) == 0 &&
                              goblin__zset_obj_card(obj) > 0 ? 0 : -1;
+            else if (type == GOBLIN_TYPE_LIST)
+                rc = goblin__list_obj_check(obj) == 0 &&
+                             goblin__list_obj_len(obj) > 0 ? 0 : -1;
+            else if (type == GOBLIN_TYPE_SET)
+                rc = goblin__set_obj_check(st, obj);
             else
                 return -8;
             if (rc != 0)

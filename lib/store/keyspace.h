@@ -188,6 +188,8 @@ int goblin__obj_copy(goblin_store *dst, enum goblin_type type,
                      const void *obj, void **out);
 int goblin__hash_obj_copy(goblin_store *dst, const void *obj, void **out);
 int goblin__zset_obj_copy(goblin_store *dst, const void *obj, void **out);
+int goblin__list_obj_copy(goblin_store *dst, const void *obj, void **out);
+int goblin__set_obj_copy(goblin_store *dst, const void *obj, void **out);
 /* The object pointer of a collection record. */
 void *goblin__rec_obj(const uint8_t *rec);
 /* Copies key of src to new_key of dst (which may be src, with another
@@ -199,5 +201,7 @@ int goblin__key_copy(goblin_store *src, struct goblin_slice key,
                      bool replace);
 const char *goblin__hash_encoding(const void *obj); /* "listpack" or "hashtable" */
 const char *goblin__zset_encoding(const void *obj); /* "listpack" or "skiplist" */
+void goblin__list_free(goblin_store *st, void *obj);
+const char *goblin__list_encoding(const void *obj); /* "quicklist" */
 
 #endif

@@ -122,6 +122,48 @@ static void test_copy_every_type(void **state)
     EXPECT("ttl h2", ":-1\r\n");
 }
 
+/* Lists and sets: a copy holds the same elements in the same form (a
+ * large integer set shrunk below the intset limit stays "hashtable", as
+ * Redis's COPY keeps the encoding), and is its own. */
+static void test_copy_lists_and_sets(void **state)
+{
+    struct cfix *f = *state;
+    char cmd[64];
+
+    EXPECT("rpush l a 1 b", ":3\r\n");
+    for (int i = 0; i < 3000; i++) {
+        snprintf(cmd, sizeof(cmd), "rpush lb element-%04d", i);
+        CMD(cmd);
+        snprintf(cmd, sizeof(cmd), "sadd sb %d", i * 3);
+        CMD(cmd);
+    }
+    for (int i = 0; i < 2900; i++) {
+        snprintf(cmd, sizeof(cmd), "srem sb %d", i * 3);
+        CMD(cmd);
+    }
+    EXPECT("sadd si 5 -3 70000", ":3\r\n");
+    EXPECT("sadd ss x y 5", ":3\r\n");
+    EXPECT("copy l l2", ":1\r\n");
+    EXPECT("rpush l c", ":4\r\n");
+    EXPECT("lrange l2 0 -1", "*3\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n");
+    EXPECT("copy lb lb db 2", ":1\r\n");
+    EXPECT("copy si si2", ":1\r\n");
+    EXPECT("object encoding si2", "$6\r\nintset\r\n");
+    EXPECT("smembers si2", "*3\r\n$2\r\n-3\r\n$1\r\n5\r\n$5\r\n70000\r\n");
+    EXPECT("copy ss l replace", ":1\r\n");
+    EXPECT("type l", "+set\r\n");
+    EXPECT("sismember l y", ":1\r\n");
+    EXPECT("copy sb sb2", ":1\r\n");
+    EXPECT("object encoding sb2", "$9\r\nhashtable\r\n");
+    EXPECT("scard sb2", ":100\r\n");
+    EXPECT("sismember sb2 8999", ":0\r\n");
+    EXPECT("sismember sb2 8997", ":1\r\n");
+    EXPECT("select 2", "+OK\r\n");
+    EXPECT("llen lb", ":3000\r\n");
+    EXPECT("lindex lb 2999", "$12\r\nelement-2999\r\n");
+    EXPECT("lindex lb 1500", "$12\r\nelement-1500\r\n");
+}
+
 static void test_swapdb(void **state)
 {
     struct cfix *f = *state;
@@ -230,6 +272,43 @@ static void test_copy_allocation_failures(void **state)
         assert_true(n < 1000);
     }
     EXPECT("zcard z2", ":2\r\n");
+    for (int i = 0; i < 600; i++) {
+        snprintf(cmd, sizeof(cmd), "rpush l %0*d", i % 90, i);
+        CMD(cmd);
+        snprintf(cmd, sizeof(cmd), "sadd si %d", i);
+        CMD(cmd);
+        snprintf(cmd, sizeof(cmd), "sadd ss m%d", i);
+        CMD(cmd);
+    }
+    EXPECT("sadd sn 1 2 3", ":3\r\n");
+    {
+        static const char *const keys[] = {"l", "si", "ss", "sn"};
+
+        for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+            char dst[16];
+
+            snprintf(dst, sizeof(dst), "%s2", keys[k]);
+            for (n = 0;; n++) {
+                snprintf(cmd, sizeof(cmd), "copy %s %s db 1", keys[k], dst);
+                f->base->counts.fail_after = n;
+                r = CMD(cmd);
+                f->base->counts.fail_after = -1;
+                if (strcmp(r, ":1\r\n") == 0)
+                    break;
+                assert_true(r[0] == '-');
+                EXPECT("select 1", "+OK\r\n");
+                snprintf(cmd, sizeof(cmd), "exists %s", dst);
+                EXPECT(cmd, ":0\r\n");
+                EXPECT("select 0", "+OK\r\n");
+                assert_true(n < 1000);
+            }
+        }
+    }
+    EXPECT("select 1", "+OK\r\n");
+    EXPECT("llen l2", ":600\r\n");
+    EXPECT("scard si2", ":600\r\n");
+    EXPECT("scard ss2", ":600\r\n");
+    EXPECT("object encoding sn2", "$6\r\nintset\r\n");
 }
 
 /* A snapshot of three databases comes back into the same numbers; a
@@ -298,6 +377,7 @@ int main(void)
         CMD_TEST(test_swapdb),
         CMD_TEST(test_watch_is_per_database),
         CMD_TEST(test_c_api_store_handles),
+        CMD_TEST(test_copy_lists_and_sets),
         CMD_TEST(test_copy_allocation_failures),
         CMD_TEST(test_snapshot_keeps_database_numbers),
     };

@@ -12,7 +12,7 @@
 static const char *restore(struct cfix *f, const char *key, const char *ttl,
                            const void *p, size_t n, const char *opts)
 {
-    char buf[8192];
+    static char buf[1 << 17];
     char words[256];
     int argc = 4;
     size_t len;
@@ -25,6 +25,7 @@ static const char *restore(struct cfix *f, const char *key, const char *ttl,
                            "*%d\r\n$7\r\nRESTORE\r\n$%zu\r\n%s\r\n$%zu\r\n%s"
                            "\r\n$%zu\r\n", argc, strlen(key), key,
                            strlen(ttl), ttl, n);
+    assert_true(n < sizeof(buf) - len - 1024);
     memcpy(buf + len, p, n);
     len += n;
     len += (size_t)snprintf(buf + len, sizeof(buf) - len, "\r\n");
@@ -83,6 +84,36 @@ static void test_redis_payloads_restore(void **state)
     assert_string_equal(restore(f, "i", "0", i, sizeof(i) - 1, NULL),
                         "+OK\r\n");
     EXPECT("get i", "$4\r\n1234\r\n");
+    /* A list (one LZF-compressed listpack node) and an intset. */
+    {
+        static const char l[] =
+            "\x12\x01\x02\xc3\x21\x40\x61\x19\x61\x00\x00\x00\x06\x00"
+            "\x81\x61\x02\x01\x01\xdf\xff\x02\xf1\x78\xec\x03\xf2\x70"
+            "\x11\x01\x04\xe0\x46\x78\xe0\x3c\x00\x01\x48\xff\x0a\x00"
+            "\x5c\x53\xd7\xb0\x75\xcb\xe2\xbd";
+        static const char s[] =
+            "\x0b\x0e\x02\x00\x00\x00\x03\x00\x00\x00\xfe\xff\x03\x00"
+            "\x64\x00\x0a\x00\x20\x15\x06\x0c\xac\x19\xd6\x70";
+        char p[256];
+        size_t n;
+
+        assert_string_equal(restore(f, "l", "0", l, sizeof(l) - 1, NULL),
+                            "+OK\r\n");
+        EXPECT("lrange l 0 4", "*5\r\n$1\r\na\r\n$1\r\n1\r\n$2\r\n-1"
+               "\r\n$5\r\n-5000\r\n$5\r\n70000\r\n");
+        EXPECT("strlen l", "-WRONGTYPE Operation against a key holding the "
+               "wrong kind of value\r\n");
+        EXPECT("llen l", ":6\r\n");
+        assert_string_equal(restore(f, "s", "0", s, sizeof(s) - 1, NULL),
+                            "+OK\r\n");
+        EXPECT("object encoding s", "$6\r\nintset\r\n");
+        EXPECT("smembers s", "*3\r\n$2\r\n-2\r\n$1\r\n3\r\n$3\r\n100"
+               "\r\n");
+        /* The intset's payload is byte for byte Redis's. */
+        n = dump(f, "s", p, sizeof(p));
+        assert_int_equal(n, sizeof(s) - 1);
+        assert_memory_equal(p, s, n);
+    }
     /* Goblin's own DUMP of the int is byte for byte Redis's. */
     {
         char p[64];
@@ -96,7 +127,8 @@ static void test_redis_payloads_restore(void **state)
 static void test_every_type_round_trips(void **state)
 {
     struct cfix *f = *state;
-    static const char *const keys[] = {"s", "e", "r", "h", "hb", "z", "zb"};
+    static const char *const keys[] = {"s", "e", "r", "h", "hb", "z", "zb",
+                                       "l", "lb", "si", "sb", "ss", "sh"};
     char p[65536], cmd[256];
     size_t n;
 
@@ -112,6 +144,22 @@ static void test_every_type_round_trips(void **state)
         CMD(cmd);
     }
     EXPECT("pexpire zb 100000", ":1\r\n");
+    EXPECT("rpush l a 1 -1 70000", ":4\r\n");
+    for (int i = 0; i < 3000; i++) {
+        if (i < 800) {
+            snprintf(cmd, sizeof(cmd), "rpush lb %d %0*d", i * 1000, i % 40,
+                     i);
+            CMD(cmd);
+        }
+        snprintf(cmd, sizeof(cmd), "sadd sb %d", i * 11);
+        CMD(cmd);
+        if (i < 300) {
+            snprintf(cmd, sizeof(cmd), "sadd sh m%d", i);
+            CMD(cmd);
+        }
+    }
+    EXPECT("sadd si 1 -40000 9000000000", ":3\r\n");
+    EXPECT("sadd ss a b 7", ":3\r\n");
     for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
         char enc[64], newkey[16];
 
@@ -130,6 +178,18 @@ static void test_every_type_round_trips(void **state)
     EXPECT("zscore zb2 m150", "$5\r\n150.5\r\n");
     EXPECT("zscore z2 m", "$4\r\n-inf\r\n");
     EXPECT("get s2", "$2\r\n-7\r\n");
+    EXPECT("llen lb2", ":1600\r\n");
+    EXPECT("lindex lb2 1598", "$6\r\n799000\r\n");
+    EXPECT("lindex lb2 1599", "$39\r\n000000000000000000000000000000000000799"
+           "\r\n");
+    EXPECT("lindex lb2 3", "$1\r\n1\r\n");
+    EXPECT("lrange l2 0 -1", "*4\r\n$1\r\na\r\n$1\r\n1\r\n$2\r\n-1\r\n"
+           "$5\r\n70000\r\n");
+    EXPECT("scard sb2", ":3000\r\n");
+    EXPECT("sismember sb2 32989", ":1\r\n");
+    EXPECT("smembers si2", "*3\r\n$6\r\n-40000\r\n$1\r\n1\r\n$10\r\n"
+           "9000000000\r\n");
+    EXPECT("sismember sh2 m299", ":1\r\n");
     EXPECT("dump nope", "$-1\r\n");
 }
 
