@@ -27,6 +27,7 @@
 
 #define LISTEN_TAGS 64
 #define SIGNAL_TAG 100
+#define WAKE_TAG 101
 #define MAX_ACCEPTS_PER_EVENT 1000
 #define CRON_MS 100
 
@@ -148,6 +149,8 @@ static void dispatch(struct goblind *g, const struct epoll_event *ev)
         accept_ready(g, (int)tag);
     } else if (tag == SIGNAL_TAG) {
         signal_ready(g);
+    } else if (tag == WAKE_TAG) {
+        goblin_net_wake_clear(g->net);  /* the woken list follows */
     } else {
         goblin_conn *c = (void *)(uintptr_t)tag;
 
@@ -161,7 +164,8 @@ static void dispatch(struct goblind *g, const struct epoll_event *ev)
 static bool client_traffic(const struct epoll_event *evs, int n)
 {
     for (int i = 0; i < n; i++)
-        if (evs[i].data.u64 >= LISTEN_TAGS && evs[i].data.u64 != SIGNAL_TAG)
+        if (evs[i].data.u64 >= LISTEN_TAGS && evs[i].data.u64 != SIGNAL_TAG &&
+            evs[i].data.u64 != WAKE_TAG)
             return true;
     return false;
 }
@@ -332,6 +336,10 @@ int goblind_listen(struct goblind *g)
                     strerror(errno));
         return -1;
     }
+    if (goblin_net_wake_fd(g->net) >= 0 &&
+        watch(g, EPOLL_CTL_ADD, goblin_net_wake_fd(g->net), EPOLLIN,
+              WAKE_TAG) < 0)
+        return -1;
     if (g->port == 0 && g->tls_port == 0 && g->unixsocket == NULL) {
         goblind_log(g, GOBLIN_LOG_WARNING, "Configured to not listen "
                     "anywhere, exiting.");

@@ -398,6 +398,15 @@ GOBLIN_API void goblin_net_session_wake(void *ctx, void *user);
  * each batch of events. */
 GOBLIN_API goblin_conn *goblin_net_woken(goblin_net *n);
 
+/* A descriptor that turns readable when a connection is woken from a
+ * thread other than the loop's (a ring thread's PUBLISH to a socket
+ * subscriber, CLIENT KILL from a ring): the loop watches it for reading
+ * and, when it is, calls goblin_net_wake_clear and then goblin_net_woken
+ * as after any batch. -1 when the system gave none (the woken list is
+ * then seen at the next event or cron). */
+GOBLIN_API int goblin_net_wake_fd(const goblin_net *n);
+GOBLIN_API void goblin_net_wake_clear(goblin_net *n);
+
 /* Periodic work, about ten times a second: the engine's cron (in place of
  * goblin_engine_cron), refreshed limits, and the idle timeout, which
  * closes (goblin_conn_close) connections idle longer than it. */

@@ -3,8 +3,9 @@
  * nopass), a set of allowed commands (one bit per entry of the command
  * table, subcommands included) and key patterns, each for reading,
  * writing or both. The user "default" always exists; requirepass sets its
- * password. Selectors and channel patterns are not modelled (channels are
- * kept only to show them back: Goblin has no Pub/Sub).
+ * password. Selectors are not modelled; channel patterns (&pattern,
+ * allchannels, resetchannels) apply to PUBLISH, SPUBLISH and the
+ * subscribe commands, as in Redis 7.0.
  *
  * acl.c keeps the users and applies rules; acl_check.c checks and
  * describes them; acl_file.c reads and writes the ACL file.
@@ -62,6 +63,7 @@ enum goblin__acl_denied {
     ACL_OK = 0,
     ACL_DENIED_CMD = 1,
     ACL_DENIED_KEY = 2,
+    ACL_DENIED_CHANNEL = 3,
 };
 
 /* Sets up the "default" user (on nopass ~* &* +@all). 0 or ENOMEM. */

@@ -118,6 +118,8 @@ static void client_flags(const goblin_session *s, char *buf)
 {
     char *p = buf;
 
+    if (goblin__ps_total(&s->ps) > 0)
+        *p++ = 'P';
     if (s->flags & SESS_MULTI)
         *p++ = 'x';
     if (s->flags & SESS_DIRTY_CAS)
@@ -145,11 +147,15 @@ void goblin__client_line(struct goblin__text *t, const goblin_session *s)
     client_flags(s, flags);
     goblin__session_mem(s, &m);
     goblin__text_addf(t, "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld "
-                      "idle=%lld flags=%s db=0 sub=0 psub=0 ssub=0 multi=%lld ",
+                      "idle=%lld flags=%s db=0 sub=%u psub=%u ssub=%u "
+                      "multi=%lld ",
                       (unsigned long long)s->id, s->peer, s->local, s->fd,
                       s->name != NULL ? s->name : "",
                       (long long)(now - s->ctime_ms) / 1000,
                       (long long)(now - s->last_ms) / 1000, flags,
+                      goblin__ps_count(&s->ps, GOBLIN__PS_CHANNEL),
+                      goblin__ps_count(&s->ps, GOBLIN__PS_PATTERN),
+                      goblin__ps_count(&s->ps, GOBLIN__PS_SHARD),
                       s->flags & SESS_MULTI ? (long long)s->nqueue : -1LL);
     goblin__text_addf(t, "qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu "
                       "rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu ",
@@ -331,9 +337,10 @@ void goblin__session_kill(goblin_session *s, goblin_session *by)
 {
     goblin_engine *eng = s->eng;
 
+    (void)eng;
     s->flags |= SESS_CLOSE | SESS_KILLED;
-    if (s != by && eng->cfg.session_wake != NULL)
-        eng->cfg.session_wake(eng->cfg.session_wake_ctx, s->user);
+    if (s != by)
+        goblin__session_wake(s);
 }
 
 void goblin__cmd_client_kill(goblin__exec *x, int argc,

@@ -112,6 +112,7 @@ static int engine_init(goblin_engine *eng)
     if (eng->stats == NULL)
         return GOBLIN_ENOMEM;
     memset(eng->stats, 0, n);
+    goblin__ps_init(&eng->pubsub, eng->st);
     rc = goblin__touch_rules_build(eng);
     if (rc == 0)
         rc = goblin__lookup_build(eng);
@@ -137,6 +138,7 @@ static void engine_free(goblin_engine *eng)
     goblin__free(st, eng->stats, goblin__command_count * sizeof(*eng->stats));
     goblin__touch_rules_free(eng);
     goblin__watch_free(eng);
+    goblin__ps_free(&eng->pubsub);
     goblin__free(st, eng, sizeof(*eng));
 }
 

@@ -24,6 +24,7 @@
 #include "goblin/keys.h"
 #include "goblin/str.h"
 #include "goblin/zset.h"
+#include "pubsub/pubsub.h"
 
 /* ---- connection (cmd_conn.c) ---- */
 
@@ -215,6 +216,19 @@ void goblin__exec_zcombine(goblin__exec *x, const struct goblin__zcombine *a);
 /* ZINTERCARD: limit >= 0 (0: no limit). */
 void goblin__exec_zintercard(goblin__exec *x, const struct goblin_slice *keys,
                              size_t n, int64_t limit);
+
+/* ---- Pub/Sub (cmd_pubsub.c) ---- */
+
+/* SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE (by k) of n names, one reply each. */
+void goblin__exec_subscribe(goblin__exec *x, enum goblin__ps_kind k,
+                            const struct goblin_slice *names, size_t n);
+/* UNSUBSCRIBE and its kin; n 0 drops every subscription of kind k. */
+void goblin__exec_unsubscribe(goblin__exec *x, enum goblin__ps_kind k,
+                              const struct goblin_slice *names, size_t n);
+/* PUBLISH (shard false) and SPUBLISH: the number of receivers. */
+void goblin__exec_publish(goblin__exec *x, bool shard,
+                          struct goblin_slice channel,
+                          struct goblin_slice message);
 
 /* ---- argument checks both decoders make, with Redis's texts ---- */
 

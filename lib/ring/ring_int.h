@@ -132,7 +132,19 @@ struct goblin_ring {
     size_t acc_cap, acc_len, acc_head, acc_pos;
     struct goblin_ring_stats stats;
     int64_t sleep_slice_ns;            /* longest futex sleep (test hook) */
+    /* server: set by another thread of this process that left output for
+     * the ring's session (a published message); makes the ring ready. */
+    _Atomic uint32_t kick;
 };
+
+/* Server, any thread: marks r ready and wakes its poller if it sleeps. */
+void goblin__ring_kick(goblin_ring *r);
+/* Server, the ring's thread: true once per kick. */
+static inline bool goblin__ring_kicked(goblin_ring *r)
+{
+    return atomic_load_explicit(&r->kick, memory_order_relaxed) != 0 &&
+           atomic_exchange_explicit(&r->kick, 0, memory_order_acquire) != 0;
+}
 
 /* The stamp word of the record at pos. */
 static inline _Atomic uint64_t *goblin__ring_stamp(

@@ -65,6 +65,16 @@ void goblin__ring_wake(goblin_ring *r, _Atomic uint32_t *w)
     r->stats.wakes++;
 }
 
+void goblin__ring_kick(goblin_ring *r)
+{
+    /* seq_cst on both sides, as a client's publish: either the poller's
+     * re-check after announcing sleep sees the kick, or this sees the
+     * announcement and wakes it. */
+    atomic_store_explicit(&r->kick, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(r->rx.sleep_w, memory_order_seq_cst) != 0)
+        goblin__ring_wake(r, r->rx.sleep_w);
+}
+
 /* Consumer, wait path: reads the producer's tail (seq_cst, for the
  * sleeper's re-check). A tail ahead of pos means a record is there (its
  * stamp was stored before the tail); one at or behind pos is a producer
@@ -103,6 +113,8 @@ bool goblin__ring_ready(goblin_ring *r, bool check_tail)
     if (r->err != 0 || r->acc_pos < r->acc_len)
         return true;
     if (r->server) {
+        if (atomic_load_explicit(&r->kick, mo) != 0)
+            return true;
         if (atomic_load_explicit(&r->hdr->epoch, mo) != r->epoch)
             return true;
         if (r->epoch == 0)

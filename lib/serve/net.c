@@ -21,10 +21,12 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +44,10 @@ struct goblin_net {
     goblin_conn *conns;          /* every open connection, a list */
     long nconns;
     goblin_conn *woken;          /* filled under the lock by any thread */
+    int wake_fd;                 /* eventfd: woken from another thread */
+    bool wake_sent;              /* wake_fd written, not yet cleared */
+    bool loop_known;
+    pthread_t loop;              /* the thread that calls goblin_net_woken */
     int64_t now_ms;              /* at the last cron: idle times */
     unsigned char buf[READ_CHUNK];
 };
@@ -121,6 +127,7 @@ int goblin_net_open_sized(const struct goblin_net_config *cfg,
         return GOBLIN_ENOMEM;
     n->cfg = c;
     n->limits = c.limits;
+    n->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     lock(n);
     refresh_limits(n);
     unlock(n);
@@ -135,6 +142,8 @@ void goblin_net_close(goblin_net *n)
         return;
     while (n->conns != NULL)
         goblin_conn_close(n->conns);
+    if (n->wake_fd >= 0)
+        close(n->wake_fd);
     free(n);
 }
 
@@ -561,6 +570,33 @@ void goblin_net_session_wake(void *ctx, void *user)
     c->on_woken = true;
     c->wnext = c->net->woken;
     c->net->woken = c;
+    /* The loop drains the list after each batch of events; another
+     * thread's wake must end the loop's sleep too. */
+    if (c->net->wake_fd >= 0 && !c->net->wake_sent &&
+        !(c->net->loop_known && pthread_equal(pthread_self(),
+                                              c->net->loop))) {
+        uint64_t one = 1;
+
+        c->net->wake_sent = true;
+        if (write(c->net->wake_fd, &one, sizeof(one)) < 0)
+            c->net->wake_sent = false;
+    }
+}
+
+int goblin_net_wake_fd(const goblin_net *n)
+{
+    return n->wake_fd;
+}
+
+void goblin_net_wake_clear(goblin_net *n)
+{
+    uint64_t v;
+
+    if (n->wake_fd >= 0 && read(n->wake_fd, &v, sizeof(v)) < 0)
+        v = 0;
+    lock(n);
+    n->wake_sent = false;
+    unlock(n);
 }
 
 goblin_conn *goblin_net_woken(goblin_net *n)
@@ -568,6 +604,10 @@ goblin_conn *goblin_net_woken(goblin_net *n)
     goblin_conn *c;
 
     lock(n);
+    if (!n->loop_known) {
+        n->loop = pthread_self();
+        n->loop_known = true;
+    }
     c = n->woken;
     if (c != NULL) {
         n->woken = c->wnext;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "goblin/serve.h"
+#include "ring/ring_int.h"
 #include "sbe/request.h"
 #include "util/config_size.h"
 
@@ -87,6 +88,17 @@ static void session_end(goblin_ring_endpoint *ep)
     ep->closing = false;
 }
 
+/* Under the lock, from another session's command: the session has
+ * output (a published message) or must close. The ring is the session's
+ * while the session lives. */
+static void session_wake(void *ctx)
+{
+    goblin_ring_endpoint *ep = ctx;
+
+    if (ep->r != NULL)
+        goblin__ring_kick(ep->r);
+}
+
 /* A new client attached (new epoch): a fresh session. */
 static void session_begin(goblin_ring_endpoint *ep)
 {
@@ -98,6 +110,8 @@ static void session_begin(goblin_ring_endpoint *ep)
     session_end(ep);
     ep->nheld = 0;
     rc = goblin_session_open(ep->cfg.engine, &info, &ep->s);
+    if (rc == 0)
+        goblin__session_set_wake(ep->s, session_wake, ep);
     if (rc == 0 && ep->cfg.no_sbe)
         rc = goblin_session_no_sbe(ep->s);
     if (rc < 0)
@@ -254,6 +268,13 @@ int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)
 
     if (ep->r == NULL)
         return 0;                        /* chores re-creates it */
+    if (goblin__ring_kicked(ep->r) && ep->pending == 0 && ep->nheld == 0) {
+        lock(ep);                        /* output from another session */
+        if (ep->s != NULL)
+            output_to_cq(ep);
+        unlock(ep);
+        return 1;
+    }
     if (ep->pending > 0) {
         if (!cq_has_room(ep))
             return hold_next(ep);        /* CQ full: nothing runs */

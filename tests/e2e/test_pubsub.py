@@ -1,0 +1,275 @@
+"""test_pubsub.py - Pub/Sub on goblind: python3-redis's pubsub (RESP2,
+Unix socket and TCP), RESP3 push messages, redis-cli SUBSCRIBE, ACL
+channel rules, a slow subscriber cut off by the pubsub output limit, and
+the replies and message streams of a scripted session compared byte for
+byte with redis-server 7.0.
+
+    /usr/bin/python3 test_pubsub.py GOBLIND
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+import redis
+
+import e2e
+
+
+def connect(gob, tcp=False, **kw):
+    if tcp:
+        return redis.Redis(host="127.0.0.1", port=gob.port, **kw)
+    return redis.Redis(unix_socket_path=gob.sock, **kw)
+
+
+def next_message(p, timeout=5.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        m = p.get_message(timeout=0.2)
+        if m is not None:
+            return m
+    raise AssertionError("no message within %.1f s" % timeout)
+
+
+def check_redis_py(gob, tcp):
+    r = connect(gob, tcp)
+    sub = connect(gob, tcp)
+    p = sub.pubsub()
+    p.subscribe("news", "sport")
+    assert next_message(p) == {"type": "subscribe", "pattern": None,
+                               "channel": b"news", "data": 1}
+    assert next_message(p)["data"] == 2
+    p.psubscribe("n*")
+    assert next_message(p) == {"type": "psubscribe", "pattern": None,
+                               "channel": b"n*", "data": 3}
+    assert r.publish("news", b"bin\x00\r\nary") == 2
+    assert next_message(p) == {"type": "message", "pattern": None,
+                               "channel": b"news", "data": b"bin\x00\r\nary"}
+    assert next_message(p) == {"type": "pmessage", "pattern": b"n*",
+                               "channel": b"news", "data": b"bin\x00\r\nary"}
+    assert r.publish("nothing-here", "x") == 1
+    assert next_message(p)["channel"] == b"nothing-here"
+    assert r.publish("other", "x") == 0
+    assert sorted(r.pubsub_channels()) == [b"news", b"sport"]
+    assert r.pubsub_channels("s*") == [b"sport"]
+    assert r.pubsub_numsub("news", "none") == [(b"news", 1), (b"none", 0)]
+    assert r.pubsub_numpat() == 1
+    line = [c for c in r.client_list() if c["id"] != str(r.client_id())]
+    assert line[0]["sub"] == "2" and line[0]["psub"] == "1", line
+    assert "P" in line[0]["flags"], line
+    p.unsubscribe()
+    p.punsubscribe()
+    kinds = sorted(next_message(p)["type"] for _ in range(3))
+    assert kinds == ["punsubscribe", "unsubscribe", "unsubscribe"], kinds
+    assert r.pubsub_numpat() == 0 and r.pubsub_channels() == []
+    p.close()
+    r.close()
+    sub.close()
+
+
+def test_redis_py_unix(gob):
+    check_redis_py(gob, False)
+
+
+def test_redis_py_tcp(gob):
+    check_redis_py(gob, True)
+
+
+def test_resp2_subscribed_mode(gob):
+    c = gob.client()
+    assert e2e.plain(c.call("SUBSCRIBE", "a")) == [b"subscribe", b"a", 1]
+    assert e2e.plain(c.call("PING")) == [b"pong", b""]
+    assert e2e.plain(c.call("PING", "x")) == [b"pong", b"x"]
+    t, v = c.call("GET", "a")
+    assert t == "-" and v == (b"ERR Can't execute 'get': only (P|S)SUBSCRIBE"
+                              b" / (P|S)UNSUBSCRIBE / PING / QUIT / RESET "
+                              b"are allowed in this context"), v
+    assert c.call("RESET") == ("+", b"RESET")
+    assert c.call("GET", "a") == ("$", None)
+    c.close()
+
+
+def test_resp3_push(gob):
+    sub, pub = gob.client(), gob.client()
+    assert sub.call("HELLO", "3")[0] == "%"
+    assert sub.call("SUBSCRIBE", "ch") == (">", [
+        ("$", b"subscribe"), ("$", b"ch"), (":", 1)])
+    assert sub.call("SET", "k", "v") == ("+", b"OK")  # every command runs
+    assert pub.call("PUBLISH", "ch", "hello") == (":", 1)
+    assert sub.read() == (">", [("$", b"message"), ("$", b"ch"),
+                                ("$", b"hello")])
+    # Publishing to itself: the message comes before the reply.
+    sub.send_raw(e2e.Client.encode(["PUBLISH", "ch", "me"]))
+    assert sub.read() == (">", [("$", b"message"), ("$", b"ch"),
+                                ("$", b"me")])
+    assert sub.read() == (":", 1)
+    assert sub.call("UNSUBSCRIBE") == (">", [
+        ("$", b"unsubscribe"), ("$", b"ch"), (":", 0)])
+    assert sub.call("UNSUBSCRIBE") == (">", [
+        ("$", b"unsubscribe"), ("_", None), (":", 0)])
+    sub.close()
+    pub.close()
+
+
+def test_redis_cli_subscribe(gob):
+    cli = subprocess.Popen(["redis-cli", "-s", gob.sock, "SUBSCRIBE", "tv"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        c = gob.client()
+        end = time.monotonic() + 10
+        while c.call("PUBSUB", "NUMSUB", "tv")[1][1] != (":", 1):
+            assert time.monotonic() < end, "redis-cli did not subscribe"
+            time.sleep(0.05)
+        assert c.call("PUBLISH", "tv", "show") == (":", 1)
+        want = ["subscribe", "tv", "1", "message", "tv", "show"]
+        lines = [cli.stdout.readline().decode().strip() for _ in want]
+        assert lines == want, lines
+        c.close()
+    finally:
+        cli.kill()
+        cli.wait()
+
+
+def test_acl_channels(gob):
+    admin = gob.client()
+    assert admin.call("ACL", "SETUSER", "ann", "on", "nopass", "+@all",
+                      "~*", "resetchannels", "&news.*", "&exact")[0] == "+"
+    c = gob.client()
+    assert c.call("AUTH", "ann", "x") == ("+", b"OK")
+    denied = (b"NOPERM this user has no permissions to access one of the "
+              b"channels used as arguments")
+    assert c.call("PUBLISH", "news.tech", "x") == (":", 0)
+    assert c.call("PUBLISH", "sport", "x") == ("-", denied)
+    assert c.call("SUBSCRIBE", "sport") == ("-", denied)
+    # A pattern must be one of the user's literally.
+    assert c.call("PSUBSCRIBE", "news.t*") == ("-", denied)
+    assert e2e.plain(c.call("PSUBSCRIBE", "news.*")) == [
+        b"psubscribe", b"news.*", 1]
+    assert e2e.plain(c.call("UNSUBSCRIBE", "sport")) == [
+        b"unsubscribe", b"sport", 1]
+    assert admin.call("ACL", "DRYRUN", "ann", "PUBLISH", "x", "y") == (
+        "$", b"This user has no permissions to access the 'x' channel")
+    assert admin.call("ACL", "SETUSER", "ann", "allchannels")[0] == "+"
+    c.close()
+    c = gob.client()
+    assert c.call("AUTH", "ann", "x") == ("+", b"OK")
+    assert c.call("PUBLISH", "sport", "x") == (":", 0)
+    c.close()
+    admin.close()
+
+
+def test_slow_subscriber_is_disconnected(gob):
+    pub = gob.client()
+    assert pub.call("CONFIG", "SET", "client-output-buffer-limit",
+                    "pubsub 256kb 128kb 60")[0] == "+"
+    slow = gob.client()
+    slow.s.setsockopt(__import__("socket").SOL_SOCKET,
+                      __import__("socket").SO_RCVBUF, 4096)
+    assert e2e.plain(slow.call("SUBSCRIBE", "flood")) == [
+        b"subscribe", b"flood", 1]
+    payload = b"x" * 16384
+    t0 = time.monotonic()
+    for i in range(400):
+        # The publisher is answered every time and never waits.
+        assert pub.call("PUBLISH", "flood", payload)[0] == ":"
+        if pub.call("PUBSUB", "NUMSUB", "flood")[1][1] == (":", 0):
+            break
+    assert pub.call("PUBSUB", "NUMSUB", "flood")[1][1] == (":", 0)
+    assert time.monotonic() - t0 < 60
+    try:
+        slow.read_until_closed(timeout=10)
+    except AssertionError:
+        raise AssertionError("the slow subscriber is still connected")
+    assert pub.call("CONFIG", "SET", "client-output-buffer-limit",
+                    "pubsub 32mb 8mb 60")[0] == "+"
+    pub.close()
+
+
+SCRIPT = [
+    # (client, command...) for the subscriber "s" and publisher "p".
+    ("s", "SUBSCRIBE", "a", "b"), ("s", "PSUBSCRIBE", "a*", "[ab]?"),
+    ("p", "PUBLISH", "a", "one"), ("p", "PUBLISH", "bb", "two"),
+    ("p", "PUBLISH", "zz", "none"), ("p", "PUBSUB", "NUMPAT"),
+    ("p", "PUBSUB", "NUMSUB", "a", "b", "c"), ("p", "PUBSUB", "CHANNELS",
+                                               "a"),
+    ("s", "PING"), ("s", "PING", "hi"), ("s", "SET", "dk", "v"),
+    ("s", "SSUBSCRIBE", "sh"), ("p", "SPUBLISH", "sh", "shard"),
+    ("p", "PUBSUB", "SHARDCHANNELS"), ("p", "PUBSUB", "SHARDNUMSUB", "sh"),
+    ("s", "SUNSUBSCRIBE", "sh"), ("s", "UNSUBSCRIBE", "b"),
+    ("s", "PUNSUBSCRIBE", "a*"), ("p", "PUBLISH", "b", "gone"),
+    ("s", "PUNSUBSCRIBE", "[ab]?"), ("s", "UNSUBSCRIBE", "a"),
+    ("s", "UNSUBSCRIBE"), ("s", "PUNSUBSCRIBE"), ("s", "SUNSUBSCRIBE"),
+    ("s", "GET", "dk"), ("p", "PUBSUB", "CHANNELS", "a", "b"),
+    ("p", "PUBSUB", "NUMPAT", "x"), ("p", "PUBSUB", "NOPE"),
+    ("p", "SUBSCRIBE"), ("p", "PUBLISH", "a"),
+]
+
+
+def transcript(srv, resp3):
+    """The bytes each client receives for SCRIPT. After each step both
+    clients send PING with a marker (answered as PONG text or, subscribed
+    in RESP2, as a ["pong", marker] array): everything up to the marker's
+    reply is what the step produced."""
+    clients = {"s": srv.client(), "p": srv.client()}
+    if resp3:
+        for c in clients.values():
+            c.call("HELLO", "3")
+    got = {"s": b"", "p": b""}
+    for i, (who, *cmd) in enumerate(SCRIPT):
+        clients[who].send_raw(e2e.Client.encode(cmd))
+        mark = b"m%d" % i
+        # The actor first: once its marker is back, its command has run
+        # and delivered whatever it delivers.
+        for name in sorted(clients, key=lambda n: n != who):
+            cl = clients[name]
+            cl.send_raw(e2e.Client.encode(["PING", mark]))
+            data = b""
+            while not data.endswith(mark + b"\r\n"):
+                try:
+                    chunk = cl.s.recv(65536)
+                except TimeoutError:
+                    raise AssertionError("step %d %r: %r" % (i, cmd, data))
+                if not chunk:
+                    break
+                data += chunk
+            got[name] += data
+    for c in clients.values():
+        c.close()
+    return got
+
+
+def test_differential(gob):
+    red = e2e.redis_server()
+    try:
+        for resp3 in (False, True):
+            want, got = transcript(red, resp3), transcript(gob, resp3)
+            for who in ("s", "p"):
+                g, w = got[who], want[who]
+                if g != w:
+                    i = next((k for k in range(min(len(g), len(w)))
+                              if g[k] != w[k]), min(len(g), len(w)))
+                    raise AssertionError(
+                        "RESP%d client %s differs at byte %d:\ngoblind %r\n"
+                        "redis   %r" % (3 if resp3 else 2, who, i,
+                                        g[max(0, i - 80):i + 120],
+                                        w[max(0, i - 80):i + 120]))
+    finally:
+        red.stop()
+
+
+def test_stops_cleanly(gob):
+    e2e.check_stopped_cleanly(gob)
+
+
+def main():
+    gob = e2e.goblind(sys.argv[1])
+    e2e.run_tests([test_redis_py_unix, test_redis_py_tcp,
+                   test_resp2_subscribed_mode, test_resp3_push,
+                   test_redis_cli_subscribe, test_acl_channels,
+                   test_slow_subscriber_is_disconnected, test_differential,
+                   test_stops_cleanly], gob)
+
+
+if __name__ == "__main__":
+    main()
