@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acl.h"
+#include "engine/acl.h"
 #include "respond.h"
-#include "session.h"
-#include "text.h"
+#include "engine/session.h"
+#include "engine/text.h"
 
 static const char NO_FILE[] =
     "ERR This Redis instance is not configured to use an ACL file. You may "

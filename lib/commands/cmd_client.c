@@ -9,11 +9,11 @@
  */
 #include <string.h>
 
-#include "acl.h"
+#include "engine/acl.h"
 #include "goblin/numtext.h"
 #include "respond.h"
-#include "session.h"
-#include "text.h"
+#include "engine/session.h"
+#include "engine/text.h"
 
 bool goblin__client_name_ok(struct goblin_slice name)
 {

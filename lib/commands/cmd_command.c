@@ -16,7 +16,7 @@
 #include "goblin/keys.h"
 #include "goblin/numtext.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 
 static const char *const flag_names[CMD_NFLAGS] = {
     "write", "readonly", "denyoom", "module", "admin", "pubsub",

@@ -14,8 +14,8 @@
 
 #include "goblin/keys.h"
 #include "respond.h"
-#include "session.h"
-#include "settings.h"
+#include "engine/session.h"
+#include "engine/settings.h"
 
 static bool has_glob(struct goblin_slice p)
 {

@@ -9,10 +9,10 @@
  */
 #include <string.h>
 
-#include "acl.h"
+#include "engine/acl.h"
 #include "exec.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 
 void goblin__exec_ping(goblin__exec *x, const struct goblin_slice *message)
 {

@@ -14,7 +14,7 @@
 #include "goblin/keys.h"
 #include "goblin/numtext.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 
 static void int_reply(goblin__exec *x, int64_t rc)
 {

@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include "goblin/keys.h"
-#include "maxmemory.h"
+#include "engine/maxmemory.h"
 #include "respond.h"
-#include "session.h"
-#include "settings.h"
-#include "text.h"
+#include "engine/session.h"
+#include "engine/settings.h"
+#include "engine/text.h"
 
 enum {
     SEC_SERVER, SEC_CLIENTS, SEC_MEMORY, SEC_PERSISTENCE, SEC_STATS,

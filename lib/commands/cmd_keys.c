@@ -16,9 +16,9 @@
 
 #include "exec.h"
 #include "goblin/keys.h"
-#include "maxmemory.h"
+#include "engine/maxmemory.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 
 /* Sums fn over the keys (DEL and UNLINK, EXISTS and TOUCH). */
 static void sum_keys(goblin__exec *x, const struct goblin_slice *keys,

@@ -13,10 +13,10 @@
  */
 #include <string.h>
 
-#include "acl.h"
+#include "engine/acl.h"
 #include "goblin/keys.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 
 void goblin__multi_discard(goblin_session *s)
 {

@@ -20,8 +20,8 @@
 #include "goblin/snapshot.h"
 #include "handlers.h"
 #include "respond.h"
-#include "settings.h"
-#include "text.h"
+#include "engine/settings.h"
+#include "engine/text.h"
 
 #define MAX_POLICIES 16
 #define RETRY_DELAY_MS 5000 /* after a failed background save, as Redis */

@@ -15,7 +15,7 @@
 #include "exec.h"
 #include "goblin/str.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 
 static void hit(goblin__exec *x, int found)
 {

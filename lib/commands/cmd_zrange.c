@@ -12,7 +12,7 @@
 #include "exec.h"
 #include "goblin/zset.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 
 enum zkind { Z_AUTO, Z_RANK, Z_SCORE, Z_LEX };
 enum zdir { D_AUTO, D_FWD, D_REV };

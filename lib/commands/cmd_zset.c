@@ -16,7 +16,7 @@
 #include "exec.h"
 #include "goblin/zset.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 
 #define ERR_MINMAX_FLOAT "ERR min or max is not a float"
 #define ERR_MINMAX_LEX "ERR min or max not valid string range item"

@@ -16,8 +16,8 @@
 #include "goblin/keys.h"
 #include "goblin/zset.h"
 #include "respond.h"
-#include "session.h"
-#include "text.h"
+#include "engine/session.h"
+#include "engine/text.h"
 
 struct emit {
     goblin__exec *x;

@@ -17,7 +17,7 @@
 
 #include "goblin/numtext.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 
 size_t goblin__find_keys_cap(const struct goblin__command *c, int argc)
 {

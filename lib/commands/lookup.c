@@ -15,7 +15,7 @@
 #include <assert.h>
 #include <string.h>
 
-#include "session.h"
+#include "engine/session.h"
 
 #define NAME_MAX_LEN 40
 #define NAME_SLOT 48 /* bytes per padded lower-case name copy */

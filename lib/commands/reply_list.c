@@ -9,7 +9,7 @@
  */
 #include "goblin/numtext.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 
 void goblin__reply_strings(goblin__exec *x, const struct goblin_slice *v,
                            size_t n, bool nullable)

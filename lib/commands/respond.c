@@ -6,7 +6,7 @@
 #include "goblin/numtext.h"
 #include "goblin/reply.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 
 #define SINK(x) ((x)->sink)
 

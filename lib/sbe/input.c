@@ -1,8 +1,8 @@
 /* input.c - a session's input (goblin/engine.h): the bytes a server
  * commits go to the RESP loop or to SBE's, by the magic the session
  * started with (DESIGN.md, Protocol selection). It sits in lib/sbe, above
- * lib/commands, so the layers depend one way: lib/sbe uses lib/commands,
- * never the reverse. */
+ * lib/engine and lib/commands, so the layers depend one way: lib/sbe uses
+ * them, never the reverse. */
 #include <string.h>
 
 #include "request.h"

@@ -21,7 +21,7 @@
 
 #include "commands/respond.h"
 #include "goblin/keys.h"
-#include "commands/session.h"
+#include "engine/session.h"
 #include "sbe.h"
 #include "sbe/goblin_sbe_gen.h"
 

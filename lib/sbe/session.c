@@ -1,4 +1,4 @@
-/* session.c - an SBE session: the hooks of commands/session.h that
+/* session.c - an SBE session: the hooks of engine/session.h that
  * lib/sbe implements (docs/sbe.md).
  *
  * Input after the magic is a stream of frames, each a u32 LE length
@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands/acl.h"
-#include "commands/maxmemory.h"
+#include "engine/acl.h"
+#include "engine/maxmemory.h"
 #include "goblin/sbe.h"
 #include "request.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "commands/settings.h"
+#include "engine/settings.h"
 #include "test_commands_util.h"
 
 static int parse(const struct goblin__sdesc *d, const char *text,

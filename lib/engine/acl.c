@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "acl.h"
-#include "respond.h"
+#include "commands/respond.h"
 #include "session.h"
 #include "text.h"
 

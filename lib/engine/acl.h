@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "command.h"
+#include "commands/command.h"
 #include "util/sha256.h"
 
 #define GOBLIN__ACL_WORDS 8 /* command bits: up to 512 table entries */

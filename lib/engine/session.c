@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "acl.h"
-#include "respond.h"
+#include "commands/respond.h"
 #include "session.h"
 
 #define INPUT_CHUNK (16 * 1024)

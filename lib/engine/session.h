@@ -1,5 +1,5 @@
 /* session.h - the engine and session objects behind goblin/engine.h, shared
- * by the files of lib/commands, and the hooks lib/sbe implements.
+ * by the files of lib/engine and lib/commands, and the hooks lib/sbe implements.
  *
  * Memory: everything here is allocated from the engine's store
  * (goblin__alloc with sizes), so it shows in used_memory as client buffers
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "command.h"
+#include "commands/command.h"
 #include "goblin/engine.h"
 #include "goblin/resp.h"
 #include "pubsub/pubsub.h"
@@ -240,7 +240,7 @@ struct goblin_session {
     size_t scratch_cap;
 
     /* lib/sbe's per-session state, NULL at first, and how it is freed
-     * (set by lib/sbe with it: lib/commands does not call lib/sbe). */
+     * (set by lib/sbe with it: lib/engine does not call lib/sbe). */
     void *sbe;
     void (*sbe_free)(goblin_session *s);
     /* lib/sbe: appends a published message to b as an SBE frame. */

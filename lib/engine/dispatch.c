@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "acl.h"
-#include "handlers.h"
+#include "commands/handlers.h"
 #include "maxmemory.h"
-#include "respond.h"
+#include "commands/respond.h"
 #include "session.h"
 
 /* The error for an unknown command: argv[0] and the first arguments up to

@@ -1,7 +1,7 @@
 /* session_io.c - a session's bytes: the input space the server reads into,
  * the SBE magic test, the RESP loop that runs every complete command, and
  * the output the server sends. Which loop runs is decided above this
- * layer, in lib/sbe/input.c, so lib/commands never calls lib/sbe.
+ * layer, in lib/sbe/input.c, so lib/engine and lib/commands never call lib/sbe.
  *
  * The loop costs, per command, one parse, one lookup and the handler (no
  * clock read: commands are timed on a sample, see goblin__cmdstat_timed);
@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "respond.h"
+#include "commands/respond.h"
 #include "session.h"
 
 #define INPUT_CHUNK (16 * 1024)

@@ -17,9 +17,9 @@
 
 #include "goblin/keys.h"
 #include "goblin/numtext.h"
-#include "handlers.h"
+#include "commands/handlers.h"
 #include "maxmemory.h"
-#include "respond.h"
+#include "commands/respond.h"
 #include "settings.h"
 #include "text.h"
 
