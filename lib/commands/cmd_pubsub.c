@@ -26,7 +26,7 @@
 #include "handlers.h"
 #include "pubsub/pubsub.h"
 #include "respond.h"
-#include "session.h"
+#include "engine/session.h"
 
 /* Redis's three subscription types, by what their replies say. */
 static const char *const sub_word[GOBLIN__PS_KINDS] = {

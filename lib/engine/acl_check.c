@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "acl.h"
-#include "handlers.h"
+#include "commands/handlers.h"
 #include "goblin/keys.h"
 #include "session.h"
 #include "text.h"
