@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "acl.h"
+#include "commands/notify.h"
 #include "maxmemory.h"
 #include "session.h"
 #include "settings.h"
@@ -122,6 +123,8 @@ static int engine_init(goblin_engine *eng)
         rc = goblin__settings_init(eng);
     if (rc == 0)
         rc = goblin__persist_init(eng);
+    if (rc == 0)
+        rc = goblin__notify_init(eng);
     return rc;
 }
 
@@ -206,6 +209,7 @@ void goblin_engine_close(goblin_engine *eng)
     while (eng->first != NULL)
         goblin_session_close(eng->first);
     eng->st->cfg.key_changed = eng->prev_hook;
+    eng->st->key_gone = NULL;
     eng->st->cfg.key_changed_ctx = eng->prev_hook_ctx;
     engine_free(eng);
 }

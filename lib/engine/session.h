@@ -147,8 +147,11 @@ struct goblin_engine {
 
     struct goblin__persist *persist; /* cmd_persist.c: SAVE, BGSAVE, policies */
 
-    /* Pub/Sub (cmd_pubsub.c). */
+    /* Pub/Sub (cmd_pubsub.c) and keyspace notifications (notify.c):
+     * notify_flags holds the classes only while K or E is set. */
     struct goblin__ps_registry pubsub;
+    int notify_flags;
+    char notify_text[24]; /* as CONFIG GET shows it */
 };
 
 /* Protocol of a session. */
@@ -252,6 +255,8 @@ struct goblin_session {
      * session ran, moved into out by goblin_session_output(). */
     struct goblin__ps_client ps;
     struct goblin_buf push;
+    /* The selected database (notifications name it). */
+    int dbid;
     /* How the session's transport is told it has output from elsewhere
      * (a ring endpoint sets it); NULL: the engine's session_wake. */
     void (*wake)(void *ctx);

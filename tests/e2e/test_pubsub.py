@@ -258,6 +258,106 @@ def test_differential(gob):
         red.stop()
 
 
+NOTIFY_SCRIPT = [
+    ["SET", "s", "1"], ["SET", "s", "2", "EX", "100"], ["SETNX", "s", "x"],
+    ["SETNX", "n", "x"], ["APPEND", "s", "z"], ["SETRANGE", "s", "1", "q"],
+    ["SETRANGE", "s", "1", ""], ["INCR", "i"], ["INCRBY", "i", "5"],
+    ["DECR", "i"], ["INCRBYFLOAT", "i", "1.5"], ["GETSET", "s", "g"],
+    ["MSET", "m1", "a", "m2", "b"], ["MSETNX", "m1", "a", "m3", "c"],
+    ["MSETNX", "m4", "a", "m5", "c"], ["GETDEL", "m4"], ["GET", "nokey"],
+    ["MGET", "m1", "nokey2"], ["GETEX", "m1", "EX", "100"],
+    ["GETEX", "m1", "PERSIST"], ["GETEX", "m1", "PERSIST"],
+    ["EXPIRE", "m2", "100"], ["PERSIST", "m2"], ["PEXPIRE", "m2", "-1"],
+    ["EXPIRE", "missing", "10"], ["RENAME", "m3", "m6"],
+    ["RENAMENX", "m6", "m1"], ["RENAME", "m6", "m6"], ["DEL", "m6", "nx"],
+    ["HSET", "h", "a", "1", "b", "2"], ["HSETNX", "h", "a", "9"],
+    ["HSETNX", "h", "c", "3"], ["HINCRBY", "h", "a", "2"],
+    ["HINCRBYFLOAT", "h", "a", "0.5"], ["HDEL", "h", "a", "zz"],
+    ["HDEL", "h", "b", "c"], ["HMSET", "h2", "f", "v"],
+    ["ZADD", "z", "1", "a", "2", "b", "3", "c", "4", "d"],
+    ["ZADD", "z", "NX", "5", "a"], ["ZADD", "z", "INCR", "1", "a"],
+    ["ZINCRBY", "z", "1", "b"], ["ZREM", "z", "a", "nope"],
+    ["ZREMRANGEBYRANK", "z", "0", "0"], ["ZADD", "z", "9", "x", "8", "y"],
+    ["ZREMRANGEBYSCORE", "z", "9", "9"], ["ZPOPMIN", "z"],
+    ["ZPOPMAX", "z", "5"], ["ZADD", "za", "1", "a", "2", "b"],
+    ["ZADD", "zb", "1", "b"], ["ZUNIONSTORE", "zu", "2", "za", "zb"],
+    ["ZINTERSTORE", "zi", "2", "za", "zb"],
+    ["ZDIFFSTORE", "zu", "2", "za", "za"],
+    ["ZRANGESTORE", "zr", "za", "0", "-1"],
+    ["ZRANGESTORE", "zr", "za", "5", "6"],
+    ["ZADD", "zl", "0", "a", "0", "b", "0", "c"],
+    ["ZREMRANGEBYLEX", "zl", "[a", "[b"], ["ZREM", "zl", "c"],
+    ["SET", "px", "v", "PX", "30"], ["SLEEP"], ["GET", "px"],
+]
+
+
+def notify_transcript(srv, flags):
+    """The messages a PSUBSCRIBE __key*__:* client gets while another
+    runs NOTIFY_SCRIPT with notify-keyspace-events set to flags."""
+    sub, c = srv.client(), srv.client()
+    assert c.call("FLUSHALL")[0] == "+"
+    assert c.call("CONFIG", "SET", "notify-keyspace-events", flags)[0] == "+"
+    sub.call("PSUBSCRIBE", "__key*__:*")
+    out = []
+    for i, cmd in enumerate(NOTIFY_SCRIPT):
+        if cmd == ["SLEEP"]:
+            time.sleep(0.1)
+            continue
+        c.call(*cmd)
+        mark = b"n%d" % i
+        sub.send_raw(e2e.Client.encode(["PING", mark]))
+        while True:
+            m = e2e.plain(sub.read())
+            if m == [b"pong", mark]:
+                break
+            out.append((i, m[2], m[3]))
+    c.call("CONFIG", "SET", "notify-keyspace-events", "")
+    sub.close()
+    c.close()
+    return out
+
+
+def test_keyspace_notifications_differential(gob):
+    red = e2e.redis_server()
+    try:
+        for flags in ("KEA", "K$", "Egx", "Ehz", "KEm"):
+            want = notify_transcript(red, flags)
+            got = notify_transcript(gob, flags)
+            if got != want:
+                extra = [m for m in got if m not in want]
+                missing = [m for m in want if m not in got]
+                raise AssertionError(
+                    "notify-keyspace-events %s: goblind has %r more, %r "
+                    "fewer (step, channel, message)" % (flags, extra,
+                                                        missing))
+        assert gob.client().call("CONFIG", "GET",
+                                 "notify-keyspace-events") == ("*", [
+            ("$", b"notify-keyspace-events"), ("$", b"")])
+    finally:
+        red.stop()
+
+
+def test_evicted_events(gob):
+    c, sub = gob.client(), gob.client()
+    c.call("FLUSHALL")
+    c.call("CONFIG", "SET", "notify-keyspace-events", "Ee")
+    sub.call("SUBSCRIBE", "__keyevent@0__:evicted")
+    for i in range(200):
+        c.call("SET", "ev%d" % i, "x" * 1000)
+    used = int(dict(l.split(b":", 1) for l in e2e.plain(
+        c.call("INFO", "memory")).split(b"\r\n") if b":" in l)[
+        b"used_memory"])
+    c.call("CONFIG", "SET", "maxmemory-policy", "allkeys-random")
+    c.call("CONFIG", "SET", "maxmemory", str(used - 50000))
+    c.call("SET", "trigger", "x")
+    m = e2e.plain(sub.read())
+    assert m[0] == b"message" and m[1] == b"__keyevent@0__:evicted", m
+    c.call("CONFIG", "SET", "maxmemory", "0")
+    c.call("CONFIG", "SET", "notify-keyspace-events", "")
+    c.close()
+    sub.close()
+
+
 def test_stops_cleanly(gob):
     e2e.check_stopped_cleanly(gob)
 
@@ -268,7 +368,8 @@ def main():
                    test_resp2_subscribed_mode, test_resp3_push,
                    test_redis_cli_subscribe, test_acl_channels,
                    test_slow_subscriber_is_disconnected, test_differential,
-                   test_stops_cleanly], gob)
+                   test_keyspace_notifications_differential,
+                   test_evicted_events, test_stops_cleanly], gob)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdio.h>
 
+#include "commands/notify.h"
 #include "pubsub/pubsub.h"
 #include "testutil.h"
 
@@ -439,6 +440,31 @@ static void test_subscribe_fails_cleanly_at_every_allocation(void **state)
     goblin__ps_free(&r);
 }
 
+static void test_notify_flags_read_like_redis(void **state)
+{
+    (void)state;
+    assert_int_equal(goblin__notify_parse("", 0), 0);
+    assert_int_equal(goblin__notify_parse("K$", 2),
+                     GOBLIN__NOTIFY_KEYSPACE | GOBLIN__NOTIFY_STRING);
+    assert_int_equal(goblin__notify_parse("Elshzxetdgm", 11),
+                     GOBLIN__NOTIFY_KEYEVENT | GOBLIN__NOTIFY_LIST |
+                         GOBLIN__NOTIFY_SET | GOBLIN__NOTIFY_HASH |
+                         GOBLIN__NOTIFY_ZSET | GOBLIN__NOTIFY_EXPIRED |
+                         GOBLIN__NOTIFY_EVICTED | GOBLIN__NOTIFY_STREAM |
+                         GOBLIN__NOTIFY_MODULE | GOBLIN__NOTIFY_GENERIC |
+                         GOBLIN__NOTIFY_KEY_MISS);
+    /* A is every class but key misses and new keys. */
+    assert_int_equal(goblin__notify_parse("A", 1) &
+                         (GOBLIN__NOTIFY_KEY_MISS | GOBLIN__NOTIFY_NEW |
+                          GOBLIN__NOTIFY_KEYSPACE),
+                     0);
+    assert_int_equal(goblin__notify_parse("An", 2) & GOBLIN__NOTIFY_NEW,
+                     GOBLIN__NOTIFY_NEW);
+    assert_int_equal(goblin__notify_parse("KS", 2), -1);
+    assert_int_equal(goblin__notify_parse("K\0", 2), -1);
+    assert_int_equal(goblin__notify_parse("Kq", 2), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +474,7 @@ int main(void)
         FIXTURE_TEST(test_registry_follows_the_model),
         FIXTURE_TEST(test_many_patterns_one_match),
         FIXTURE_TEST(test_subscribe_fails_cleanly_at_every_allocation),
+        cmocka_unit_test(test_notify_flags_read_like_redis),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
