@@ -1,6 +1,7 @@
 /* cmd_hash.c - hash commands: HSET, HMSET, HSETNX, HGET, HMGET, HDEL,
  * HLEN, HEXISTS, HSTRLEN, HGETALL, HKEYS, HVALS, HINCRBY, HINCRBYFLOAT,
- * HRANDFIELD and HSCAN, with Redis 7's argument checks and texts
+ * HRANDFIELD and HSCAN (with Redis 7.4's NOVALUES), with Redis 7's
+ * argument checks and texts
  * (t_hash.c). HGETALL is a map in RESP3; HRANDFIELD WITHVALUES gives
  * field/value pairs in RESP3 and a flat list in RESP2, as Redis does.
  *
@@ -388,18 +389,62 @@ void goblin__cmd_hrandfield(goblin__exec *x, int argc,
         goblin__exec_hrandfield(x, argv[1], argc > 2, count, argc == 4);
 }
 
-void goblin__exec_hscan(goblin__exec *x, struct goblin_slice key,
-                        uint64_t cursor, const struct goblin_scan_options *o)
+/* HSCAN's page: field, value, ... or (novalues) the fields alone. */
+static void hscan_page(goblin__exec *x, struct goblin_slice key,
+                       uint64_t cursor, const struct goblin_scan_options *o,
+                       bool novalues)
 {
     struct gather g = {x->sess, 0};
     uint64_t next = 0;
     int64_t rc = goblin_hash_scan(x->st, key, cursor, o->count, o->match,
                                   gather_pair, &g, &next);
 
-    if (rc < 0)
+    if (rc < 0) {
         goblin__reply_code(x, (int)rc);
-    else
+        return;
+    }
+    if (!novalues) {
         goblin__reply_scan(x, next, x->sess->scratch, 2 * g.n);
+        return;
+    }
+    for (size_t i = 0; i < g.n; i++)
+        x->sess->scratch[i] = x->sess->scratch[2 * i];
+    goblin__reply_scan(x, next, x->sess->scratch, g.n);
+}
+
+void goblin__exec_hscan(goblin__exec *x, struct goblin_slice key,
+                        uint64_t cursor, const struct goblin_scan_options *o)
+{
+    hscan_page(x, key, cursor, o, false);
+}
+
+void goblin__exec_hscan_fields(goblin__exec *x, struct goblin_slice key,
+                               uint64_t cursor,
+                               const struct goblin_scan_options *o)
+{
+    hscan_page(x, key, cursor, o, true);
+}
+
+/* HSCAN's options: SCAN's COUNT and MATCH pairs, and Redis 7.4's
+ * NOVALUES, a word alone. */
+static bool hscan_options(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv,
+                          struct goblin_scan_options *o, bool *novalues)
+{
+    bool known;
+
+    for (int j = 3; j < argc;) {
+        if (goblin__arg_is(argv[j], "novalues")) {
+            *novalues = true;
+            j++;
+            continue;
+        }
+        if (!goblin__scan_options(x, j + 2 < argc ? j + 2 : argc, argv, j,
+                                  false, o, &known))
+            return false;
+        j += 2;
+    }
+    return true;
 }
 
 void goblin__cmd_hscan(goblin__exec *x, int argc,
@@ -407,10 +452,10 @@ void goblin__cmd_hscan(goblin__exec *x, int argc,
 {
     struct goblin_scan_options o = {{NULL, 0}, GOBLIN_TYPE_NONE, 0};
     uint64_t cursor;
-    bool known;
+    bool novalues = false;
 
     if (goblin__scan_cursor(x, argv[2], &cursor) &&
         goblin__scan_key(x, argv[1], GOBLIN_TYPE_HASH) &&
-        goblin__scan_options(x, argc, argv, 3, false, &o, &known))
-        goblin__exec_hscan(x, argv[1], cursor, &o);
+        hscan_options(x, argc, argv, &o, &novalues))
+        hscan_page(x, argv[1], cursor, &o, novalues);
 }

@@ -328,14 +328,22 @@ void goblin__exec_zrank(goblin__exec *x, struct goblin_slice key,
     }
 }
 
-/* ZRANK and ZREVRANK as Redis 7.0 has them: the table's arity 3 leaves
- * exactly key and member (7.2's WITHSCORE would change 7.0's arity
- * error; docs/errors.md). */
+/* ZRANK and ZREVRANK with Redis 7.2's WITHSCORE (the table's arity -3,
+ * docs/errors.md): a fourth argument other than WITHSCORE is a syntax
+ * error, a fifth an arity error, as in 7.2. */
 static void rank_common(goblin__exec *x, int argc,
                         const struct goblin_slice *argv, int rev)
 {
-    (void)argc;
-    goblin__exec_zrank(x, argv[1], argv[2], rev, false);
+    if (argc > 4) {
+        goblin__reply_errorf(x, "ERR wrong number of arguments for '%s' "
+                                "command", x->cmd->fullname);
+        return;
+    }
+    if (argc == 4 && !goblin__arg_is(argv[3], "withscore")) {
+        goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
+        return;
+    }
+    goblin__exec_zrank(x, argv[1], argv[2], rev, argc == 4);
 }
 
 void goblin__cmd_zrank(goblin__exec *x, int argc,

@@ -25,6 +25,8 @@
 #include "goblin/str.h"
 #include "goblin/zset.h"
 #include "pubsub/pubsub.h"
+#include "store/bitmap.h"
+#include "store/geohash.h"
 
 /* ---- connection (cmd_conn.c) ---- */
 
@@ -152,6 +154,10 @@ void goblin__exec_hrandfield(goblin__exec *x, struct goblin_slice key,
  * type with goblin__scan_key); o->type is unused. */
 void goblin__exec_hscan(goblin__exec *x, struct goblin_slice key,
                         uint64_t cursor, const struct goblin_scan_options *o);
+/* HSCAN ... NOVALUES (Redis 7.4): the page's fields without values. */
+void goblin__exec_hscan_fields(goblin__exec *x, struct goblin_slice key,
+                               uint64_t cursor,
+                               const struct goblin_scan_options *o);
 
 /* ---- sorted sets (cmd_zset.c, cmd_zrange.c) ---- */
 
@@ -229,6 +235,84 @@ void goblin__exec_unsubscribe(goblin__exec *x, enum goblin__ps_kind k,
 void goblin__exec_publish(goblin__exec *x, bool shard,
                           struct goblin_slice channel,
                           struct goblin_slice message);
+/* ---- bitmaps (cmd_bitmap.c) ---- */
+
+/* A BITCOUNT or BITPOS range: start and end in bytes, or bits (isbit);
+ * end_given is BITPOS's "an end was written". */
+struct goblin__bitrange {
+    int64_t start, end;
+    bool isbit;
+    bool end_given;
+};
+
+/* SETBIT: offset within proto-max-bulk-len bytes, on 0 or 1. */
+void goblin__exec_setbit(goblin__exec *x, struct goblin_slice key,
+                         uint64_t offset, int on);
+void goblin__exec_getbit(goblin__exec *x, struct goblin_slice key,
+                         uint64_t offset);
+/* BITCOUNT and BITPOS (bit 0 or 1): r NULL is the whole string. */
+void goblin__exec_bitcount(goblin__exec *x, struct goblin_slice key,
+                           const struct goblin__bitrange *r);
+void goblin__exec_bitpos(goblin__exec *x, struct goblin_slice key, int bit,
+                         const struct goblin__bitrange *r);
+/* BITOP: NOT with n == 1. */
+void goblin__exec_bitop(goblin__exec *x, enum goblin__bitop op,
+                        struct goblin_slice dst,
+                        const struct goblin_slice *keys, size_t n);
+/* BITFIELD (and BITFIELD_RO, whose decoders refuse writes): n operations,
+ * out room for n results. */
+void goblin__exec_bitfield(goblin__exec *x, struct goblin_slice key,
+                           const struct goblin__bf_op *ops, size_t n,
+                           struct goblin__bf_result *out);
+
+/* ---- LCS (cmd_lcs.c) ---- */
+
+struct goblin__lcs_options {
+    bool len, idx, withmatchlen;
+    int64_t minmatchlen; /* >= 0 */
+};
+void goblin__exec_lcs(goblin__exec *x, struct goblin_slice key1,
+                      struct goblin_slice key2,
+                      const struct goblin__lcs_options *o);
+
+/* ---- HyperLogLog (cmd_hll.c) ---- */
+
+void goblin__exec_pfadd(goblin__exec *x, struct goblin_slice key,
+                        const struct goblin_slice *elems, size_t n);
+/* PFCOUNT of one key, or of the union of n keys. */
+void goblin__exec_pfcount(goblin__exec *x, const struct goblin_slice *keys,
+                          size_t n);
+/* PFMERGE: keys are the inputs, dst usually among them (keys[0]). */
+void goblin__exec_pfmerge(goblin__exec *x, struct goblin_slice dst,
+                          const struct goblin_slice *keys, size_t n);
+
+/* ---- geo (cmd_geo.c) ---- */
+
+/* GEOADD: pairs scored with goblin__geohash_score; flags NX, XX, CH. */
+void goblin__exec_geoadd(goblin__exec *x, struct goblin_slice key,
+                         unsigned flags, const struct goblin_zpair *pairs,
+                         size_t n);
+/* GEODIST in units of to_meter metres. */
+void goblin__exec_geodist(goblin__exec *x, struct goblin_slice key,
+                          struct goblin_slice m1, struct goblin_slice m2,
+                          double to_meter);
+/* GEOPOS (pos) and GEOHASH of n members. */
+void goblin__exec_geopos(goblin__exec *x, struct goblin_slice key,
+                         const struct goblin_slice *members, size_t n,
+                         bool pos);
+
+/* A GEOSEARCH / GEORADIUS query, decoded: the shape's centre resolved. */
+struct goblin__geo_query {
+    struct goblin_slice key;
+    struct goblin__geo_shape shape;
+    bool withdist, withhash, withcoord, any, storedist, has_store;
+    int sort;       /* 0 none, 1 ASC, 2 DESC */
+    int64_t count;  /* 0: no COUNT */
+    struct goblin_slice store;
+};
+void goblin__geo_query_init(struct goblin__geo_query *q);
+/* The search, on a key known to hold a sorted set. */
+void goblin__exec_geosearch(goblin__exec *x, struct goblin__geo_query *q);
 
 /* ---- argument checks both decoders make, with Redis's texts ---- */
 

@@ -174,5 +174,32 @@ goblin__handler goblin__cmd_pubsub_numpat;
 goblin__handler goblin__cmd_pubsub_shardchannels;
 goblin__handler goblin__cmd_pubsub_shardnumsub;
 goblin__handler goblin__cmd_pubsub_help;
+/* cmd_bitmap.c */
+goblin__handler goblin__cmd_setbit;
+goblin__handler goblin__cmd_getbit;
+goblin__handler goblin__cmd_bitcount;
+goblin__handler goblin__cmd_bitpos;
+goblin__handler goblin__cmd_bitop;
+goblin__handler goblin__cmd_bitfield;
+goblin__handler goblin__cmd_bitfield_ro;
+/* cmd_lcs.c */
+goblin__handler goblin__cmd_lcs;
+/* cmd_hll.c */
+goblin__handler goblin__cmd_pfadd;
+goblin__handler goblin__cmd_pfcount;
+goblin__handler goblin__cmd_pfmerge;
+goblin__handler goblin__cmd_pfdebug;
+goblin__handler goblin__cmd_pfselftest;
+/* cmd_geo.c */
+goblin__handler goblin__cmd_geoadd;
+goblin__handler goblin__cmd_geodist;
+goblin__handler goblin__cmd_geohash;
+goblin__handler goblin__cmd_geopos;
+goblin__handler goblin__cmd_georadius;
+goblin__handler goblin__cmd_georadius_ro;
+goblin__handler goblin__cmd_georadiusbymember;
+goblin__handler goblin__cmd_georadiusbymember_ro;
+goblin__handler goblin__cmd_geosearch;
+goblin__handler goblin__cmd_geosearchstore;
 
 #endif

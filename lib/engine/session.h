@@ -101,6 +101,7 @@ struct goblin_engine {
     char *aclfile;     /* ACL LOAD and SAVE; NULL = none */
     size_t requirepass_len;
     uint64_t proto_max_bulk_len;
+    uint64_t hll_sparse_max_bytes; /* hll-sparse-max-bytes */
     uint64_t qbuf_limit;
     /* client-output-buffer-limit: hard, soft, soft seconds for the classes
      * normal, replica and pubsub (only normal applies to sessions). */

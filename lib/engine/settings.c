@@ -235,6 +235,17 @@ static int set_bulk_len(void *ctx, struct goblin_slice v, const char **why)
                           &((goblin_engine *)ctx)->proto_max_bulk_len, why);
 }
 
+static int get_hll_sparse(void *ctx, char *buf, size_t cap)
+{
+    return fmt_u64(buf, cap, ((goblin_engine *)ctx)->hll_sparse_max_bytes);
+}
+
+static int set_hll_sparse(void *ctx, struct goblin_slice v, const char **why)
+{
+    return set_big_memory("hll-sparse-max-bytes", v,
+                          &((goblin_engine *)ctx)->hll_sparse_max_bytes, why);
+}
+
 static int get_qbuf(void *ctx, char *buf, size_t cap)
 {
     return fmt_u64(buf, cap, ((goblin_engine *)ctx)->qbuf_limit);
@@ -472,6 +483,7 @@ int goblin__settings_init(goblin_engine *eng)
         {"client-query-buffer-limit", NULL, get_qbuf, set_qbuf, eng},
         {"client-output-buffer-limit", NULL, get_obuf, set_obuf, eng},
         {"hz", NULL, get_hz, set_hz, eng},
+        {"hll-sparse-max-bytes", NULL, get_hll_sparse, set_hll_sparse, eng},
     };
     size_t i;
     int rc;
@@ -479,6 +491,7 @@ int goblin__settings_init(goblin_engine *eng)
     eng->proto_max_bulk_len = 512ull * 1024 * 1024;
     eng->qbuf_limit = 1024ull * 1024 * 1024;
     eng->hz = 10;
+    eng->hll_sparse_max_bytes = 3000;
     eng->obuf_limit[1][0] = 256ull * 1024 * 1024;
     eng->obuf_limit[1][1] = 64ull * 1024 * 1024;
     eng->obuf_limit[1][2] = 60;

@@ -12,6 +12,7 @@
  */
 #include <math.h>
 
+#include "bitmap.h"
 #include "goblin/str.h"
 #include "goblin/numtext.h"
 #include "store.h"
@@ -554,4 +555,73 @@ int goblin_str_msetnx(goblin_store *st, const struct goblin_slice *keys,
             return 0;
     r = goblin__key_mset(st, keys, values, n, enc_for);
     return r < 0 ? r : 1;
+}
+
+int goblin__str_grow_zero(goblin_store *st, struct goblin_slice key,
+                          size_t len, uint8_t **bytes, size_t *out_len)
+{
+    struct goblin_slice v;
+    uint32_t id = 0;
+    uint8_t *rec, *dst;
+    int r = find_str(st, key, &id, &rec);
+
+    if (r < 0)
+        return r;
+    if (len > GOBLIN_STRING_MAX)
+        return GOBLIN_ESTRBIG;
+    if (r == 0) {
+        /* A new string has exactly the length asked (sdsnewlen). */
+        struct goblin__str_put p = {key, 0, 0, len, GOBLIN__STR_RAW, len,
+                                    GOBLIN__TTL_CLEAR, 0};
+
+        if ((dst = goblin__key_put_str(st, &p)) == NULL)
+            return GOBLIN_ENOMEM;
+        memset(dst, 0, len);
+        *bytes = dst;
+        *out_len = len;
+        return 1;
+    }
+    v = goblin__rec_str(rec);
+    if (len <= v.len && goblin__rec_str_enc(rec) == GOBLIN__STR_RAW) {
+        *bytes = (uint8_t *)v.ptr;
+        *out_len = v.len;
+        return 0;
+    }
+    if (len <= v.len) {
+        /* int or embstr: unshared into a raw string of the same bytes. */
+        struct goblin__str_put p = {key, 1, id, v.len, GOBLIN__STR_RAW,
+                                    v.len, GOBLIN__TTL_KEEP, 0};
+
+        if ((dst = goblin__key_put_str(st, &p)) == NULL)
+            return GOBLIN_ENOMEM;
+        memcpy(dst, v.ptr, v.len);
+        *bytes = dst;
+        *out_len = v.len;
+        return 0;
+    }
+    /* Growing keeps spare room as sdsgrowzero does, so SETBIT walking
+     * up a bitmap is amortized O(1) per byte. */
+    if (goblin__rec_str_enc(rec) == GOBLIN__STR_RAW &&
+        goblin__rec_str_spare(rec) >= len - v.len) {
+        dst = (uint8_t *)v.ptr;
+        goblin__rec_str_set_len(rec, len);
+    } else if ((dst = make_raw(st, key, id, len, v.len)) == NULL) {
+        return GOBLIN_ENOMEM;
+    }
+    memset(dst + v.len, 0, len - v.len);
+    *bytes = dst;
+    *out_len = len;
+    return 1;
+}
+
+uint8_t *goblin__str_put_raw(goblin_store *st, struct goblin_slice key,
+                             size_t len, bool keep_ttl)
+{
+    uint32_t id = 0;
+    int found = goblin__key_find(st, key, &id);
+    struct goblin__str_put p = {key, found, id, len, GOBLIN__STR_RAW, len,
+                                keep_ttl ? GOBLIN__TTL_KEEP
+                                         : GOBLIN__TTL_CLEAR, 0};
+
+    return goblin__key_put_str(st, &p);
 }

@@ -281,7 +281,8 @@ static const struct script_step hash_script[] = {
     {"hscan h 0 count 0", "-ERR syntax error\r\n"},
     {"hscan nope x", "-ERR invalid cursor\r\n"},
     {"hscan nope 0", "*2\r\n$1\r\n0\r\n*0\r\n"},
-    {"hscan h 0 novalues", "-ERR syntax error\r\n"},
+    /* Redis 7.4's NOVALUES is a word alone; COUNT still needs its value. */
+    {"hscan h 0 novalues count", "-ERR syntax error\r\n"},
     {"hscan h x", "-ERR invalid cursor\r\n"},
     {"set s x", "+OK\r\n"},
     {"hget s a",
@@ -355,12 +356,13 @@ static const struct script_step zset_script[] = {
     {"zlexcount z a b", "-ERR min or max not valid string range item\r\n"},
     {"zrank z c", ":1\r\n"},
     {"zrank z nope", "$-1\r\n"},
-    /* Redis 7.0 has no WITHSCORE: any third argument is an arity error. */
-    {"zrank z c withscore",
+    /* Redis 7.2's WITHSCORE (docs/errors.md). */
+    {"zrank z c withscore", "*2\r\n:1\r\n$1\r\n2\r\n"},
+    {"zrank z nope withscore", "*-1\r\n"},
+    {"zrank z c foo", "-ERR syntax error\r\n"},
+    {"zrank z c withscore x",
      "-ERR wrong number of arguments for 'zrank' command\r\n"},
-    {"zrank z c foo", "-ERR wrong number of arguments for 'zrank' command\r\n"},
-    {"zrevrank z c withscore",
-     "-ERR wrong number of arguments for 'zrevrank' command\r\n"},
+    {"zrevrank z c withscore", "*2\r\n:2\r\n$1\r\n2\r\n"},
     {"zrevrank z c", ":2\r\n"},
     {"zrange z 0 -1", "*4\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n$1\r\na\r\n"},
     {"zrange z 0 -1 withscores",
