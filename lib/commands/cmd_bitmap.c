@@ -16,6 +16,7 @@
 #include "exec.h"
 #include "goblin/numtext.h"
 #include "goblin/str.h"
+#include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
 #include "store/bitmap.h"
@@ -66,7 +67,11 @@ static bool bit_offset(goblin__exec *x, struct goblin_slice a, bool hash,
 void goblin__exec_setbit(goblin__exec *x, struct goblin_slice key,
                          uint64_t offset, int on)
 {
-    int_reply(x, goblin__bit_set(x->st, key, offset, on));
+    int rc = goblin__bit_set(x->st, key, offset, on);
+
+    if (rc >= 0)
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "setbit", key);
+    int_reply(x, rc);
 }
 
 void goblin__cmd_setbit(goblin__exec *x, int argc,
@@ -336,7 +341,12 @@ void goblin__exec_bitop(goblin__exec *x, enum goblin__bitop op,
                         struct goblin_slice dst,
                         const struct goblin_slice *keys, size_t n)
 {
-    int_reply(x, goblin__bit_op(x->st, op, dst, keys, n));
+    bool existed = goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC) &&
+                   goblin_key_exists(x->st, dst);
+    int64_t rc = goblin__bit_op(x->st, op, dst, keys, n);
+
+    goblin__notify_stored(x, GOBLIN__NOTIFY_STRING, "set", dst, rc, existed);
+    int_reply(x, rc);
 }
 
 void goblin__cmd_bitop(goblin__exec *x, int argc,

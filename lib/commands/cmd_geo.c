@@ -20,6 +20,7 @@
 #include "exec.h"
 #include "goblin/numtext.h"
 #include "goblin/zset.h"
+#include "notify.h"
 #include "respond.h"
 #include "store/geo.h"
 #include "util/pqsort.h"
@@ -112,6 +113,9 @@ void goblin__exec_geoadd(goblin__exec *x, struct goblin_slice key,
 {
     int64_t rc = goblin_zset_add_pairs(x->st, key, flags, pairs, n);
 
+    /* GEOADD is ZADD underneath, and says so (see goblin__exec_zadd). */
+    if (rc > 0 || (rc == 0 && !(flags & GOBLIN_ZADD_NX)))
+        goblin__notify(x, GOBLIN__NOTIFY_ZSET, "zadd", key);
     if (rc < 0)
         goblin__reply_code(x, (int)rc);
     else
