@@ -150,7 +150,7 @@ static void dispatch(struct goblind *g, const struct epoll_event *ev)
     } else if (tag == SIGNAL_TAG) {
         signal_ready(g);
     } else if (tag == WAKE_TAG) {
-        goblin_net_wake_clear(g->net);  /* the woken list follows */
+        /* a woken connection: goblin_net_woken below takes it */
     } else {
         goblin_conn *c = (void *)(uintptr_t)tag;
 
@@ -214,7 +214,7 @@ int goblind_run(struct goblind *g)
         g->loop_ms = mono_ns() / 1000000;
         for (int i = 0; i < n; i++)
             dispatch(g, &evs[i]);
-        while ((c = goblin_net_woken(g->net)) != NULL)   /* CLIENT KILL */
+        while ((c = goblin_net_woken(g->net)) != NULL) /* kill, unblock */
             apply(g, c, goblin_conn_event(c, false, false));
         if (n > 0 && spin_ns > 0 && client_traffic(evs, n))
             spin_until = mono_ns() + spin_ns;

@@ -109,11 +109,15 @@ struct goblin_engine_config {
     void (*server_info)(void *ctx, struct goblin_server_info *out);
     void *server_info_ctx;
 
-    /* Called when a session other than the one executing must be closed
-     * by the server (CLIENT KILL): the server should look at
-     * goblin_session_should_close(), flush what output it can and close it.
-     * user is the session's goblin_session_info.user. NULL: the server polls
-     * goblin_session_should_close() after each event. */
+    /* Called when a session other than the one executing needs its
+     * server: it must be closed (CLIENT KILL: the server should look at
+     * goblin_session_should_close(), flush what output it can and close
+     * it), or it was blocked (BLPOP, BZPOPMIN, ...) and has been served,
+     * timed out or unblocked (the server calls goblin_session_resume() and
+     * sends the output). It may come from any thread that holds the
+     * server's lock. user is the session's goblin_session_info.user; a
+     * session with its own hook (goblin_session_set_wake) calls that
+     * instead. NULL: the server polls after each event. */
     void (*session_wake)(void *ctx, void *user);
     void *session_wake_ctx;
 
@@ -395,6 +399,28 @@ GOBLIN_API void goblin_session_output_consume(goblin_session *s, size_t n);
  * protocol error, CLIENT KILL (also from another session), or the output
  * buffer limit passed (then the output is dropped; close at once). */
 GOBLIN_API bool goblin_session_should_close(const goblin_session *s);
+
+/* Blocking commands (BLPOP, BZPOPMIN, ...): a session that waits runs
+ * none of its input behind the blocking command and shows no reply until
+ * a write to one of its keys serves it, its timeout passes (checked by
+ * goblin_engine_cron) or CLIENT UNBLOCK ends it. Then the engine wakes the
+ * session (the engine's session_wake, or the session's own hook below),
+ * from whichever thread ran the command that served it, and the session's
+ * server calls goblin_session_resume() on its own thread: the reply moves
+ * into the output and the input that waited runs. Returns what
+ * goblin_session_input_commit() returns. A session that is not waking
+ * just runs its pending input (none: nothing happens). */
+GOBLIN_API int goblin_session_resume(goblin_session *s);
+
+/* Gives the session its own wake hook, called (under the server's lock,
+ * on any thread) instead of the engine's session_wake when the session
+ * needs its server (see session_wake). NULL restores the engine's. */
+GOBLIN_API void goblin_session_set_wake(goblin_session *s,
+                                        void (*wake)(void *ctx), void *ctx);
+
+/* True while the session waits in a blocking command (CLIENT LIST flag
+ * b): a server's idle timeout does not apply to it, as in Redis. */
+GOBLIN_API bool goblin_session_blocked(const goblin_session *s);
 
 /* The session's client id (CLIENT ID). */
 GOBLIN_API uint64_t goblin_session_id(const goblin_session *s);

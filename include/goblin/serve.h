@@ -260,12 +260,13 @@ GOBLIN_API void goblin_ring_set_close(goblin_ring_set *rs);
  * from the session's output without it (goblin/engine.h says why that is
  * safe) and consumed under it.
  *
- * Later connection states live here too. A client blocked in BLPOP is a
- * connection whose session has a command waiting: it reads no further
- * input into commands, the net's cron checks its deadline, and the
- * command that pushes to the key wakes it through session_wake, exactly
- * as CLIENT KILL does today, after which goblin_net_woken hands it to the
- * loop to flush the reply. A subscribed client (Pub/Sub) is a connection
+ * Connection states. A client blocked in BLPOP is a connection whose
+ * session has a command waiting: it runs no further input, the engine's
+ * cron checks its deadline (the idle timeout does not apply), and the
+ * command that pushes to the key wakes it through session_wake, as CLIENT
+ * KILL does, after which goblin_net_woken hands it to the loop, whose
+ * goblin_conn_event(c, false, false) resumes the session and flushes the
+ * reply. A subscribed client (Pub/Sub) is a connection
  * whose session output grows through PUBLISH in other sessions: the same
  * wake puts it on the woken list and the loop writes it out; its output
  * limit is the pubsub class of client-output-buffer-limit. Neither needs
@@ -393,19 +394,19 @@ GOBLIN_API void goblin_conn_close(goblin_conn *c);
  * ignored. Called under the lock, from any thread; ctx is unused. */
 GOBLIN_API void goblin_net_session_wake(void *ctx, void *user);
 
-/* The next connection woken since the last call (CLIENT KILL), or NULL;
+/* The next connection woken since the last call (CLIENT KILL, or a
+ * blocked client served, timed out or unblocked), or NULL;
  * the loop then calls goblin_conn_event(c, false, false). Call it after
  * each batch of events. */
 GOBLIN_API goblin_conn *goblin_net_woken(goblin_net *n);
 
-/* A descriptor that turns readable when a connection is woken from a
- * thread other than the loop's (a ring thread's PUBLISH to a socket
- * subscriber, CLIENT KILL from a ring): the loop watches it for reading
- * and, when it is, calls goblin_net_wake_clear and then goblin_net_woken
- * as after any batch. -1 when the system gave none (the woken list is
- * then seen at the next event or cron). */
+/* A descriptor (an eventfd) that becomes readable when a connection is
+ * woken from a thread other than the loop's (a ring client's push that
+ * serves a socket client blocked in BLPOP): the loop watches it for
+ * reading and then calls goblin_net_woken as after any batch, which also
+ * drains it. -1 if it could not be made (wakes then wait for the next
+ * event or cron). */
 GOBLIN_API int goblin_net_wake_fd(const goblin_net *n);
-GOBLIN_API void goblin_net_wake_clear(goblin_net *n);
 
 /* Periodic work, about ten times a second: the engine's cron (in place of
  * goblin_engine_cron), refreshed limits, and the idle timeout, which

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/acl.h"
+#include "engine/block.h"
 #include "goblin/numtext.h"
 #include "respond.h"
 #include "engine/session.h"
@@ -122,6 +123,8 @@ static void client_flags(const goblin_session *s, char *buf)
         *p++ = 'P';
     if (s->flags & SESS_MULTI)
         *p++ = 'x';
+    if (s->flags & SESS_BLOCKED)
+        *p++ = 'b';
     if (s->flags & SESS_DIRTY_CAS)
         *p++ = 'd';
     if (s->flags & SESS_CLOSE)

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/block.h"
 #include "goblin/keys.h"
 #include "engine/maxmemory.h"
 #include "respond.h"
@@ -119,9 +120,11 @@ static void sec_clients(goblin__exec *x, struct goblin__text *t)
     goblin__text_addf(t, "connected_clients:%zu\r\ncluster_connections:0\r\n"
                       "maxclients:%s\r\nclient_recent_max_input_buffer:%zu\r\n"
                       "client_recent_max_output_buffer:%zu\r\n"
-                      "blocked_clients:0\r\ntracking_clients:0\r\n"
-                      "clients_in_timeout_table:0\r\n",
-                      x->eng->nsessions, maxclients, in, out);
+                      "blocked_clients:%zu\r\ntracking_clients:0\r\n"
+                      "clients_in_timeout_table:%zu\r\n",
+                      x->eng->nsessions, maxclients, in, out,
+                      goblin__block_count(x->eng),
+                      goblin__block_timed_count(x->eng));
 }
 
 static void sec_persistence(goblin__exec *x, struct goblin__text *t)

@@ -92,6 +92,12 @@ goblin__handler goblin__cmd_zremrangebyscore;
 goblin__handler goblin__cmd_zremrangebylex;
 goblin__handler goblin__cmd_zpopmin;
 goblin__handler goblin__cmd_zpopmax;
+/* cmd_block.c */
+goblin__handler goblin__cmd_zmpop;
+goblin__handler goblin__cmd_bzpopmin;
+goblin__handler goblin__cmd_bzpopmax;
+goblin__handler goblin__cmd_bzmpop;
+goblin__handler goblin__cmd_client_unblock;
 goblin__handler goblin__cmd_zrandmember;
 goblin__handler goblin__cmd_zunionstore;
 goblin__handler goblin__cmd_zinterstore;

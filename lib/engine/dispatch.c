@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "acl.h"
+#include "block.h"
 #include "commands/handlers.h"
 #include "maxmemory.h"
 #include "commands/respond.h"
@@ -229,6 +230,7 @@ int goblin__dispatch(goblin_session *s, int argc,
     }
     s->eng->running = NULL;
     after_command(s);
+    goblin__block_after(s->eng);
     return 0;
 }
 

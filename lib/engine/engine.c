@@ -14,6 +14,7 @@
 
 #include "acl.h"
 #include "commands/notify.h"
+#include "block.h"
 #include "maxmemory.h"
 #include "session.h"
 #include "settings.h"
@@ -102,6 +103,7 @@ static void key_changed(void *ctx, struct goblin_slice key)
     if (eng->prev_hook != NULL)
         eng->prev_hook(eng->prev_hook_ctx, key);
     goblin__watch_touch(eng, key);
+    goblin__block_touch(eng, key);
 }
 
 static int engine_init(goblin_engine *eng)
@@ -142,6 +144,7 @@ static void engine_free(goblin_engine *eng)
     goblin__touch_rules_free(eng);
     goblin__watch_free(eng);
     goblin__ps_free(&eng->pubsub);
+    goblin__block_free(eng);
     goblin__free(st, eng, sizeof(*eng));
 }
 
@@ -251,4 +254,5 @@ void goblin_engine_cron(goblin_engine *eng)
     goblin__expire_step(eng);
     goblin__maxmemory_cron(eng);
     goblin__persist_cron(eng);
+    goblin__block_cron(eng);
 }

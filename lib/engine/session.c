@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "acl.h"
+#include "block.h"
 #include "commands/respond.h"
 #include "session.h"
 
@@ -93,6 +94,7 @@ static void session_free(goblin_session *s)
 {
     goblin_store *st = s->eng->st;
 
+    goblin__block_drop(s);
     goblin__unwatch_all(s);
     goblin__multi_discard(s);
     goblin__pubsub_leave(s);
@@ -198,6 +200,18 @@ uint64_t goblin_session_id(const goblin_session *s)
     return s->id;
 }
 
+void goblin_session_set_wake(goblin_session *s, void (*wake)(void *ctx),
+                             void *ctx)
+{
+    s->wake = wake;
+    s->wake_ctx = ctx;
+}
+
+bool goblin_session_blocked(const goblin_session *s)
+{
+    return (s->flags & SESS_BLOCKED) != 0;
+}
+
 int goblin_session_no_sbe(goblin_session *s)
 {
     if (s->proto == GOBLIN__PROTO_SBE ||
@@ -249,23 +263,6 @@ void *goblin__scratch_bytes(goblin_session *s, size_t bytes)
     if (bytes >= SIZE_MAX / 2 || goblin__scratch_reserve(s, n) != 0)
         return NULL;
     return s->scratch;
-}
-
-void goblin__session_wake(goblin_session *s)
-{
-    goblin_engine *eng = s->eng;
-
-    if (s->wake != NULL)
-        s->wake(s->wake_ctx);
-    else if (eng->cfg.session_wake != NULL)
-        eng->cfg.session_wake(eng->cfg.session_wake_ctx, s->user);
-}
-
-void goblin__session_set_wake(goblin_session *s, void (*fn)(void *ctx),
-                              void *ctx)
-{
-    s->wake = fn;
-    s->wake_ctx = ctx;
 }
 
 void goblin__session_reset(goblin_session *s)

@@ -86,6 +86,7 @@ struct goblin_engine {
     uint64_t next_id;
     goblin_session *running; /* the session executing a command, if any */
     bool in_exec;            /* EXEC is running its queue (BGSAVE waits) */
+    struct goblin__block_table *blocking; /* block.c: NULL until a block */
 
     /* Settings: the registry, the kept values of the descriptors
      * (goblin__nsdescs of them), the config file read at start and the
@@ -187,6 +188,7 @@ enum {
     SESS_REPLY_SKIP = 1u << 9, /* CLIENT REPLY SKIP: drop next reply */
     SESS_REPLY_SKIP_NEXT = 1u << 10,
     SESS_OBUF_LIMIT = 1u << 11, /* output limit passed: output dropped */
+    SESS_BLOCKED = 1u << 24,    /* waiting in a blocking command (block.c) */
 };
 
 struct goblin_session {
@@ -243,6 +245,12 @@ struct goblin_session {
     struct goblin_slice *scratch;
     size_t scratch_cap;
 
+    /* block.c: the blocked state (waiting, or served and not yet taken),
+     * and the transport's own wake hook (goblin_session_set_wake). */
+    struct goblin__blocked *blk;
+    void (*wake)(void *ctx);
+    void *wake_ctx;
+
     /* lib/sbe's per-session state, NULL at first, and how it is freed
      * (set by lib/sbe with it: lib/engine does not call lib/sbe). */
     void *sbe;
@@ -258,10 +266,6 @@ struct goblin_session {
     struct goblin_buf push;
     /* The selected database (notifications name it). */
     int dbid;
-    /* How the session's transport is told it has output from elsewhere
-     * (a ring endpoint sets it); NULL: the engine's session_wake. */
-    void (*wake)(void *ctx);
-    void *wake_ctx;
 };
 
 /* session.c */
@@ -286,10 +290,6 @@ int goblin__client_set_name(goblin_session *s, struct goblin_slice name);
 /* Tells s's transport that s has output or must close, from another
  * session's command (a message, CLIENT KILL). */
 void goblin__session_wake(goblin_session *s);
-/* Sets the wake of a session whose transport is not the engine's
- * session_wake (a ring endpoint); fn NULL restores that. */
-void goblin__session_set_wake(goblin_session *s, void (*fn)(void *ctx),
-                              void *ctx);
 
 /* cmd_pubsub.c */
 /* Delivers message to the subscribers of channel (and, unless shard, of

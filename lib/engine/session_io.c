@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "block.h"
 #include "commands/respond.h"
 #include "session.h"
 
@@ -107,7 +108,10 @@ int goblin__resp_input(goblin_session *s)
     int64_t n;
     int rc = 0;
 
-    while (!(s->flags & SESS_CLOSE) && s->in_pos < s->in_len) {
+    /* A blocked session runs nothing behind its blocking command until it
+     * is served (block.h). */
+    while (!(s->flags & (SESS_CLOSE | SESS_BLOCKED)) &&
+           s->in_pos < s->in_len) {
         parser_limits(s);
         n = goblin_resp_parse(s->parser, (const char *)s->in + s->in_pos,
                               s->in_len - s->in_pos, &cmd);
@@ -165,6 +169,8 @@ const void *goblin_session_output(goblin_session *s, size_t *len)
     if (__builtin_expect(s->push.len != 0 || (s->flags & SESS_OBUF_LIMIT),
                          0))
         output_settle(s);
+    if (s->blk != NULL && s->blk->done)
+        goblin__block_flush(s);
     *len = s->out.len - s->out_pos;
     /* Never NULL, so a caller may memcpy from it even when it is empty
      * (the buffer is unallocated until the first reply). */
@@ -258,7 +264,8 @@ static void spill_free(void *ctx, void *p, size_t size)
 
 bool goblin__output_redirect(goblin_session *s, void *dst, size_t cap)
 {
-    if (s->out.len != 0 || s->redirect != NULL || dst == NULL)
+    if (s->out.len != 0 || s->redirect != NULL || dst == NULL ||
+        s->blk != NULL)
         return false;
     s->out_saved = s->out;
     s->spill.malloc = spill_malloc;

@@ -132,19 +132,8 @@ struct goblin_ring {
     size_t acc_cap, acc_len, acc_head, acc_pos;
     struct goblin_ring_stats stats;
     int64_t sleep_slice_ns;            /* longest futex sleep (test hook) */
-    /* server: set by another thread of this process that left output for
-     * the ring's session (a published message); makes the ring ready. */
-    _Atomic uint32_t kick;
+    _Atomic bool nudged;               /* server: goblin__ring_nudge */
 };
-
-/* Server, any thread: marks r ready and wakes its poller if it sleeps. */
-void goblin__ring_kick(goblin_ring *r);
-/* Server, the ring's thread: true once per kick. */
-static inline bool goblin__ring_kicked(goblin_ring *r)
-{
-    return atomic_load_explicit(&r->kick, memory_order_relaxed) != 0 &&
-           atomic_exchange_explicit(&r->kick, 0, memory_order_acquire) != 0;
-}
 
 /* The stamp word of the record at pos. */
 static inline _Atomic uint64_t *goblin__ring_stamp(
@@ -194,6 +183,13 @@ static inline int goblin__ring_sync(goblin_ring *r)
  * the producer's tail (seq_cst: right after announcing sleep, or every
  * so often while spinning) and fails the ring if it is out of range. */
 bool goblin__ring_ready(goblin_ring *r, bool check_tail);
+
+/* Server side, from any thread: the server's wait (goblin_ring_wait_any,
+ * or one sleeping now) returns for r as if a record had come, until the
+ * server thread takes the nudge. A blocked client's reply is ready. */
+void goblin__ring_nudge(goblin_ring *r);
+/* Server thread: true once per nudge. */
+bool goblin__ring_nudge_take(goblin_ring *r);
 
 /* Wakes the consumer of q if it announced it is asleep. */
 void goblin__ring_wake(goblin_ring *r, _Atomic uint32_t *w);

@@ -65,16 +65,6 @@ void goblin__ring_wake(goblin_ring *r, _Atomic uint32_t *w)
     r->stats.wakes++;
 }
 
-void goblin__ring_kick(goblin_ring *r)
-{
-    /* seq_cst on both sides, as a client's publish: either the poller's
-     * re-check after announcing sleep sees the kick, or this sees the
-     * announcement and wakes it. */
-    atomic_store_explicit(&r->kick, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(r->rx.sleep_w, memory_order_seq_cst) != 0)
-        goblin__ring_wake(r, r->rx.sleep_w);
-}
-
 /* Consumer, wait path: reads the producer's tail (seq_cst, for the
  * sleeper's re-check). A tail ahead of pos means a record is there (its
  * stamp was stored before the tail); one at or behind pos is a producer
@@ -112,9 +102,9 @@ bool goblin__ring_ready(goblin_ring *r, bool check_tail)
 
     if (r->err != 0 || r->acc_pos < r->acc_len)
         return true;
+    if (r->server && atomic_load_explicit(&r->nudged, mo))
+        return true;
     if (r->server) {
-        if (atomic_load_explicit(&r->kick, mo) != 0)
-            return true;
         if (atomic_load_explicit(&r->hdr->epoch, mo) != r->epoch)
             return true;
         if (r->epoch == 0)
@@ -124,6 +114,28 @@ bool goblin__ring_ready(goblin_ring *r, bool check_tail)
                              memory_order_acquire) == (q->pos ^ q->key))
         return true;
     return check_tail && tail_says_ready(r, q);
+}
+
+/* The nudge and the sleeper's announcement are both seq_cst, as a
+ * client's publish is (see the top of this file): either the sleeper's
+ * re-check sees the nudge, or the nudger sees the announcement and wakes
+ * the word. The waker's statistics are not touched: they belong to the
+ * server thread. */
+void goblin__ring_nudge(goblin_ring *r)
+{
+    _Atomic uint32_t *w = r->rx.sleep_w;
+
+    atomic_store_explicit(&r->nudged, true, memory_order_seq_cst);
+    if (atomic_load_explicit(w, memory_order_seq_cst) != 0) {
+        atomic_store_explicit(w, 0, memory_order_relaxed);
+        futex(w, FUTEX_WAKE, 1, NULL);
+    }
+}
+
+bool goblin__ring_nudge_take(goblin_ring *r)
+{
+    return atomic_load_explicit(&r->nudged, memory_order_relaxed) &&
+           atomic_exchange_explicit(&r->nudged, false, memory_order_acquire);
 }
 
 /* Announces sleep, re-checks, sleeps until woken or the slice ends. */

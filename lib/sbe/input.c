@@ -5,6 +5,7 @@
  * them, never the reverse. */
 #include <string.h>
 
+#include "engine/block.h"
 #include "request.h"
 
 static int sbe_input(goblin_session *s)
@@ -25,6 +26,8 @@ int goblin_session_input_commit(goblin_session *s, size_t n)
         return goblin__input_verdict(s, 0);
     if (n > s->in_cap - s->in_len)
         return GOBLIN_EINVAL;
+    if (s->blk != NULL)
+        goblin__block_flush(s); /* a served blocking reply comes first */
     s->in_len += n;
     s->eng->stat_net_in += n;
     s->last_ms = s->eng->clock_ms;
@@ -41,6 +44,11 @@ int goblin_session_input_commit(goblin_session *s, size_t n)
     }
     goblin__output_check(s);
     return goblin__input_verdict(s, rc);
+}
+
+int goblin_session_resume(goblin_session *s)
+{
+    return goblin_session_input_commit(s, 0);
 }
 
 int goblin_session_feed(goblin_session *s, const void *data, size_t len)

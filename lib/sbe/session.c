@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "engine/acl.h"
+#include "engine/block.h"
 #include "engine/maxmemory.h"
 #include "goblin/sbe.h"
 #include "request.h"
@@ -166,6 +167,7 @@ static void run_typed(struct goblin__sbe_req *r)
         r->x.sess->lastcmd = cmd;
     }
     after_command(r->x.sess);
+    goblin__block_after(eng);
 }
 
 /* Why the header cannot be used, as the error reply says it. */
@@ -324,7 +326,7 @@ int goblin__sbe_session_input(goblin_session *s, const unsigned char *p,
         ss->magic_done = true;
         goblin__session_set_resp(s, 3);
     }
-    while (!(s->flags & SESS_CLOSE) && len - pos >= 4) {
+    while (!(s->flags & (SESS_CLOSE | SESS_BLOCKED)) && len - pos >= 4) {
         n = goblin_sbe_rd_u32(p + pos);
         if (n > max_frame(s, ss)) {
             rc = too_long(s, ss, n);
@@ -363,7 +365,7 @@ int goblin__sbe_record(goblin_session *s, const void *rec, size_t len,
 
     if (ss == NULL || !ss->magic_done || s->proto != GOBLIN__PROTO_SBE ||
         s->in_pos != s->in_len || len < 4 || len > sizeof(copy) ||
-        (s->flags & SESS_CLOSE))
+        (s->flags & SESS_CLOSE) || s->blk != NULL)
         return 0;
     /* Read once, into memory the client cannot reach: every length the
      * decoder checks is then the one it uses. */

@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +44,7 @@ struct goblin_net {
     long nconns;
     goblin_conn *woken;          /* filled under the lock by any thread */
     int wake_fd;                 /* eventfd: woken from another thread */
-    bool wake_sent;              /* wake_fd written, not yet cleared */
-    bool loop_known;
-    pthread_t loop;              /* the thread that calls goblin_net_woken */
+    bool wake_signaled;          /* wake_fd was written (under the lock) */
     int64_t now_ms;              /* at the last cron: idle times */
     unsigned char buf[READ_CHUNK];
 };
@@ -326,6 +323,18 @@ static int conn_readable(goblin_conn *c)
     return out == NULL ? conn_flush(c) : conn_write(c, out, len);
 }
 
+/* Woken (goblin_net_woken): a blocked session was served, timed out or
+ * unblocked, or the session was killed. Resuming moves its reply into the
+ * output and runs the input that waited behind the blocking command. */
+static int conn_woken(goblin_conn *c)
+{
+    lock(c->net);
+    if (!c->closing && goblin_session_resume(c->s) < 0)
+        c->closing = true;
+    unlock(c->net);
+    return conn_flush(c);
+}
+
 int goblin_conn_event(goblin_conn *c, bool readable, bool writable)
 {
     bool resume = c->read_wants_write && writable;
@@ -333,6 +342,8 @@ int goblin_conn_event(goblin_conn *c, bool readable, bool writable)
     c->read_wants_write = false;
     if ((resume || readable) && !c->closing)
         return conn_readable(c);
+    if (!readable && !writable)
+        return conn_woken(c);
     return conn_flush(c);
 }
 
@@ -570,17 +581,36 @@ void goblin_net_session_wake(void *ctx, void *user)
     c->on_woken = true;
     c->wnext = c->net->woken;
     c->net->woken = c;
-    /* The loop drains the list after each batch of events; another
-     * thread's wake must end the loop's sleep too. */
-    if (c->net->wake_fd >= 0 && !c->net->wake_sent &&
-        !(c->net->loop_known && pthread_equal(pthread_self(),
-                                              c->net->loop))) {
+    /* The wake may come from a ring thread while the loop sleeps: one
+     * eventfd write per batch of wakes (it never waits). */
+    if (!c->net->wake_signaled && c->net->wake_fd >= 0) {
         uint64_t one = 1;
 
-        c->net->wake_sent = true;
+        c->net->wake_signaled = true;
         if (write(c->net->wake_fd, &one, sizeof(one)) < 0)
-            c->net->wake_sent = false;
+            c->net->wake_signaled = false;
     }
+}
+
+goblin_conn *goblin_net_woken(goblin_net *n)
+{
+    goblin_conn *c;
+    uint64_t v;
+
+    lock(n);
+    c = n->woken;
+    if (c != NULL) {
+        n->woken = c->wnext;
+        c->on_woken = false;
+    } else if (n->wake_signaled) {
+        /* Drained under the lock, so a wake queued after it writes again:
+         * a non-blocking read of an eventfd never waits. */
+        n->wake_signaled = false;
+        if (read(n->wake_fd, &v, sizeof(v)) < 0)
+            v = 0;
+    }
+    unlock(n);
+    return c;
 }
 
 int goblin_net_wake_fd(const goblin_net *n)
@@ -588,33 +618,15 @@ int goblin_net_wake_fd(const goblin_net *n)
     return n->wake_fd;
 }
 
-void goblin_net_wake_clear(goblin_net *n)
+/* A client waiting in a blocking command is not idle (as in Redis). */
+static bool conn_blocked(goblin_conn *c)
 {
-    uint64_t v;
+    bool b;
 
-    if (n->wake_fd >= 0 && read(n->wake_fd, &v, sizeof(v)) < 0)
-        v = 0;
-    lock(n);
-    n->wake_sent = false;
-    unlock(n);
-}
-
-goblin_conn *goblin_net_woken(goblin_net *n)
-{
-    goblin_conn *c;
-
-    lock(n);
-    if (!n->loop_known) {
-        n->loop = pthread_self();
-        n->loop_known = true;
-    }
-    c = n->woken;
-    if (c != NULL) {
-        n->woken = c->wnext;
-        c->on_woken = false;
-    }
-    unlock(n);
-    return c;
+    lock(c->net);
+    b = goblin_session_blocked(c->s);
+    unlock(c->net);
+    return b;
 }
 
 void goblin_net_cron(goblin_net *n)
@@ -632,7 +644,8 @@ void goblin_net_cron(goblin_net *n)
         return;
     for (c = n->conns; c != NULL; c = next) {
         next = c->next;
-        if (n->now_ms - c->last_ms > (int64_t)timeout * 1000) {
+        if (n->now_ms - c->last_ms > (int64_t)timeout * 1000 &&
+            !conn_blocked(c)) {
             say(n, GOBLIN_LOG_VERBOSE, "Closing idle client");
             goblin_conn_close(c);
         }

@@ -88,15 +88,16 @@ static void session_end(goblin_ring_endpoint *ep)
     ep->closing = false;
 }
 
-/* Under the lock, from another session's command: the session has
- * output (a published message) or must close. The ring is the session's
- * while the session lives. */
+/* The session's wake hook (under the lock, from any thread): a blocked
+ * command was served, timed out or unblocked, or the session was killed.
+ * ep->r is stable while the session exists: the ring is replaced only
+ * after session_end. */
 static void session_wake(void *ctx)
 {
     goblin_ring_endpoint *ep = ctx;
 
     if (ep->r != NULL)
-        goblin__ring_kick(ep->r);
+        goblin__ring_nudge(ep->r);
 }
 
 /* A new client attached (new epoch): a fresh session. */
@@ -111,7 +112,7 @@ static void session_begin(goblin_ring_endpoint *ep)
     ep->nheld = 0;
     rc = goblin_session_open(ep->cfg.engine, &info, &ep->s);
     if (rc == 0)
-        goblin__session_set_wake(ep->s, session_wake, ep);
+        goblin_session_set_wake(ep->s, session_wake, ep);
     if (rc == 0 && ep->cfg.no_sbe)
         rc = goblin_session_no_sbe(ep->s);
     if (rc < 0)
@@ -268,10 +269,15 @@ int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)
 
     if (ep->r == NULL)
         return 0;                        /* chores re-creates it */
-    if (goblin__ring_kicked(ep->r) && ep->pending == 0 && ep->nheld == 0) {
-        lock(ep);                        /* output from another session */
-        if (ep->s != NULL)
+    if (goblin__ring_nudge_take(ep->r)) {
+        /* Woken: resume the session (its served reply, then the input
+         * that waited) and send what it has. */
+        lock(ep);
+        if (ep->s != NULL) {
+            if (!ep->closing && goblin_session_resume(ep->s) < 0)
+                ep->closing = true;
             output_to_cq(ep);
+        }
         unlock(ep);
         return 1;
     }

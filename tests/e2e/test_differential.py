@@ -423,6 +423,29 @@ class Gen:
             cmd.append(self.pick([b"1", b"2", b"0", b"5", b"-1", b"x"]))
         return cmd
 
+    def c_zmpop(self):
+        keys = [self.zkey_any() for _ in range(self.r.randint(1, 3))]
+        n = self.pick([b"%d" % len(keys)] * 6 + [b"0", b"x", b"9"])
+        cmd = [b"ZMPOP", n] + keys + [self.pick([b"MIN", b"MAX", b"max",
+                                                 b"mid"])]
+        if self.chance(0.5):
+            cmd += [b"COUNT", self.pick([b"1", b"3", b"0", b"-1", b"x"])]
+        if self.chance(0.05):
+            cmd.append(b"COUNT")
+        return cmd
+
+    # The blocking forms with timeouts refused before any key is looked
+    # at (blocking itself is the blocking() stage: a random sequence that
+    # waited for timeouts would drift the two servers' clocks apart).
+    def c_bzpop(self):
+        t = self.pick([b"-1", b"x", b"nan", b"inf", b"1e30", b"-0.5",
+                       b""])
+        if self.chance(0.5):
+            return [self.pick([b"BZPOPMIN", b"BZPOPMAX"]), self.zkey_any(),
+                    t]
+        return [b"BZMPOP", t, b"1", self.zkey_any(),
+                self.pick([b"MIN", b"MAX", b"x"])]
+
     # -------------------------------------------------------- keyspace
     def c_del(self):
         return [self.pick([b"DEL", b"UNLINK"])] + [
@@ -581,6 +604,11 @@ def normalize(cmd, reply):
         return ("float", as_float(v) if t in "$" else v)
     if name == b"HGET" and cmd[1] in FH_KEYS:
         return ("float", as_float(v) if t in "$" else v)
+    if name in (b"ZMPOP", b"BZMPOP") and t == "*" and v is not None:
+        return (t, [v[0], [(p[1][0], score_form(p[1][1]))
+                           for p in v[1][1]]])
+    if name in (b"BZPOPMIN", b"BZPOPMAX") and t == "*" and v is not None:
+        return (t, [v[0], v[1], score_form(v[2])])
     if t in "*~" and v is not None and (
             name in WITHSCORES_REPLY or has_withscores(cmd)):
         if v and v[0][0] == "*":     # RESP3: [[member, score], ...]
@@ -738,6 +766,125 @@ def transactions():
           [b"GET", b"e:m"], [b"EXEC"], [b"MULTI"], [b"SAVE"],
           [b"DISCARD"], [b"GET", b"e:m"]]
     return c
+
+
+def zmpop_cases(gen):
+    """ZMPOP and the blocking forms' argument checks on the random
+    sequence's keys (a list of their own, so that the random sequence,
+    which the soak shares, stays as it was)."""
+    return [gen.c_zmpop() for _ in range(300)] + \
+        [gen.c_bzpop() for _ in range(100)]
+
+
+def blocked_count(c):
+    info = c.call(b"INFO", b"clients")[1]
+    return int(info.split(b"blocked_clients:")[1].split(b"\r\n")[0])
+
+
+def blocking_script(srv):
+    """Runs the blocking scenarios on one server with several clients and
+    returns every reply in the order read. A command that blocks is
+    followed by a wait until the server shows it blocked, so the order
+    clients block in is the same on both servers."""
+    c = srv.client()
+    w = [srv.client() for _ in range(3)]
+    got = []
+
+    def block(i, *cmd):
+        n = blocked_count(c)
+        w[i].send_raw(w[i].encode(cmd))
+        deadline = time.time() + 20
+        while blocked_count(c) != n + 1:
+            assert time.time() < deadline, cmd
+            time.sleep(0.005)
+
+    def run(*cmd):
+        got.append(c.call(*cmd))
+
+    def read(i):
+        got.append(w[i].read())
+
+    # Three waiters on one key, served in the order they blocked, each
+    # with its own command's reply shape.
+    block(0, b"BZPOPMIN", b"bk:1", b"bk:2", b"0")
+    block(1, b"BZPOPMAX", b"bk:2", b"0")
+    block(2, b"BZMPOP", b"0", b"2", b"bk:2", b"bk:1", b"MAX", b"COUNT",
+          b"2")
+    run(b"ZADD", b"bk:2", b"1", b"a", b"2", b"b", b"3", b"c", b"4", b"d",
+        b"5", b"e")
+    read(0), read(1), read(2)
+    run(b"ZRANGE", b"bk:2", b"0", b"-1", b"WITHSCORES")
+    # More waiters than members: the last keeps waiting.
+    block(0, b"BZPOPMIN", b"bk:3", b"0")
+    block(1, b"BZPOPMIN", b"bk:3", b"0")
+    run(b"ZADD", b"bk:3", b"1", b"a")
+    read(0)
+    run(b"ZADD", b"bk:3", b"2", b"b")
+    read(1)
+    # A timeout, and pipelined input behind a blocked command.
+    got.append(w[0].call(b"BZPOPMIN", b"bk:4", b"0.05"))
+    got.append(w[0].call(b"BZMPOP", b"0.05", b"1", b"bk:4", b"MIN"))
+    w[0].send_raw(w[0].encode([b"BZPOPMIN", b"bk:4", b"0.05"]) +
+                  w[0].encode([b"PING"]))
+    read(0), read(0)
+    # Inside MULTI a blocking command answers at once; a push inside
+    # MULTI serves a waiter only after EXEC, with what is left then.
+    block(0, b"BZPOPMAX", b"bk:5", b"0")
+    for cmd in ([b"MULTI"], [b"BZPOPMIN", b"bk:6", b"0"],
+                [b"ZADD", b"bk:5", b"1", b"x", b"2", b"y"],
+                [b"ZPOPMAX", b"bk:5"], [b"ZCARD", b"bk:5"], [b"EXEC"]):
+        run(*cmd)
+    read(0)
+    # A write of another type does not serve; the zset written later
+    # does. RENAME onto a waited key serves too.
+    block(0, b"BZPOPMIN", b"bk:7", b"0")
+    run(b"SET", b"bk:7", b"str")
+    run(b"DEL", b"bk:7")
+    run(b"ZADD", b"bk:7", b"1", b"q")
+    read(0)
+    block(1, b"BZPOPMIN", b"bk:8", b"0")
+    run(b"ZADD", b"bk:tmp", b"3", b"r")
+    run(b"RENAME", b"bk:tmp", b"bk:8")
+    read(1)
+    # CLIENT UNBLOCK, both ways (the ids differ: not compared).
+    wid = w[2].call(b"CLIENT", b"ID")[1]
+    block(2, b"BZPOPMIN", b"bk:9", b"0")
+    run(b"CLIENT", b"UNBLOCK", b"%d" % wid, b"TIMEOUT")
+    read(2)
+    block(2, b"BZMPOP", b"0", b"1", b"bk:9", b"MIN")
+    run(b"CLIENT", b"UNBLOCK", b"%d" % wid, b"ERROR")
+    read(2)
+    run(b"CLIENT", b"UNBLOCK", b"%d" % wid)
+    # RESP3: doubles in the reply, and the null of a timeout.
+    w[1].call(b"HELLO", b"3")
+    block(1, b"BZMPOP", b"0", b"1", b"bk:10", b"MAX", b"COUNT", b"3")
+    run(b"ZADD", b"bk:10", b"1.5", b"a", b"-2", b"b")
+    read(1)
+    got.append(w[1].call(b"BZPOPMIN", b"bk:11", b"0.05"))
+    # A client that disconnects while blocked is gone for good.
+    block(0, b"BZPOPMIN", b"bk:12", b"0")
+    w[0].close()
+    deadline = time.time() + 20
+    while blocked_count(c) != 0:
+        assert time.time() < deadline
+        time.sleep(0.005)
+    run(b"ZADD", b"bk:12", b"1", b"a")
+    run(b"ZCARD", b"bk:12")
+    run(b"INFO", b"clients")
+    got[-1] = (got[-1][0], b"blocked_clients:0\r\n" in got[-1][1])
+    for x in [c] + w[1:]:
+        x.close()
+    return got
+
+
+def blocking(ref, test):
+    """blocking_script on both servers, compared reply by reply."""
+    a, b = blocking_script(ref), blocking_script(test)
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return ("blocking stage, reply #%d:\n  redis-server: %s\n"
+                    "  goblind:      %s" % (i, show(x), show(y)))
+    return None if len(a) == len(b) else "blocking stage: reply counts"
 
 
 # Read (and a few write) commands, each on a key of its own: after one
@@ -988,12 +1135,17 @@ def main():
         if not err:
             err = pair.run(score_edges(), exact=True)
         if not err:
+            err = pair.run(zmpop_cases(gen))
+        if not err:
+            err = blocking(ref, test)
+        if not err:
             err = idle_times(pair)
         if not err:
             pair.test_name = test.name.encode()
             err = clock_and_version(pair)
         if not err:
-            print("transactions, score edges and idle times agree")
+            print("transactions, score edges, blocking and idle times "
+                  "agree")
         if not err:
             err = diff_bits.run(pair, random.Random(seed))
         if not err:
