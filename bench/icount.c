@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "goblin.h"
+#include "ops.h"
 
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
@@ -61,175 +62,7 @@
 #define CALLGRIND_DUMP_STATS_AT(s) ((void)(s))
 #endif
 
-#define KEY(s) ((struct goblin_slice){ (s), sizeof(s) - 1 })
-
-/* ---- what the ops act on ---- */
-
-static const char value16[] = "0123456789abcdef";
-static struct goblin_slice fv10[20]; /* f0 v0 ... f9 v9 */
-static struct goblin_slice members10[10];
-static double scores10[10];
-static char fv_text[20][4];
-
-static void data_init(void)
-{
-    for (int j = 0; j < 10; j++) {
-        snprintf(fv_text[2 * j], 4, "f%d", j);
-        snprintf(fv_text[2 * j + 1], 4, "v%d", j);
-        fv10[2 * j] = (struct goblin_slice){ fv_text[2 * j], 2 };
-        fv10[2 * j + 1] = (struct goblin_slice){ fv_text[2 * j + 1], 2 };
-        members10[j] = (struct goblin_slice){ fv_text[2 * j], 2 };
-        scores10[j] = j + 1.1;
-    }
-}
-
-struct ctx {
-    goblin_client *c;
-    goblin_store *st;
-    goblin_ring_endpoint *ep; /* ring rows only */
-    unsigned i;               /* round trips so far: ZADD alternates */
-};
-
-typedef int op_fn(struct ctx *x);
-
-/* A ZADD score for f5 that changes every time but keeps its rank. */
-static double zscore_next(struct ctx *x)
-{
-    return (x->i++ & 1) ? 5.5 : 5.75;
-}
-
-/* Client ops. On a ring or a pipelined session they only queue. */
-static int c_ping(struct ctx *x) { return goblin_client_ping(x->c); }
-
-static int c_set(struct ctx *x)
-{
-    return goblin_client_set(x->c, KEY("s"), KEY(value16), NULL);
-}
-
-static int c_get(struct ctx *x)
-{
-    struct goblin_slice v;
-
-    return goblin_client_get(x->c, KEY("s"), &v);
-}
-
-static int c_get5(struct ctx *x)
-{
-    struct goblin_slice v;
-
-    return goblin_client_get(x->c, KEY("k0001"), &v);
-}
-
-static int c_hset(struct ctx *x)
-{
-    return (int)goblin_client_hset(x->c, KEY("h"), &fv10[10], 1);
-}
-
-static int c_hget(struct ctx *x)
-{
-    struct goblin_slice v;
-
-    return goblin_client_hget(x->c, KEY("h"), KEY("f5"), &v);
-}
-
-static int c_zadd(struct ctx *x)
-{
-    double s = zscore_next(x);
-
-    return (int)goblin_client_zadd(x->c, KEY("z"), &s, &members10[5], 1, 0);
-}
-
-static int c_zscore(struct ctx *x)
-{
-    double s;
-
-    return goblin_client_zscore(x->c, KEY("z"), KEY("f5"), &s);
-}
-
-static int c_zrank(struct ctx *x)
-{
-    int64_t r;
-
-    return goblin_client_zrank(x->c, KEY("z"), KEY("f5"), 0, &r);
-}
-
-static int c_zrange(struct ctx *x)
-{
-    const struct goblin_client_member *m;
-
-    return (int)goblin_client_zrange(x->c, KEY("z"), 0, 9, 0, &m);
-}
-
-/* C API ops. */
-static int a_set(struct ctx *x)
-{
-    return goblin_str_set(x->st, KEY("s"), KEY(value16), NULL, NULL);
-}
-
-static int a_get(struct ctx *x)
-{
-    struct goblin_slice v;
-
-    return goblin_str_get(x->st, KEY("s"), &v);
-}
-
-static int a_get5(struct ctx *x)
-{
-    struct goblin_slice v;
-
-    return goblin_str_get(x->st, KEY("k0001"), &v);
-}
-
-static int a_hset(struct ctx *x)
-{
-    return goblin_hash_set(x->st, KEY("h"), &fv10[10], 1);
-}
-
-static int a_hget(struct ctx *x)
-{
-    struct goblin_slice v;
-
-    return goblin_hash_get(x->st, KEY("h"), KEY("f5"), &v);
-}
-
-static int a_zadd(struct ctx *x)
-{
-    return goblin_zset_add(x->st, KEY("z"), members10[5], zscore_next(x));
-}
-
-static int a_zscore(struct ctx *x)
-{
-    double s;
-
-    return goblin_zset_score(x->st, KEY("z"), KEY("f5"), &s);
-}
-
-static int a_zrank(struct ctx *x)
-{
-    int64_t r;
-
-    return goblin_zset_rank(x->st, KEY("z"), KEY("f5"), 0, &r, NULL);
-}
-
-static int a_zrange(struct ctx *x)
-{
-    struct goblin_zrange r = { 0 };
-    struct goblin_zset_iter it;
-    struct goblin_slice m;
-    double s;
-    int64_t n;
-    int k = 0;
-
-    r.by = GOBLIN_ZRANGE_BY_RANK;
-    r.start = 0;
-    r.stop = 9;
-    n = goblin_zset_range(x->st, KEY("z"), &r, &it);
-    if (n < 0)
-        return (int)n;
-    while (goblin_zset_next(&it, &m, &s) == 1)
-        k++;
-    return k == n ? k : GOBLIN_EINVAL;
-}
+/* ---- what the ops act on and the ops themselves: ops.h ---- */
 
 /* Nothing: the measured loop's own cost, subtracted from every row. */
 static int a_nop(struct ctx *x)
@@ -299,21 +132,6 @@ struct opts {
     const char *rows, *ops;
     long iters, warmup;
 };
-
-static bool wanted(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-
-    for (const char *p = list; p != NULL && *p != '\0';) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-
-        if (len == n && strncasecmp(p, name, n) == 0)
-            return true;
-        p = e ? e + 1 : NULL;
-    }
-    return list == NULL;
-}
 
 /* The measured loop; kept out of line so that what callgrind counts is
  * this loop and the calls it makes. */
@@ -603,7 +421,7 @@ int main(int argc, char **argv)
               "[--warmup N]\n", stderr);
         return 2;
     }
-    data_init();
+    ops_data_init();
     rc |= row_base(&o);
     if (wanted(o.rows, "ring-sbe"))
         rc |= row_ring(&o, "ring-sbe", "sbe");

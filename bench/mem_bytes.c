@@ -18,6 +18,16 @@
  *               fields and values), one HSET a key
  *   string      n keys "key:%08d" (12 bytes) holding 8-byte values
  *               "v:%06d", random order
+ *   list        one list of n elements "element:%08d" (16 bytes), in
+ *               order, RPUSH 128 a call
+ *   list_small  n/10 keys "list:%08d", each a 10-element list (16-byte
+ *               elements), one RPUSH a key
+ *   set         one set of n members "member:%09d" (16 bytes), random
+ *               order, SADD batches of --batch members
+ *   set_int     one set of the n integers 0..n-1, random order, SADD
+ *               batches
+ *   set_small   n/10 keys "set:%08d", each a 10-member set (16-byte
+ *               members "member:%09d" 0..9), one SADD a key
  *
  * Each case runs in a fresh child process (fork), so the allocator state
  * one case leaves behind cannot flatter or penalise the next. The same
@@ -43,10 +53,11 @@
 
 #include "goblin.h"
 
-enum op_kind { OP_ZADD, OP_HSET, OP_SET };
+enum op_kind { OP_ZADD, OP_HSET, OP_SET, OP_RPUSH, OP_SADD };
 
 /* Receives one write: ZADD key (scores[i], args[i]) for i < n; HSET key
- * (args[2i], args[2i+1]) for i < n; SET key args[0]. */
+ * (args[2i], args[2i+1]) for i < n; SET key args[0]; RPUSH or SADD key
+ * args[i] for i < n. */
 typedef void op_fn(void *ctx, enum op_kind kind, struct goblin_slice key,
                    const struct goblin_slice *args, const double *scores,
                    size_t n);
@@ -215,6 +226,80 @@ static void run_string(struct gen *g)
     }
 }
 
+static void run_list(struct gen *g)
+{
+    static char text[128][17];
+    struct goblin_slice e[128];
+    size_t k = 0;
+
+    for (size_t i = 0; i < g->count; i++) {
+        e[k] = sl(text[k], snprintf(text[k], 17, "element:%08zu", i));
+        if (++k == 128 || i + 1 == g->count) {
+            g->op(g->ctx, OP_RPUSH, sl("list", 4), e, NULL, k);
+            k = 0;
+        }
+    }
+}
+
+static void run_set(struct gen *g, int ints)
+{
+    static char text[1024][17];
+    static struct goblin_slice m[1024];
+    size_t batch = (size_t)g->o->batch, n = 0;
+
+    for (size_t i = 0; i < g->count; i++) {
+        uint32_t id = g->order[i];
+
+        m[n] = sl(text[n], ints ? snprintf(text[n], 17, "%" PRIu32, id)
+                                : snprintf(text[n], 17, "member:%09" PRIu32,
+                                           id));
+        if (++n == batch || i + 1 == g->count) {
+            g->op(g->ctx, OP_SADD, sl("set", 3), m, NULL, n);
+            n = 0;
+        }
+    }
+}
+
+static void run_list_small(struct gen *g)
+{
+    char text[10][17], key[24];
+    struct goblin_slice e[10];
+
+    for (size_t i = 0; i < g->count; i++) {
+        uint32_t id = g->order[i];
+        int len = snprintf(key, sizeof(key), "list:%08" PRIu32, id);
+
+        for (int j = 0; j < 10; j++)
+            e[j] = sl(text[j], snprintf(text[j], 17, "element:%08" PRIu32,
+                                        id * 10 + (uint32_t)j));
+        g->op(g->ctx, OP_RPUSH, sl(key, len), e, NULL, 10);
+    }
+}
+
+static void run_set_str(struct gen *g)
+{
+    run_set(g, 0);
+}
+
+static void run_set_int(struct gen *g)
+{
+    run_set(g, 1);
+}
+
+static void run_set_small(struct gen *g)
+{
+    char names[10][17], key[24];
+    struct goblin_slice m[10];
+
+    for (int j = 0; j < 10; j++)
+        m[j] = sl(names[j], snprintf(names[j], 17, "member:%09d", j));
+    for (size_t i = 0; i < g->count; i++) {
+        int len = snprintf(key, sizeof(key), "set:%08" PRIu32, g->order[i]);
+
+        g->op(g->ctx, OP_SADD, sl(key, len), m, NULL, 10);
+    }
+}
+
 static size_t count_n(long n)
 {
     return (size_t)n;
@@ -238,6 +323,11 @@ static const struct bench_case cases[] = {
     { "zset_small", run_zset_small, count_tenth, count_tenth, 10 },
     { "hash_small", run_hash_small, count_tenth, count_tenth, 10 },
     { "string", run_string, count_n, count_n, 1 },
+    { "list", run_list, count_n, one_key, 1 },
+    { "list_small", run_list_small, count_tenth, count_tenth, 10 },
+    { "set", run_set_str, count_n, one_key, 1 },
+    { "set_int", run_set_int, count_n, one_key, 1 },
+    { "set_small", run_set_small, count_tenth, count_tenth, 10 },
 };
 
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
@@ -263,6 +353,10 @@ static void apply_op(void *ctx, enum op_kind kind, struct goblin_slice key,
         rc = goblin_zset_add_pairs(a->st, key, 0, pairs, n);
     } else if (kind == OP_HSET) {
         rc = goblin_hash_set(a->st, key, args, n);
+    } else if (kind == OP_RPUSH) {
+        rc = goblin_list_push(a->st, key, GOBLIN_LIST_TAIL, args, n, 0);
+    } else if (kind == OP_SADD) {
+        rc = goblin_set_add(a->st, key, args, n);
     } else {
         rc = goblin_str_set(a->st, key, args[0], NULL, NULL);
     }
@@ -281,9 +375,10 @@ static void resp_op(void *ctx, enum op_kind kind, struct goblin_slice key,
                     const struct goblin_slice *args, const double *scores,
                     size_t n)
 {
-    static const char *names[] = { "ZADD", "HSET", "SET" };
+    static const char *names[] = { "ZADD", "HSET", "SET", "RPUSH", "SADD" };
     FILE *f = ctx;
-    size_t words = kind == OP_SET ? 1 : 2 * n;
+    size_t words = kind == OP_SET ? 1
+                   : kind == OP_RPUSH || kind == OP_SADD ? n : 2 * n;
     char num[32];
 
     fprintf(f, "*%zu\r\n", 2 + words);
@@ -296,6 +391,8 @@ static void resp_op(void *ctx, enum op_kind kind, struct goblin_slice key,
         } else if (kind == OP_HSET) {
             resp_bulk(f, args[2 * i].ptr, args[2 * i].len);
             resp_bulk(f, args[2 * i + 1].ptr, args[2 * i + 1].len);
+        } else if (kind == OP_RPUSH || kind == OP_SADD) {
+            resp_bulk(f, args[i].ptr, args[i].len);
         } else {
             resp_bulk(f, args[0].ptr, args[0].len);
         }

@@ -29,7 +29,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N=1000000
 SEED=12345
-CASES="zset_int zset_u32 hash zset_small hash_small string"
+CASES="zset_int zset_u32 hash zset_small hash_small string list list_small set set_int set_small"
 OUT=""
 SERVER_CPU=${SERVER_CPU:-1}
 CLIENT_CPU=${CLIENT_CPU:-0}
@@ -141,7 +141,14 @@ table() {
         desc["zset_small"] = "(c) 10-member zsets"
         desc["hash_small"] = "(d) 10-field hashes"
         desc["string"] = "(e) string keys, 8 B values"
+        desc["list"] = "(f) 1 list, 16 B elements, RPUSH 128 a call"
+        desc["list_small"] = "(g) 10-element lists, 16 B elements"
+        desc["set"] = "(h) 1 set, 16 B members"
+        desc["set_int"] = "(i) 1 set of integers"
+        desc["set_small"] = "(j) 10-member sets, 16 B members"
         limit["zset_int"] = 45; limit["zset_u32"] = 45; limit["hash"] = 45
+        limit["list"] = 18; limit["list_small"] = 28
+        limit["set"] = 32; limit["set_int"] = 12; limit["set_small"] = 40
     }
     FNR == NR { if ($1 !~ /^#/) { el[$1] = $2; keys[$1] = $3
                 gu[$1] = $6; gr[$1] = $7 }; next }

@@ -57,6 +57,7 @@
 #include <time.h>
 
 #include "goblin.h"
+#include "ops.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -233,145 +234,6 @@ static void print_row(const struct row *r, const char *op, struct samples *s)
 
 /* ---- the ops ---- */
 
-/* What an op needs: a client (client, session) or a store (capi). */
-struct ctx {
-    goblin_client *c;
-    goblin_store *st;
-    unsigned i; /* round trips so far: writes alternate on it */
-};
-
-typedef int op_fn(struct ctx *x);
-
-#define KEY(s) ((struct goblin_slice){ (s), sizeof(s) - 1 })
-
-static const char value16[] = "0123456789abcdef";
-static struct goblin_slice fv10[20];   /* f0 v0 ... f9 v9 */
-static struct goblin_slice members10[10];
-static double scores10[10];
-static char fv_text[20][4];
-
-static void data_init(void)
-{
-    for (int j = 0; j < 10; j++) {
-        snprintf(fv_text[2 * j], 4, "f%d", j);
-        snprintf(fv_text[2 * j + 1], 4, "v%d", j);
-        fv10[2 * j] = (struct goblin_slice){ fv_text[2 * j], 2 };
-        fv10[2 * j + 1] = (struct goblin_slice){ fv_text[2 * j + 1], 2 };
-        members10[j] = (struct goblin_slice){ fv_text[2 * j], 2 };
-        scores10[j] = j + 1.1;
-    }
-}
-
-/* A ZADD score for m5 that changes every time but keeps it between m4
- * (5.1) and m6 (7.1). */
-static double zscore_next(struct ctx *x)
-{
-    return (x->i++ & 1) ? 5.5 : 5.75;
-}
-
-static int c_ping(struct ctx *x) { return goblin_client_ping(x->c); }
-
-static int c_set(struct ctx *x)
-{
-    return goblin_client_set(x->c, KEY("s"), KEY(value16), NULL);
-}
-
-static int c_get(struct ctx *x)
-{
-    struct goblin_slice v;
-
-    return goblin_client_get(x->c, KEY("s"), &v);
-}
-
-static int c_hset(struct ctx *x)
-{
-    return (int)goblin_client_hset(x->c, KEY("h"), &fv10[10], 1);
-}
-
-static int c_hget(struct ctx *x)
-{
-    struct goblin_slice v;
-
-    return goblin_client_hget(x->c, KEY("h"), KEY("f5"), &v);
-}
-
-static int c_zadd(struct ctx *x)
-{
-    double s = zscore_next(x);
-
-    return (int)goblin_client_zadd(x->c, KEY("z"), &s, &members10[5], 1, 0);
-}
-
-static int c_zscore(struct ctx *x)
-{
-    double s;
-
-    return goblin_client_zscore(x->c, KEY("z"), KEY("f5"), &s);
-}
-
-static int c_hset10(struct ctx *x)
-{
-    return (int)goblin_client_hset(x->c, KEY("h10"), fv10, 10);
-}
-
-static int c_zadd10(struct ctx *x)
-{
-    scores10[5] = zscore_next(x);
-    return (int)goblin_client_zadd(x->c, KEY("z10"), scores10, members10, 10,
-                                   0);
-}
-
-static int a_set(struct ctx *x)
-{
-    return goblin_str_set(x->st, KEY("s"), KEY(value16), NULL, NULL);
-}
-
-static int a_get(struct ctx *x)
-{
-    struct goblin_slice v;
-
-    return goblin_str_get(x->st, KEY("s"), &v);
-}
-
-static int a_hset(struct ctx *x)
-{
-    return goblin_hash_set(x->st, KEY("h"), &fv10[10], 1);
-}
-
-static int a_hget(struct ctx *x)
-{
-    struct goblin_slice v;
-
-    return goblin_hash_get(x->st, KEY("h"), KEY("f5"), &v);
-}
-
-static int a_zadd(struct ctx *x)
-{
-    return goblin_zset_add(x->st, KEY("z"), members10[5], zscore_next(x));
-}
-
-static int a_zscore(struct ctx *x)
-{
-    double s;
-
-    return goblin_zset_score(x->st, KEY("z"), KEY("f5"), &s);
-}
-
-static int a_hset10(struct ctx *x)
-{
-    return goblin_hash_set(x->st, KEY("h10"), fv10, 10);
-}
-
-static int a_zadd10(struct ctx *x)
-{
-    struct goblin_zpair p[10];
-
-    scores10[5] = zscore_next(x);
-    for (int j = 0; j < 10; j++)
-        p[j] = (struct goblin_zpair){ scores10[j], members10[j] };
-    return (int)goblin_zset_add_pairs(x->st, KEY("z10"), 0, p, 10);
-}
-
 struct op {
     const char *name;
     op_fn *client; /* through a client */
@@ -400,22 +262,6 @@ struct opts {
     int port, cpu, peer_cpu, header;
     long window_ms, warmup_ms;
 };
-
-/* Whether op name is in the comma-separated list (NULL: all). */
-static bool wanted(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-
-    for (const char *p = list; p != NULL && *p != '\0';) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-
-        if (len == n && strncasecmp(p, name, n) == 0)
-            return true;
-        p = e ? e + 1 : NULL;
-    }
-    return list == NULL;
-}
 
 /* Warm-up, then the window: one sample per round trip. Returns 0, or the
  * first error an op returned. */
@@ -511,7 +357,7 @@ static int connect_client(const struct opts *o, goblin_client **c)
 
 static int target_client(const struct opts *o, const struct row *r)
 {
-    struct ctx x = { NULL, NULL, 0 };
+    struct ctx x = { NULL, NULL, NULL, 0 };
     int rc = connect_client(o, &x.c);
 
     if (rc != 0) {
@@ -540,7 +386,7 @@ static int target_session(const struct opts *o, const struct row *r)
                                       NULL };
     goblin_engine *eng = NULL;
     goblin_session *sess = NULL;
-    struct ctx x = { NULL, NULL, 0 };
+    struct ctx x = { NULL, NULL, NULL, 0 };
     int rc = 1;
 
     cfg.protocol = strcmp(o->protocol, "sbe") == 0 ? GOBLIN_CLIENT_SBE
@@ -566,7 +412,7 @@ static int target_session(const struct opts *o, const struct row *r)
 
 static int target_capi(const struct opts *o, const struct row *r)
 {
-    struct ctx x = { NULL, NULL, 0 };
+    struct ctx x = { NULL, NULL, NULL, 0 };
 
     if (goblin_store_open(NULL, &x.st) != 0 || preload(&x, true) != 0) {
         fprintf(stderr, "shootout: in-process store failed\n");
@@ -634,7 +480,7 @@ static int target_cacheline(const struct opts *o, const struct row *r)
 {
     static struct lines l;
     struct samples s = { NULL, 0, 0 };
-    struct ctx x = { NULL, NULL, 0 };
+    struct ctx x = { NULL, NULL, NULL, 0 };
     pthread_t t;
     int rc;
 
@@ -733,7 +579,7 @@ int main(int argc, char **argv)
     if (pin(o.cpu) != 0)
         perror("shootout: sched_setaffinity");
     timer = timer_init();
-    data_init();
+    ops_data_init();
     fprintf(stderr, "shootout: timer %s, %.4f ns/tick, cpu %d\n", timer,
             ns_per_tick, o.cpu);
     if (o.cdf != NULL) {

@@ -1,8 +1,7 @@
-/* ring_poll.c - goblind's rings: the --ring directives go to a library
- * ring set (goblin/serve.h), which opens the endpoints and builds one
- * poller per --ring-cpus CPU (or one); goblind runs each poller on a
- * thread of its own, pinned to its CPU (docs/threading.md).
- */
+/* ring_poll.c - goblind's ring threads: the --ring directives went to a
+ * library ring set (goblin/serve.h, config.c), which opens the endpoints
+ * and builds one poller per --ring-cpus CPU (or one); goblind runs each
+ * poller on a thread of its own, pinned to its CPU (docs/threading.md). */
 #include <sched.h>
 #include <stdlib.h>
 
@@ -15,22 +14,6 @@ struct ring_thread {
     pthread_t th;
 };
 
-int goblind_ring_option(struct goblind *g, int argc, const char *const *argv,
-                        const char **why)
-{
-    *why = "out of memory";
-    if (g->rings == NULL && goblin_ring_set_new(&g->rings) < 0)
-        return -1;
-    return goblin_ring_set_directive(g->rings, argc, argv, why);
-}
-
-int goblind_ring_register_settings(struct goblind *g)
-{
-    if (g->rings == NULL && goblin_ring_set_new(&g->rings) < 0)
-        return GOBLIN_ENOMEM;
-    return goblin_ring_set_settings(g->rings, g->engine);
-}
-
 static void *thread_main(void *arg)
 {
     struct ring_thread *t = arg;
@@ -38,8 +21,7 @@ static void *thread_main(void *arg)
 
     pthread_setname_np(pthread_self(), "goblind-ring");
     CPU_ZERO(&set);
-    if (t->cpu >= 0)
-        CPU_SET(t->cpu, &set);
+    CPU_SET(t->cpu >= 0 ? t->cpu : 0, &set);
     if (t->cpu >= 0 &&
         pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
         goblind_log(t->g, GOBLIN_LOG_WARNING, "Can't pin a ring thread to "
@@ -51,13 +33,11 @@ static void *thread_main(void *arg)
 int goblind_ring_start(struct goblind *g)
 {
     struct goblin_ring_set_config cfg = {
-        g->engine, !g->sbe_ring, goblind_lock, goblind_unlock, g,
-        goblind_engine_log, g};
+        g->engine, !goblin_engine_config_int(g->engine, "sbe-ring", 1),
+        goblind_lock, goblind_unlock, g, goblind_engine_log, g};
     struct ring_thread *t;
     int n;
 
-    if (g->rings == NULL)
-        return 0;
     if (goblin_ring_set_open(g->rings, &cfg) < 0)
         return -1;
     n = goblin_ring_set_npollers(g->rings);
@@ -65,7 +45,7 @@ int goblind_ring_start(struct goblind *g)
                      NULL)
         return -1;
     for (int i = 0; i < n; i++, g->nring_threads++) {
-        t[i] = (struct ring_thread){g, NULL, -1, 0};
+        t[i].g = g;
         t[i].p = goblin_ring_set_poller(g->rings, i, &t[i].cpu);
         if (pthread_create(&t[i].th, NULL, thread_main, &t[i]) != 0) {
             goblind_log(g, GOBLIN_LOG_WARNING, "Can't start a ring thread");

@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "common.h"
 
@@ -276,6 +277,11 @@ struct goblin_setting_info {
     bool goblin;         /* Goblin's own, not Redis's */
 };
 GOBLIN_API int goblin_setting_info(size_t i, struct goblin_setting_info *out);
+
+/* Writes one line per directive Goblin acts on to f, with its type, its
+ * current value (the default, before the config is read) and its
+ * choices: the body of a server's --help. */
+GOBLIN_API void goblin_engine_config_usage(const goblin_engine *eng, FILE *f);
 
 /* Names the ACL file (Redis's aclfile directive): loads it at once,
  * replacing every user, and ACL LOAD and ACL SAVE use it from then on.

@@ -10,7 +10,13 @@
  *  - a ring poller (goblin_ring_poller): the loop of a thread serving
  *    rings in priority order, and ring sets (goblin_ring_set): rings and
  *    pollers from Redis-style directives (ring PATH SIZE, ring-cpus ...);
- *  - the persistence policy (goblin_serve_load, goblin_serve_final_save).
+ *  - the persistence policy (goblin_serve_load, goblin_serve_final_save,
+ *    the two ends of a forked background save);
+ *  - serving from the settings: the listeners, connection limits and
+ *    open-file limit that Redis's directives (port, bind, unixsocket,
+ *    maxclients ...) ask for;
+ *  - an epoll loop (goblin_epoll) that drives a net's connections, for a
+ *    server that has no event loop of its own.
  *
  * TLS is an I/O layer under a connection (struct goblin_conn_io); the
  * companion library libgoblin-tls (goblin/tls.h) provides one, so
@@ -446,7 +452,8 @@ GOBLIN_API int goblin_listen_unix(const char *path, unsigned mode, char *msg,
 struct goblin_serve_persist {
     goblin_engine *engine;       /* required */
     goblin_store *store;         /* required: the engine's store */
-    const char *import_rdb;      /* a Redis dump to start from, or NULL */
+    const char *import_rdb;      /* a Redis dump to start from; NULL:
+                                  * the import-rdb setting, if set */
     /* Stops a running background save before the final save. NULL: none. */
     void (*bgsave_kill)(void *ctx);
     void *bgsave_ctx;
@@ -474,6 +481,156 @@ static inline bool goblin_serve_final_save(
 {
     return goblin_serve_final_save_sized(p, sizeof(*p));
 }
+
+/* A background save forked by the server (the engine's bgsave hook),
+ * in the child: unblocks every signal, closes every descriptor from 3 up
+ * but keep_fd (the log; -1: none), so the child holds no socket or ring,
+ * saves the store to path and logs the outcome (Redis's lines). Returns
+ * 0 or the save's error; the child then _exit()s. */
+GOBLIN_API int goblin_serve_bgsave_child_sized(
+    const struct goblin_serve_persist *p, size_t p_size, const char *path,
+    int keep_fd);
+static inline int goblin_serve_bgsave_child(
+    const struct goblin_serve_persist *p, const char *path, int keep_fd)
+{
+    return goblin_serve_bgsave_child_sized(p, sizeof(*p), path, keep_fd);
+}
+
+/* In the server, once the child pid that saved to path was reaped with
+ * wait status wstatus: logs how it ended, removes the temporary file of a
+ * child that did not finish, and tells the engine
+ * (goblin_engine_bgsave_done). Call it under the engine lock. */
+GOBLIN_API void goblin_serve_bgsave_ended_sized(
+    const struct goblin_serve_persist *p, size_t p_size, const char *path,
+    long pid, int wstatus);
+static inline void goblin_serve_bgsave_ended(
+    const struct goblin_serve_persist *p, const char *path, long pid,
+    int wstatus)
+{
+    goblin_serve_bgsave_ended_sized(p, sizeof(*p), path, pid, wstatus);
+}
+
+/* ---- serving from the settings ----
+ *
+ * What a server configured with Redis's directives opens: the listener
+ * set reads port, bind, tls-port, unixsocket and unixsocketperm from the
+ * engine (after the config file and command line were applied) and
+ * listens on each, with Redis's rules and log lines (see
+ * goblin_listen_tcp); the limits callback reads maxclients, timeout and
+ * protected-mode; the maxclients calls fit the process's open-file limit
+ * to maxclients as Redis does. */
+typedef struct goblin_listen_set goblin_listen_set;
+
+/* Sized as every configuration struct (goblin/common.h). */
+struct goblin_listen_set_config {
+    goblin_engine *engine;       /* required; its settings are read once */
+    bool tls;                    /* the caller puts TLS under tls-port's
+                                  * connections; false: tls-port is an
+                                  * error */
+    void (*log)(void *ctx, enum goblin_log_level level, const char *text);
+    void *log_ctx;
+};
+
+/* Opens every listener into *out: TCP on each bind address for port,
+ * then for tls-port (secure), then the Unix socket. Returns 0, or a
+ * negative code after logging why (nowhere to listen, an address that
+ * cannot be had); *out is then still set, with what was opened, for
+ * goblin_listen_set_close. GOBLIN_ENOMEM leaves *out NULL. */
+GOBLIN_API int goblin_listen_set_open_sized(
+    const struct goblin_listen_set_config *cfg, size_t cfg_size,
+    goblin_listen_set **out);
+static inline int goblin_listen_set_open(
+    const struct goblin_listen_set_config *cfg, goblin_listen_set **out)
+{
+    return goblin_listen_set_open_sized(cfg, sizeof(*cfg), out);
+}
+
+/* The number of listeners, and listener i (NULL past the end), for the
+ * loop to watch and to pass to goblin_net_accept. */
+GOBLIN_API int goblin_listen_set_count(const goblin_listen_set *ls);
+GOBLIN_API const struct goblin_listener *goblin_listen_set_get(
+    const goblin_listen_set *ls, int i);
+
+/* Closes every listener and removes the Unix socket file ("Removing the
+ * unix socket file." at NOTICE). NULL is a no-op. */
+GOBLIN_API void goblin_listen_set_close(goblin_listen_set *ls);
+
+/* A limits_get callback (struct goblin_net_config) reading maxclients,
+ * timeout and protected-mode from the engine passed as ctx. */
+GOBLIN_API void goblin_net_limits_from_settings(
+    void *engine, struct goblin_net_limits *out);
+
+/* At start, after the settings were read: raises the open-file limit so
+ * maxclients connections fit, or when the hard limit does not allow it,
+ * lowers maxclients to what fits, logging Redis's two warnings. */
+GOBLIN_API void goblin_serve_maxclients_fit(
+    goblin_engine *eng,
+    void (*log)(void *ctx, enum goblin_log_level level, const char *text),
+    void *log_ctx);
+
+/* For a server's changed hook on maxclients (goblin_config_hooks), once
+ * serving: raises the open-file limit if needed; returns 0 when the new
+ * value fits, else -1 with Redis's refusal in why. */
+GOBLIN_API int goblin_serve_maxclients_check(const goblin_engine *eng,
+                                             char *why, size_t cap);
+
+/* ---- an epoll loop (Linux) ----
+ *
+ * A ready-made event loop for a server whose sockets are all goblin_conn's
+ * (an application with its own loop drives the connections itself, see
+ * "socket connections"): it opens the net, accepts on the listener set's
+ * listeners, drives the connections with goblin_conn_event, hands woken
+ * ones back to them (watching goblin_net_wake_fd for wakes from other
+ * threads), runs goblin_net_cron about ten times a second, and
+ * calls ready for each of the caller's own descriptors that is readable.
+ * After client traffic it keeps polling for socket-spin-us (a setting)
+ * before it sleeps, so an unpipelined client's next request finds it
+ * awake (docs/threading.md). The loop, its net and its connections belong
+ * to the thread that runs it; it calls into the engine only through the
+ * net (under the net's lock). */
+typedef struct goblin_epoll goblin_epoll;
+
+/* Sized as every configuration struct (goblin/common.h). */
+struct goblin_epoll_config {
+    /* Required: the net the loop opens (copied at open); its closing
+     * callback is still called, after the loop forgot the descriptor. */
+    const struct goblin_net_config *net;
+    goblin_listen_set *listen;   /* borrowed; NULL: nothing to accept */
+    /* For each connection accepted on a secure listener: puts the I/O
+     * layer under it (goblin_tls_attach); nonzero, or NULL, closes it. */
+    int (*secure)(void *ctx, goblin_conn *c);
+    void *secure_ctx;
+};
+
+/* Returns 0, GOBLIN_EINVAL, GOBLIN_ENOMEM or a negative errno. */
+GOBLIN_API int goblin_epoll_open_sized(const struct goblin_epoll_config *cfg,
+                                       size_t cfg_size, goblin_epoll **out);
+static inline int goblin_epoll_open(const struct goblin_epoll_config *cfg,
+                                    goblin_epoll **out)
+{
+    return goblin_epoll_open_sized(cfg, sizeof(*cfg), out);
+}
+
+/* Watches one more readable descriptor of the caller's (a signalfd, an
+ * eventfd; at most 8): the loop calls ready(ctx), without the lock, each
+ * time it is readable. Returns 0, GOBLIN_ERANGE or a negative errno. */
+GOBLIN_API int goblin_epoll_add(goblin_epoll *ep, int fd,
+                                void (*ready)(void *ctx), void *ctx);
+
+/* The loop's net (for goblin_net_count ...). */
+GOBLIN_API goblin_net *goblin_epoll_net(goblin_epoll *ep);
+
+/* Serves until goblin_epoll_stop. Returns 0, or a negative errno after
+ * logging (through the net's log) when epoll_wait fails. */
+GOBLIN_API int goblin_epoll_run(goblin_epoll *ep);
+
+/* Asks run to return (NULL: nothing): at once from the loop's own
+ * callbacks and commands, within 100 ms from any other thread. */
+GOBLIN_API void goblin_epoll_stop(goblin_epoll *ep);
+
+/* Closes the net (every connection) and frees the loop; not the
+ * listeners. NULL is a no-op. */
+GOBLIN_API void goblin_epoll_close(goblin_epoll *ep);
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,12 @@ static inline int goblin_tls_server_open(
     return goblin_tls_server_open_sized(cfg, sizeof(*cfg), out, err, cap);
 }
 
+/* The same, from an engine's settings tls-cert-file, tls-key-file,
+ * tls-ca-cert-file and tls-auth-clients (Redis's directives). */
+GOBLIN_API int goblin_tls_server_open_settings(const goblin_engine *eng,
+                                               goblin_tls_server **out,
+                                               char *err, size_t cap);
+
 /* NULL is a no-op; connections using it must be closed first. */
 GOBLIN_API void goblin_tls_server_close(goblin_tls_server *srv);
 

@@ -31,8 +31,13 @@ int goblin_client_flush(goblin_client *c)
 
     if (c->failed)
         return c->failed;
-    if (c->out.len == 0)
+    if (c->out.len == 0) {
+        /* Requests encoded straight into SQ are committed, not yet
+         * published. */
+        if (c->ring != NULL)
+            goblin_ring_flush(c->ring);
         return 0;
+    }
     goblin__client_ring_let_go(c); /* sending may drain CQ */
     rc = c->tr->send(c, c->out.data, c->out.len);
     if (rc < 0)
@@ -148,6 +153,34 @@ static int sbe_reply_in_place(goblin_client *c,
     return 0;
 }
 
+/* Ring, RESP, nothing buffered: the next reply parsed where it lies in
+ * CQ when its record holds exactly one whole reply (the usual case for
+ * one request at a time). 1 with *v, 0 when the record was copied into
+ * the input buffer for the general path instead (a reply split across
+ * records or several in one: the reader, reset or resumable, then reads
+ * the same bytes from the buffer's start), or a failure. */
+static int resp_reply_in_place(goblin_client *c,
+                               const struct goblin_resp_value **v)
+{
+    struct goblin_slice rec;
+    int64_t n;
+    int rc = goblin__client_ring_next(c, &rec);
+
+    if (rc < 0)
+        return goblin__client_fail(c, rc, "connection closed");
+    n = goblin_resp_reply_parse(c->reader, rec.ptr, rec.len, v);
+    if (n < 0)
+        return goblin__client_fail(c, (int)n, "malformed RESP reply");
+    if ((size_t)n == rec.len) {
+        c->cq_held = true;
+        return 1;
+    }
+    if (goblin_buf_append(&c->in, rec.ptr, rec.len) != 0)
+        return goblin__client_fail(c, GOBLIN_ENOMEM, "out of memory");
+    goblin_ring_release(c->ring);
+    return 0;
+}
+
 int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v)
 {
     size_t want;
@@ -162,10 +195,11 @@ int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v)
         return rc;
     c->in_pos += c->last;
     c->last = 0;
-    if (c->ring != NULL && c->proto == GOBLIN_CLIENT_SBE &&
-        c->in_pos == c->in.len) {
+    if (c->ring != NULL && c->in_pos == c->in.len) {
         c->in_pos = c->in.len = 0;
-        if ((rc = sbe_reply_in_place(c, v)) < 0)
+        rc = c->proto == GOBLIN_CLIENT_SBE ? sbe_reply_in_place(c, v)
+                                           : resp_reply_in_place(c, v);
+        if (rc < 0)
             return rc;
         if (rc > 0) {
             c->pending--;

@@ -526,8 +526,13 @@ static int build_scalar(struct goblin__sbe_tree *t, struct goblin_sbe_msg *m,
     struct goblin_sbe_nil_reply nil;
     struct goblin_resp_value *v;
 
-    if (reserve(t, 1, GOBLIN_DOUBLE_TEXT_MAX) != 0)
+    /* The usual case, room from earlier replies, without the call. */
+    if (t->cap >= 1 && t->text_cap >= GOBLIN_DOUBLE_TEXT_MAX) {
+        t->used = 0;
+        t->text_used = 0;
+    } else if (reserve(t, 1, GOBLIN_DOUBLE_TEXT_MAX) != 0) {
         return GOBLIN_ENOMEM;
+    }
     v = *out = take(t, 1);
     switch (m->template_id) {
     case GOBLIN_SBE_NIL_REPLY:

@@ -35,16 +35,22 @@ static int begin(goblin_client *c)
 #define SLACK 64
 
 /* A writer over room for need more request bytes: on a ring, with nothing
- * queued, straight in an SQ reservation (sent commits it); otherwise at
- * the end of c->out. */
+ * queued in c->out, straight in an SQ reservation (sent commits it; in a
+ * pipeline the commit is published by the next flush, so pipelined
+ * requests are not copied either); otherwise at the end of c->out, which
+ * then keeps the order: once something waits there, later requests queue
+ * behind it. */
 static int room(goblin_client *c, size_t need, struct goblin_sbe_writer *w)
 {
     void *buf;
 
     c->sq_direct = false;
-    if (c->ring != NULL && c->out.len == 0 && !c->pipelining &&
+    if (c->ring != NULL && c->out.len == 0 &&
         need <= c->max_request - SLACK) {
-        goblin__client_ring_let_go(c); /* the last reply's record */
+        /* The last reply's record; in a pipeline its views last until
+         * the next read. */
+        if (!c->pipelining)
+            goblin__client_ring_let_go(c);
         if (goblin_ring_reserve(c->ring, (uint32_t)(need + SLACK), &buf) ==
             0) {
             goblin_sbe_writer_init(w, buf, need + SLACK, true);
@@ -69,7 +75,8 @@ static int sent(goblin_client *c, int n, const struct goblin_resp_value **v)
         return n;
     if (direct) {
         goblin_ring_commit(c->ring, (uint32_t)n);
-        goblin_ring_flush(c->ring);
+        if (!c->pipelining)
+            goblin_ring_flush(c->ring);
         return goblin__client_round(c, v);
     }
     if (goblin__client_fits(c, n) != 0)
@@ -78,11 +85,56 @@ static int sent(goblin_client *c, int n, const struct goblin_resp_value **v)
     return goblin__client_round(c, v);
 }
 
+/* A RESP command's encoded size, at most (goblin_resp_command_write's
+ * own bound: a 24-byte header per word and for the count). */
+static size_t resp_size(size_t argc, const struct goblin_slice *a)
+{
+    size_t total = 24;
+
+    for (size_t i = 0; i < argc; i++)
+        total += a[i].len + 26;
+    return total;
+}
+
+/* On a ring with nothing queued, a command that fits one record is
+ * written straight into an SQ reservation, as room() does for SBE: no
+ * copy through c->out. True when it went that way. */
+static bool resp_direct(goblin_client *c, size_t argc,
+                        const struct goblin_slice *a)
+{
+    struct goblin_buf b = {0};
+    size_t need;
+    void *buf;
+
+    if (c->ring == NULL || c->out.len != 0 || argc > 64)
+        return false;
+    need = resp_size(argc, a);
+    if (need > c->max_request)
+        return false;
+    if (!c->pipelining)
+        goblin__client_ring_let_go(c); /* the last reply's record */
+    if (goblin_ring_reserve(c->ring, (uint32_t)need, &buf) != 0)
+        return false;
+    b.data = buf;
+    b.cap = need;
+    /* Sized above, so the write never grows b (it has no allocator);
+     * were it to fail, the reservation lapses uncommitted. */
+    if (goblin_resp_command_write(&b, argc, a) != 0)
+        return false;
+    goblin_ring_commit(c->ring, (uint32_t)b.len);
+    if (!c->pipelining)
+        goblin_ring_flush(c->ring);
+    return true;
+}
+
 static int resp(goblin_client *c, size_t argc, const struct goblin_slice *a,
                 const struct goblin_resp_value **v)
 {
-    int rc = goblin_resp_command_write(&c->out, argc, a);
+    int rc;
 
+    if (resp_direct(c, argc, a))
+        return goblin__client_round(c, v);
+    rc = goblin_resp_command_write(&c->out, argc, a);
     return rc < 0 ? rc : goblin__client_round(c, v);
 }
 

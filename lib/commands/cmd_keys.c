@@ -83,6 +83,8 @@ const char *goblin__type_name(enum goblin_type t)
     case GOBLIN_TYPE_STRING: return "string";
     case GOBLIN_TYPE_HASH: return "hash";
     case GOBLIN_TYPE_ZSET: return "zset";
+    case GOBLIN_TYPE_LIST: return "list";
+    case GOBLIN_TYPE_SET: return "set";
     default: return "none";
     }
 }
@@ -229,6 +231,8 @@ enum goblin_type goblin__scan_type(struct goblin_slice name)
     return goblin__arg_is(name, "string") ? GOBLIN_TYPE_STRING
            : goblin__arg_is(name, "hash") ? GOBLIN_TYPE_HASH
            : goblin__arg_is(name, "zset") ? GOBLIN_TYPE_ZSET
+           : goblin__arg_is(name, "list") ? GOBLIN_TYPE_LIST
+           : goblin__arg_is(name, "set") ? GOBLIN_TYPE_SET
                                           : GOBLIN_TYPE_NONE;
 }
 

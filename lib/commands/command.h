@@ -222,6 +222,12 @@ int goblin__command_execute(goblin_session *s, int argc,
 const struct goblin__command *goblin__command_lookup(
     const goblin_engine *eng, struct goblin_slice name);
 
+/* goblin__command_lookup for a caller that keeps *hint (0 at first):
+ * when name is the command the hint remembers, as a client sending the
+ * same command again, one comparison finds it and no hash is taken. */
+const struct goblin__command *goblin__command_lookup_hinted(
+    const goblin_engine *eng, struct goblin_slice name, uint32_t *hint);
+
 /* Finds a command or, by its "parent|sub" fullname, a subcommand, as
  * COMMAND INFO and COMMAND DOCS name them; NULL if unknown. */
 const struct goblin__command *goblin__command_lookup_fullname(

@@ -22,6 +22,8 @@
 
 #include "command.h"
 #include "goblin/keys.h"
+#include "goblin/list.h"
+#include "goblin/set.h"
 #include "goblin/str.h"
 #include "goblin/zset.h"
 #include "pubsub/pubsub.h"
@@ -159,6 +161,55 @@ void goblin__exec_hscan_fields(goblin__exec *x, struct goblin_slice key,
                                uint64_t cursor,
                                const struct goblin_scan_options *o);
 
+/* ---- sets (cmd_set.c) ---- */
+
+void goblin__exec_sadd(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *members, size_t n);
+void goblin__exec_srem(goblin__exec *x, struct goblin_slice key,
+                       const struct goblin_slice *members, size_t n);
+void goblin__exec_sismember(goblin__exec *x, struct goblin_slice key,
+                            struct goblin_slice member);
+/* SMISMEMBER: members must not be the session's scratch array. */
+void goblin__exec_smismember(goblin__exec *x, struct goblin_slice key,
+                             const struct goblin_slice *members, size_t n);
+void goblin__exec_scard(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_smembers(goblin__exec *x, struct goblin_slice key);
+/* SRANDMEMBER key, or (has_count) key count; count > INT64_MIN. */
+void goblin__exec_srandmember(goblin__exec *x, struct goblin_slice key,
+                              bool has_count, int64_t count);
+/* SPOP key, or (has_count) key count. */
+void goblin__exec_spop(goblin__exec *x, struct goblin_slice key,
+                       bool has_count, uint64_t count);
+void goblin__exec_smove(goblin__exec *x, struct goblin_slice src,
+                        struct goblin_slice dst, struct goblin_slice member);
+/* SSCAN of a set (the decoders have answered a missing key or another
+ * type with goblin__scan_key); o->type is unused. */
+void goblin__exec_sscan(goblin__exec *x, struct goblin_slice key,
+                        uint64_t cursor, const struct goblin_scan_options *o);
+/* SINTER, SUNION, SDIFF (dst NULL) and their STORE forms; n >= 1. */
+void goblin__exec_scombine(goblin__exec *x, enum goblin_set_op op,
+                           const struct goblin_slice *dst,
+                           const struct goblin_slice *keys, size_t n);
+/* SINTERCARD: limit 0 is no limit. */
+void goblin__exec_sintercard(goblin__exec *x, const struct goblin_slice *keys,
+                             size_t n, uint64_t limit);
+
+/* ---- SORT (cmd_sort.c) ---- */
+
+struct goblin__sort {
+    struct goblin_slice key;
+    const struct goblin_slice *by;    /* NULL: by the elements */
+    const struct goblin_slice *store; /* NULL: reply the result */
+    const struct goblin_slice *get;   /* NULL: the first nget slices of
+                                       * the session's scratch array */
+    size_t nget;
+    int64_t offset, count;            /* LIMIT; count < 0: all */
+    bool desc, alpha;
+    bool dontsort;                    /* a BY pattern without '*' */
+};
+/* SORT and SORT_RO, options decoded (store NULL for SORT_RO). */
+void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a);
+
 /* ---- sorted sets (cmd_zset.c, cmd_zrange.c) ---- */
 
 /* ZADD: flags GOBLIN_ZADD_* (checked by goblin__zadd_check), with incr
@@ -235,6 +286,70 @@ void goblin__exec_unsubscribe(goblin__exec *x, enum goblin__ps_kind k,
 void goblin__exec_publish(goblin__exec *x, bool shard,
                           struct goblin_slice channel,
                           struct goblin_slice message);
+
+/* ---- lists (cmd_list.c) ---- */
+
+/* LPUSH, RPUSH (exists false), LPUSHX, RPUSHX (exists true). */
+void goblin__exec_listpush(goblin__exec *x, struct goblin_slice key,
+                           enum goblin_list_end end,
+                           const struct goblin_slice *elems, size_t n,
+                           bool exists);
+/* LPOP and RPOP key [count]: count >= 0, or !has_count (one element, a
+ * bulk string or a null). */
+void goblin__exec_listpop(goblin__exec *x, struct goblin_slice key,
+                          enum goblin_list_end end, bool has_count,
+                          int64_t count);
+void goblin__exec_llen(goblin__exec *x, struct goblin_slice key);
+void goblin__exec_lindex(goblin__exec *x, struct goblin_slice key,
+                         int64_t index);
+void goblin__exec_lset(goblin__exec *x, struct goblin_slice key,
+                       int64_t index, struct goblin_slice elem);
+void goblin__exec_lrange(goblin__exec *x, struct goblin_slice key,
+                         int64_t start, int64_t stop);
+void goblin__exec_ltrim(goblin__exec *x, struct goblin_slice key,
+                        int64_t start, int64_t stop);
+void goblin__exec_linsert(goblin__exec *x, struct goblin_slice key,
+                          bool after, struct goblin_slice pivot,
+                          struct goblin_slice elem);
+void goblin__exec_lrem(goblin__exec *x, struct goblin_slice key,
+                       int64_t count, struct goblin_slice elem);
+/* LPOS: o checked as the RESP decoder checks it (rank not 0, count and
+ * maxlen >= 0); without has_count the reply is one index or a null. */
+void goblin__exec_lpos(goblin__exec *x, struct goblin_slice key,
+                       struct goblin_slice elem,
+                       const struct goblin_lpos_options *o, bool has_count);
+/* LMOVE, and RPOPLPUSH (from TAIL, to HEAD). */
+void goblin__exec_lmove(goblin__exec *x, struct goblin_slice src,
+                        struct goblin_slice dst, enum goblin_list_end from,
+                        enum goblin_list_end to);
+/* LMPOP: keys (n >= 1) in order, count >= 1. */
+void goblin__exec_lmpop(goblin__exec *x, const struct goblin_slice *keys,
+                        size_t n, enum goblin_list_end end, int64_t count);
+
+/* LMPOP's and BLMPOP's arguments after the command name (and BLMPOP's
+ * timeout): numkeys, keys, LEFT|RIGHT, [COUNT count]. */
+struct goblin__lmpop {
+    const struct goblin_slice *keys; /* into argv */
+    size_t nkeys;
+    enum goblin_list_end end;
+    int64_t count; /* >= 1 */
+};
+/* Parses them from argv[first] (numkeys) with Redis's texts and order;
+ * replies and returns false on an error. */
+bool goblin__lmpop_args(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv, int first,
+                        struct goblin__lmpop *a);
+/* For the blocking forms: the index of the first of keys that holds a
+ * non-empty list, -1 when none does, or GOBLIN_EWRONGTYPE when a key of
+ * another type comes first (Redis checks keys in order). */
+int64_t goblin__list_first_nonempty(goblin_store *st,
+                                    const struct goblin_slice *keys,
+                                    size_t n);
+/* Replies an array of up to count elements popped at end of key, which
+ * holds a non-empty list (LPOP key count, and LMPOP's inner array). */
+void goblin__reply_list_pop(goblin__exec *x, struct goblin_slice key,
+                            enum goblin_list_end end, int64_t count);
+
 /* ---- bitmaps (cmd_bitmap.c) ---- */
 
 /* A BITCOUNT or BITPOS range: start and end in bytes, or bits (isbit);

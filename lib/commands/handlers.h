@@ -98,6 +98,12 @@ goblin__handler goblin__cmd_bzpopmin;
 goblin__handler goblin__cmd_bzpopmax;
 goblin__handler goblin__cmd_bzmpop;
 goblin__handler goblin__cmd_client_unblock;
+/* cmd_block_list.c */
+goblin__handler goblin__cmd_blpop;
+goblin__handler goblin__cmd_brpop;
+goblin__handler goblin__cmd_blmpop;
+goblin__handler goblin__cmd_blmove;
+goblin__handler goblin__cmd_brpoplpush;
 goblin__handler goblin__cmd_zrandmember;
 goblin__handler goblin__cmd_zunionstore;
 goblin__handler goblin__cmd_zinterstore;
@@ -107,6 +113,26 @@ goblin__handler goblin__cmd_zinter;
 goblin__handler goblin__cmd_zdiff;
 goblin__handler goblin__cmd_zintercard;
 goblin__handler goblin__cmd_zscan;
+/* cmd_set.c */
+goblin__handler goblin__cmd_sadd;
+goblin__handler goblin__cmd_srem;
+goblin__handler goblin__cmd_sismember;
+goblin__handler goblin__cmd_smismember;
+goblin__handler goblin__cmd_scard;
+goblin__handler goblin__cmd_smembers;
+goblin__handler goblin__cmd_srandmember;
+goblin__handler goblin__cmd_spop;
+goblin__handler goblin__cmd_smove;
+goblin__handler goblin__cmd_sscan;
+goblin__handler goblin__cmd_sinter;
+goblin__handler goblin__cmd_sinterstore;
+goblin__handler goblin__cmd_sintercard;
+goblin__handler goblin__cmd_sunion;
+goblin__handler goblin__cmd_sunionstore;
+goblin__handler goblin__cmd_sdiff;
+goblin__handler goblin__cmd_sdiffstore;
+/* cmd_sort.c */
+goblin__handler goblin__cmd_sort_ro;
 goblin__handler goblin__cmd_ping;
 goblin__handler goblin__cmd_echo;
 goblin__handler goblin__cmd_hello;
@@ -180,6 +206,25 @@ goblin__handler goblin__cmd_pubsub_numpat;
 goblin__handler goblin__cmd_pubsub_shardchannels;
 goblin__handler goblin__cmd_pubsub_shardnumsub;
 goblin__handler goblin__cmd_pubsub_help;
+
+/* cmd_list.c */
+goblin__handler goblin__cmd_lpush;
+goblin__handler goblin__cmd_rpush;
+goblin__handler goblin__cmd_lpushx;
+goblin__handler goblin__cmd_rpushx;
+goblin__handler goblin__cmd_lpop;
+goblin__handler goblin__cmd_rpop;
+goblin__handler goblin__cmd_llen;
+goblin__handler goblin__cmd_lindex;
+goblin__handler goblin__cmd_lset;
+goblin__handler goblin__cmd_lrange;
+goblin__handler goblin__cmd_ltrim;
+goblin__handler goblin__cmd_linsert;
+goblin__handler goblin__cmd_lrem;
+goblin__handler goblin__cmd_lpos;
+goblin__handler goblin__cmd_lmove;
+goblin__handler goblin__cmd_rpoplpush;
+goblin__handler goblin__cmd_lmpop;
 /* cmd_bitmap.c */
 goblin__handler goblin__cmd_setbit;
 goblin__handler goblin__cmd_getbit;

@@ -176,6 +176,22 @@ const struct goblin__command *goblin__command_lookup(
                                      : NULL;
 }
 
+const struct goblin__command *goblin__command_lookup_hinted(
+    const goblin_engine *eng, struct goblin_slice name, uint32_t *hint)
+{
+    uint32_t v = *hint;
+
+    if (v != 0 && ((v >> 16) & 0x7fff) == name.len &&
+        name_eq(name.ptr, name.len,
+                eng->names + (size_t)((v & 0xffff) - 1) * NAME_SLOT))
+        return &goblin__commands[(v & 0xffff) - 1];
+    v = find_slot(eng, name);
+    if (v == 0 || (v & SLOT_SUB))
+        return NULL;
+    *hint = v;
+    return &goblin__commands[(v & 0xffff) - 1];
+}
+
 const struct goblin__command *goblin__command_lookup_fullname(
     const goblin_engine *eng, struct goblin_slice name)
 {

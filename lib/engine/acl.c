@@ -537,6 +537,19 @@ static bool name_ok(struct goblin_slice name)
            memchr(name.ptr, '\0', name.len) == NULL;
 }
 
+/* Every command bit set and a "~*" pattern for reads and writes. */
+static bool all_perms(const struct goblin__acl_user *u)
+{
+    for (size_t w = 0; w < GOBLIN__ACL_WORDS; w++)
+        if (u->allowed[w] != ~(uint64_t)0)
+            return false;
+    for (size_t i = 0; i < u->nkeys; i++)
+        if (u->keys[i].len == 1 && u->keys[i].pat[0] == '*' &&
+            u->keys[i].flags == (ACL_KEY_READ | ACL_KEY_WRITE))
+            return true;
+    return false;
+}
+
 int goblin__acl_setuser(goblin_engine *eng, struct goblin_slice name,
                         int nrules, const struct goblin_slice *rules,
                         char *err, size_t errcap, int *bad)
@@ -565,6 +578,7 @@ int goblin__acl_setuser(goblin_engine *eng, struct goblin_slice name,
         user_free(eng->st, c);
         return rc;
     }
+    c->unrestricted = all_perms(c);
     if (u == NULL) {
         list_insert(eng, c);
         return 0;

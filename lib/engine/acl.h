@@ -56,6 +56,9 @@ struct goblin__acl_user {
     char *rules; /* command rules after the +@all/-@all start, for
                   * display: "+@read -keys +set" */
     size_t rules_len;
+    /* Every command and every key (+@all ~*, as the default user): the
+     * checks are then one predictable branch. Set by every SETUSER. */
+    bool unrestricted;
 };
 
 /* Why a check refused: which argument, as ACL DRYRUN names it. */
@@ -108,6 +111,13 @@ enum goblin__acl_denied goblin__acl_check(goblin_session *s,
 
 /* For SBE typed requests, whose keys are not argv: the command must be
  * allowed, and a command with keys needs a user with every key. */
+/* May user u run anything on any key? The hot path's test before a
+ * command's full check (goblin__acl_check, _typed). */
+static inline bool goblin__acl_unrestricted(const struct goblin__acl_user *u)
+{
+    return u->unrestricted;
+}
+
 enum goblin__acl_denied goblin__acl_check_typed(
     const struct goblin__acl_user *u, const struct goblin__command *cmd);
 

@@ -13,8 +13,13 @@
  *     "--name word..." is one more directive, so the command line wins.
  *
  * A directive goes to its setting (immutable ones included, since this is
- * start-up); one the table does not know is offered to the server's
- * directive hook (goblind's --ring options). The first bad one stops the
+ * start-up); "user NAME rule..." declares an ACL user as Redis does;
+ * rename-command, loadmodule and sentinel, which Redis 7.0 also knows but
+ * Goblin has no use for (no renamed commands, modules or sentinel mode),
+ * are accepted with a warning in the log, so a Redis config file still
+ * starts the server; one the table does not know is offered to the
+ * server's directive hook (goblind's --ring options). The first bad one
+ * stops the
  * load with Redis's report: "*** FATAL CONFIG FILE ERROR ***", where, the
  * line, the reason.
  */
@@ -26,6 +31,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "acl.h"
 #include "goblin/resp.h"
 #include "settings.h"
 
@@ -109,6 +115,54 @@ static const char *save_value(struct loader *ld, const char *value)
     return ld->save;
 }
 
+/* "user NAME rule...": the user, as ACL SETUSER would make it. */
+static int user_directive(struct loader *ld, int argc,
+                          const char *const *argv, const char *where)
+{
+    struct goblin_slice rules[64];
+    char why[512], text[600];
+    const char *reason;
+    int bad = 0, n = argc - 2 < 64 ? argc - 2 : 64;
+
+    for (int i = 0; i < n; i++)
+        rules[i] = (struct goblin_slice){argv[i + 2], strlen(argv[i + 2])};
+    if (goblin__acl_setuser(ld->eng, (struct goblin_slice){argv[1],
+                                                         strlen(argv[1])},
+                            n, rules, why, sizeof(why), &bad) == 0)
+        return 0;
+    reason = strstr(why, "': ");
+    snprintf(text, sizeof(text), "Error in user declaration '%s': %s",
+             bad >= 0 && bad < n ? argv[bad + 2] : argv[1],
+             reason != NULL ? reason + 3 : why + 4);
+    return fatal(ld, where, argc, argv, text);
+}
+
+/* rename-command, loadmodule, sentinel: accepted and reported. */
+static bool accepted_directive(struct loader *ld, int argc,
+                               const char *const *argv)
+{
+    static const struct { const char *name; int min; const char *what; }
+    known[] = {
+        {"rename-command", 3, "commands keep their names in Goblin"},
+        {"loadmodule", 2, "Goblin does not load Redis modules"},
+        {"sentinel", 2, "Goblin has no sentinel mode"},
+    };
+    char text[1024];
+
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        if (strcasecmp(argv[0], known[i].name) != 0 || argc < known[i].min)
+            continue;
+        if (ld->eng->cfg.log != NULL) {
+            snprintf(text, sizeof(text), "Ignoring the directive '%s %s%s': "
+                     "%s", argv[0], argv[1], argc > 2 ? " ..." : "",
+                     known[i].what);
+            ld->eng->cfg.log(ld->eng->cfg.log_ctx, GOBLIN_LOG_WARNING, text);
+        }
+        return true;
+    }
+    return false;
+}
+
 static int directive(struct loader *ld, int argc, const char *const *argv,
                      const char *where)
 {
@@ -123,6 +177,10 @@ static int directive(struct loader *ld, int argc, const char *const *argv,
             return fatal(ld, where, argc, argv, "too many nested includes");
         return load_path(ld, argv[1]);
     }
+    if (strcasecmp(argv[0], "user") == 0 && argc >= 2)
+        return user_directive(ld, argc, argv, where);
+    if (accepted_directive(ld, argc, argv))
+        return 0;
     if (s != NULL && (s->desc == NULL || !(s->desc->flags &
                                            GOBLIN__SF_HIDDEN) ||
                       s->s.set != NULL)) {

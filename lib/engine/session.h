@@ -208,6 +208,7 @@ struct goblin_session {
     char *lib_name, *lib_ver;
     int64_t ctime_ms, last_ms; /* store clock */
     const struct goblin__command *lastcmd;
+    uint32_t lookup_hint; /* goblin__command_lookup_hinted's memory */
 
     /* Input: bytes [in_pos, in_len) of in are not parsed yet. */
     unsigned char *in;
@@ -447,6 +448,11 @@ void goblin__watch_free(goblin_engine *eng);
 void goblin__input_compact(goblin_session *s);
 void goblin__session_detect(goblin_session *s);
 int goblin__resp_input(goblin_session *s);
+/* resp_run: the RESP loop over in[0..len), which need not be the
+ * session's input (a ring record's stack copy); *used gets the bytes of
+ * the whole commands it consumed. */
+int goblin__resp_run(goblin_session *s, const char *in, size_t len,
+                     size_t *used);
 int goblin__input_verdict(goblin_session *s, int rc);
 
 #endif

@@ -102,26 +102,30 @@ static int protocol_error(goblin_session *s)
     return GOBLIN_EPROTO;
 }
 
-int goblin__resp_input(goblin_session *s)
+int goblin__resp_run(goblin_session *s, const char *in, size_t len,
+                     size_t *used)
 {
     struct goblin_resp_command cmd;
+    size_t pos = 0;
     int64_t n;
     int rc = 0;
 
     /* A blocked session runs nothing behind its blocking command until it
      * is served (block.h). */
-    while (!(s->flags & (SESS_CLOSE | SESS_BLOCKED)) &&
-           s->in_pos < s->in_len) {
+    while (!(s->flags & (SESS_CLOSE | SESS_BLOCKED)) && pos < len) {
         parser_limits(s);
-        n = goblin_resp_parse(s->parser, (const char *)s->in + s->in_pos,
-                              s->in_len - s->in_pos, &cmd);
+        n = goblin_resp_parse(s->parser, in + pos, len - pos, &cmd);
         if (n == 0)
             break;
-        if (n == GOBLIN_EPROTO)
-            return protocol_error(s);
-        if (n < 0)
-            return (int)n;
-        s->in_pos += (size_t)n;
+        if (n == GOBLIN_EPROTO) {
+            rc = protocol_error(s);
+            break;
+        }
+        if (n < 0) {
+            rc = (int)n;
+            break;
+        }
+        pos += (size_t)n;
         if (cmd.argc == 0)
             continue;
         rc = goblin__execute(s, (int)cmd.argc, cmd.argv);
@@ -130,6 +134,17 @@ int goblin__resp_input(goblin_session *s)
         if (s->out.len - s->out_pos > s->eng->obuf_trip)
             goblin__output_check(s);
     }
+    *used = pos;
+    return rc;
+}
+
+int goblin__resp_input(goblin_session *s)
+{
+    size_t used = 0;
+    int rc = goblin__resp_run(s, (const char *)s->in + s->in_pos,
+                              s->in_len - s->in_pos, &used);
+
+    s->in_pos += used;
     return rc;
 }
 

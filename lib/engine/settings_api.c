@@ -81,3 +81,16 @@ int goblin_engine_config_set(goblin_engine *eng, const char *name,
         snprintf(err, cap, "%s", why);
     return rc < 0 ? rc : GOBLIN_EINVAL;
 }
+
+void goblin_engine_config_usage(const goblin_engine *eng, FILE *f)
+{
+    struct goblin_setting_info s;
+    char v[GOBLIN_SETTING_VALUE_MAX];
+
+    for (size_t i = 0; goblin_setting_info(i, &s) == 0; i++)
+        if (s.acts && goblin_engine_config_get(eng, s.name, v,
+                                               sizeof(v)) >= 0)
+            fprintf(f, "  --%-26s %-8s \"%s\"%s%s\n", s.name, s.type, v,
+                    s.choices != NULL ? " of " : "",
+                    s.choices != NULL ? s.choices : "");
+}

@@ -397,6 +397,27 @@ static int nodes_reserve(goblin_resp_reader *r, size_t n)
     return 0;
 }
 
+/* A reply that is one scalar value (most replies: a status, an integer,
+ * a bulk string, a null) read in one pass straight into nodes[0]: no
+ * scan to resume, no count, no second walk. 1 with *used, NEED_MORE, or
+ * BAD; any other first byte (aggregates, attributes) is NEED_MORE's
+ * sibling 2, which sends the reply the two-pass way. */
+static int scalar_reply(goblin_resp_reader *r, const char *in, size_t len,
+                        size_t *used)
+{
+    struct goblin_resp_value *v;
+    uint64_t count;
+    char t = in[0];
+
+    if (t == '*' || t == '%' || t == '~' || t == '>' || t == '|')
+        return 2;
+    if (r->node_cap == 0 && nodes_reserve(r, 1) != 0)
+        return 2; /* the general way reports the ENOMEM */
+    v = &r->nodes[0];
+    memset(v, 0, sizeof(*v));
+    return value_header(r, in, len, 0, used, &count, v);
+}
+
 int64_t goblin_resp_reply_parse(goblin_resp_reader *r, const char *in,
                                 size_t len,
                                 const struct goblin_resp_value **out)
@@ -406,6 +427,19 @@ int64_t goblin_resp_reply_parse(goblin_resp_reader *r, const char *in,
 
     if (r->failed)
         return GOBLIN_EPROTO;
+    if (r->pos == 0 && !r->whole && len > 0) {
+        rc = scalar_reply(r, in, len, &used);
+        if (rc == NEED_MORE)
+            return 0;
+        if (rc == BAD) {
+            r->failed = true;
+            return GOBLIN_EPROTO;
+        }
+        if (rc == 1) {
+            *out = &r->nodes[0];
+            return (int64_t)used;
+        }
+    }
     rc = r->whole ? 1 : scan(r, in, len);
     r->whole = rc == 1;
     if (rc == NEED_MORE)

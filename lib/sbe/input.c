@@ -2,7 +2,9 @@
  * commits go to the RESP loop or to SBE's, by the magic the session
  * started with (DESIGN.md, Protocol selection). It sits in lib/sbe, above
  * lib/engine and lib/commands, so the layers depend one way: lib/sbe uses
- * them, never the reverse. */
+ * them, never the reverse. goblin__resp_record is the ring's RESP fast
+ * path: a small record is run from a stack copy, without the input
+ * buffer. */
 #include <string.h>
 
 #include "engine/block.h"
@@ -71,4 +73,43 @@ int goblin_session_feed(goblin_session *s, const void *data, size_t len)
         len -= k;
     } while (rc == 0 && len > 0);
     return rc;
+}
+
+/* Records up to this size take the stack copy of goblin__resp_record. */
+#define RESP_RECORD_COPY_MAX 512
+
+int goblin__resp_record(goblin_session *s, const void *rec, size_t len,
+                        int *rc)
+{
+    char copy[RESP_RECORD_COPY_MAX];
+    size_t used = 0, room;
+    void *at;
+    int r;
+
+    if (s->proto != GOBLIN__PROTO_RESP || s->in_pos != s->in_len ||
+        len == 0 || len > sizeof(copy) || (s->flags & SESS_CLOSE))
+        return 0;
+    /* Read once, into memory the client cannot reach (as SBE's records):
+     * the bytes parsed are the bytes run. */
+    memcpy(copy, rec, len);
+    s->eng->stat_net_in += len;
+    s->last_ms = s->eng->clock_ms;
+    s->in_pos = s->in_len = 0;
+    r = goblin__resp_run(s, copy, len, &used);
+    if (r == 0 && used < len && !(s->flags & SESS_CLOSE)) {
+        /* A command that goes on in the next record: its bytes so far
+         * go to the input buffer, where the parser (which keeps offsets
+         * from the command's first byte) resumes. */
+        at = goblin_session_input_space(s, &room);
+        if (at == NULL || room < len - used) {
+            s->flags |= SESS_CLOSE;
+            r = GOBLIN_ELIMIT;
+        } else {
+            memcpy(at, copy + used, len - used);
+            s->in_len += len - used;
+        }
+    }
+    goblin__output_check(s);
+    *rc = goblin__input_verdict(s, r);
+    return 1;
 }

@@ -127,6 +127,14 @@ void goblin__sbe_session_free(goblin_session *s);
 int goblin__sbe_record(goblin_session *s, const void *rec, size_t len,
                        int *rc);
 
+/* input.c: the same for a ring record of a RESP session with nothing
+ * buffered: its whole commands run from a stack copy, a partial one at
+ * its end goes to the input buffer. 1 when it ran (with *rc as
+ * goblin_session_feed's), 0 when the record must take goblin_session_feed
+ * (another protocol, input buffered, too long). */
+int goblin__resp_record(goblin_session *s, const void *rec, size_t len,
+                        int *rc);
+
 /* session.c: sets the session's frame limit (tests use small ones). */
 void goblin__sbe_set_max_frame(goblin_session *s, uint32_t max);
 

@@ -196,9 +196,12 @@ static void header_error(struct goblin__sbe_req *r, int rc)
 static bool acl_ok(struct goblin__sbe_req *r)
 {
     const struct goblin__command *cmd = command_of(r);
-    enum goblin__acl_denied d = goblin__acl_check_typed(r->x.sess->acl, cmd);
+    enum goblin__acl_denied d;
     char text[160];
 
+    if (goblin__acl_unrestricted(r->x.sess->acl))
+        return true; /* no ACL users: one predictable branch */
+    d = goblin__acl_check_typed(r->x.sess->acl, cmd);
     if (d == ACL_OK)
         return true;
     r->x.eng->stat_rejected++;

@@ -1,8 +1,11 @@
 /* persist_policy.c - the persistence policy of a server (goblin/serve.h,
  * "persistence policy"): before serving, import a Redis dump or remove
  * the leftovers of saves that died and load the snapshot; at shutdown,
- * the final save when a save policy is set. Forking for BGSAVE is the
- * server's (the engine's bgsave hook); this file never forks.
+ * the final save when a save policy is set; and the two ends of a
+ * background save, what the child does (save, log) and what the parent
+ * does when it ended (log, remove a dead child's temporary file, tell the
+ * engine). Forking is the server's (the engine's bgsave hook); this file
+ * never forks.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -11,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -124,7 +128,7 @@ int goblin_serve_load_sized(const struct goblin_serve_persist *in,
     struct goblin_serve_persist c;
     const struct goblin_serve_persist *p = &c;
     struct goblin_snapshot_result res;
-    char path[4096];
+    char path[4096], rdb[GOBLIN_SETTING_VALUE_MAX];
     double t0 = now_s();
     int rc;
 
@@ -132,6 +136,10 @@ int goblin_serve_load_sized(const struct goblin_serve_persist *in,
         err[0] = '\0';
     if (!copy_in(&c, in, in_size))
         return GOBLIN_EINVAL;
+    if (p->import_rdb == NULL &&
+        goblin_engine_config_get(p->engine, "import-rdb", rdb,
+                                 sizeof(rdb)) > 0)
+        c.import_rdb = rdb;
     if (p->import_rdb != NULL)
         return import_rdb(p, err, cap);
     goblin_engine_snapshot_path(p->engine, path, sizeof(path));
@@ -174,4 +182,68 @@ bool goblin_serve_final_save_sized(const struct goblin_serve_persist *in,
     say(p, GOBLIN_LOG_WARNING, "SIGTERM received but errors trying to shut "
         "down the server, check the logs for more information");
     return false;
+}
+
+/* Closes every descriptor from 3 up except keep (-1: none): two
+ * close_range calls, or one close per descriptor where that fails. */
+static void close_all_but(int keep)
+{
+    long max = sysconf(_SC_OPEN_MAX);
+
+    if (keep < 3 && close_range(3, ~0u, 0) == 0)
+        return;
+    if (keep >= 3 && (keep == 3 || close_range(3, (unsigned)keep - 1, 0) ==
+                      0) && close_range((unsigned)keep + 1, ~0u, 0) == 0)
+        return;
+    for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+        if (fd != keep)
+            close(fd);
+}
+
+int goblin_serve_bgsave_child_sized(const struct goblin_serve_persist *in,
+                                    size_t in_size, const char *path,
+                                    int keep_fd)
+{
+    struct goblin_serve_persist c;
+    struct goblin_snapshot_result res;
+    sigset_t none;
+    int rc;
+
+    if (!copy_in(&c, in, in_size))
+        return GOBLIN_EINVAL;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    close_all_but(keep_fd);
+    rc = goblin_snapshot_save(c.store, path, &res);
+    if (rc == 0)
+        say(&c, GOBLIN_LOG_NOTICE, "DB saved on disk");
+    else
+        say(&c, GOBLIN_LOG_WARNING, "Failed saving the DB: %s",
+            res.message[0] ? res.message : goblin_snapshot_strerror(rc));
+    return rc;
+}
+
+void goblin_serve_bgsave_ended_sized(const struct goblin_serve_persist *in,
+                                     size_t in_size, const char *path,
+                                     long pid, int wstatus)
+{
+    struct goblin_serve_persist c;
+    bool ok = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0;
+    char tmp[4200];
+
+    if (!copy_in(&c, in, in_size))
+        return;
+    if (ok)
+        say(&c, GOBLIN_LOG_NOTICE, "Background saving terminated with "
+            "success");
+    else if (WIFSIGNALED(wstatus))
+        say(&c, GOBLIN_LOG_WARNING, "Background saving terminated by signal "
+            "%d", WTERMSIG(wstatus));
+    else
+        say(&c, GOBLIN_LOG_WARNING, "Background saving error");
+    /* A child that died without finishing leaves its temporary file. */
+    snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, pid);
+    if (!ok)
+        unlink(tmp);
+    goblin_engine_bgsave_done(c.engine, ok ? 0 : GOBLIN_ESNAPFORMAT);
 }

@@ -4,8 +4,9 @@
  * SQ records are a byte stream into the session (RESP may span records;
  * an SBE client sends the magic, then one frame per record, and the
  * session's parser takes the same stream). The fast path: an SBE record
- * holding one whole small frame is copied to the stack, run at once, and
- * its reply encoded straight into a CQ reservation (run_direct). Other
+ * holding one whole small frame, or a small RESP record, is copied to the
+ * stack, run at once, and its reply encoded straight into a CQ
+ * reservation (run_direct). Other
  * replies are copied into CQ records of at most goblin_ring_max_record()
  * bytes. One flush per batch.
  *
@@ -181,23 +182,26 @@ static void output_to_cq(goblin_ring_endpoint *ep)
  * to the session's output and goes the ordinary way. */
 #define DIRECT_REPLY 240
 
-/* Runs an SBE frame that fills rec, its reply encoded straight into a CQ
- * reservation (no copy through the session's output). False when it
- * cannot (RESP, a partial frame, output pending, CQ short of room): the
- * record then takes goblin_session_feed. */
+/* Runs an SBE frame that fills rec, or the RESP commands of a small
+ * record, its reply encoded straight into a CQ reservation (no copy
+ * through the session's output). False when it cannot (protocol not
+ * settled yet, a partial SBE frame, input or output pending, CQ short of
+ * room): the record then takes goblin_session_feed. */
 static bool run_direct(goblin_ring_endpoint *ep, struct goblin_slice rec,
                        int *rc)
 {
     uint32_t max = goblin_ring_max_record(ep->r);
     uint32_t k = max < DIRECT_REPLY ? max : DIRECT_REPLY;
+    bool sbe = ep->s->proto == GOBLIN__PROTO_SBE;
     int64_t n;
     void *buf;
 
-    if (ep->s->proto != GOBLIN__PROTO_SBE ||
+    if ((!sbe && ep->s->proto != GOBLIN__PROTO_RESP) ||
         goblin_ring_reserve(ep->r, k, &buf) != 0 ||
         !goblin__output_redirect(ep->s, buf, k))
         return false;
-    if (!goblin__sbe_record(ep->s, rec.ptr, rec.len, rc)) {
+    if (!(sbe ? goblin__sbe_record(ep->s, rec.ptr, rec.len, rc)
+              : goblin__resp_record(ep->s, rec.ptr, rec.len, rc))) {
         goblin__output_redirect_end(ep->s);
         return false;
     }

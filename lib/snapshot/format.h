@@ -12,8 +12,9 @@
  *   trailer  32 bytes: magic, keys, payload bytes, data blocks, CRC32C
  *            of the header, every block header and the 28 bytes before
  *
- * A record: tag (bits 0-1 type, bit 2 has a deadline, bits 3-4 string
- * encoding), [i64 deadline ms], varint key length, key, then
+ * A record: tag (bits 0-1 and 5 the type, goblin_type's bits 0-1 and 2;
+ * bit 2 has a deadline, bits 3-4 string encoding), [i64 deadline ms],
+ * varint key length, key, then
  *   string:  varint length, bytes
  *   hash:    varint pairs, varint body bytes, body: pairs of
  *            (varint length, field, varint length, value)
@@ -21,6 +22,11 @@
  *            varint chunk pairs (1 or more), varint chunk bytes, pairs
  *            of (f64 score, varint length, member); strictly increasing
  *            by (score, member) across the whole set
+ *   list:    varint elements, then chunks until that many came: varint
+ *            chunk elements (1 or more), varint chunk bytes, elements of
+ *            (varint length, bytes), head first
+ *   set:     varint members, varint body bytes, body: members as
+ *            (varint length, member)
  */
 #ifndef GOBLIN_SNAPSHOT_FORMAT_H
 #define GOBLIN_SNAPSHOT_FORMAT_H
@@ -36,8 +42,8 @@
 #define SNAP_BLOCK_SIZE (256u * 1024)    /* what the writer uses */
 #define SNAP_BLOCK_MAX (16u * 1024 * 1024) /* the most a reader accepts */
 
-/* The most bytes the writer gathers in one sorted-set chunk (a pair
- * bigger than that gets a chunk of its own). */
+/* The most bytes the writer gathers in one sorted-set or list chunk (a
+ * pair or element bigger than that gets a chunk of its own). */
 #define SNAP_ZCHUNK (64u * 1024)
 
 /* Header fields. */
@@ -63,7 +69,19 @@
 #define TAG_DEADLINE 0x04
 #define TAG_ENC_SHIFT 3
 #define TAG_ENC 0x18
-#define TAG_RESERVED 0xE0
+#define TAG_TYPE_HI 0x20 /* the type's bit 2: lists (4) and sets (5) */
+#define TAG_RESERVED 0xC0
+
+/* The type a tag names, and the tag bits of a type. */
+static inline int tag_type(uint8_t tag)
+{
+    return (tag & TAG_TYPE) | ((tag & TAG_TYPE_HI) ? 4 : 0);
+}
+
+static inline uint8_t type_tag(int type)
+{
+    return (uint8_t)((type & TAG_TYPE) | ((type & 4) ? TAG_TYPE_HI : 0));
+}
 
 /* The longest varint: 10 bytes hold a u64. */
 #define VARINT_MAX 10

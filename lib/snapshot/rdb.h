@@ -26,10 +26,15 @@ enum {
     RDB_TYPE_HASH = 4,
     RDB_TYPE_ZSET_2 = 5,
     RDB_TYPE_HASH_ZIPMAP = 9,
+    RDB_TYPE_LIST_ZIPLIST = 10,
+    RDB_TYPE_SET_INTSET = 11,
     RDB_TYPE_ZSET_ZIPLIST = 12,
     RDB_TYPE_HASH_ZIPLIST = 13,
+    RDB_TYPE_LIST_QUICKLIST = 14,
     RDB_TYPE_HASH_LISTPACK = 16,
     RDB_TYPE_ZSET_LISTPACK = 17,
+    RDB_TYPE_LIST_QUICKLIST_2 = 18,
+    RDB_TYPE_SET_LISTPACK = 20,
     RDB_OPCODE_FUNCTION2 = 245,
     RDB_OPCODE_FUNCTION_PRE_GA = 246,
     RDB_OPCODE_MODULE_AUX = 247,
@@ -117,5 +122,20 @@ int64_t goblin__rdb_listpack(const uint8_t *blob, size_t len,
                              goblin__rdb_elem_fn fn, void *ctx);
 int64_t goblin__rdb_zipmap(const uint8_t *blob, size_t len,
                            goblin__rdb_elem_fn fn, void *ctx);
+
+/* ---- lists (rdb_list.c) ---- */
+
+/* Reads a list value of type t (RDB_TYPE_LIST, _LIST_ZIPLIST,
+ * _LIST_QUICKLIST or _LIST_QUICKLIST_2) and, unless skip, puts it under
+ * key with deadline (-1: none); *stored says whether a key was added (an
+ * empty list is not). Returns 0 or an error (nothing added). */
+int goblin__rdb_list(struct goblin__rdb *r, goblin_store *st, unsigned t,
+                     struct goblin_slice key, int64_t deadline, bool skip,
+                     bool *stored);
+/* A set of RDB type t (SET, SET_INTSET or SET_LISTPACK) read into a new
+ * object *out (NULL when empty, or when st is NULL: only checked); *n
+ * its size. 0, GOBLIN_ESNAPFORMAT or GOBLIN_ENOMEM (rdb_set.c). */
+int goblin__rdb_set(struct goblin__rdb *r, goblin_store *st, unsigned t,
+                    void **out, uint64_t *n);
 
 #endif

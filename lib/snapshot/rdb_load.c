@@ -3,9 +3,9 @@
  * The file is "REDIS" and a 4-digit version, then opcodes and key
  * records until EOF (0xFF) and, from version 5, a CRC64 of everything
  * before it. A key record is an optional deadline opcode, a type byte,
- * the key and the value. Strings, hashes and sorted sets in every
- * encoding Redis 7 writes (and older ones it still reads) are loaded; a
- * list, set, stream or module value stops the import with
+ * the key and the value. Strings, hashes, sorted sets and lists
+ * (rdb_list.c) in every encoding Redis 7 writes (and older ones it still
+ * reads) are loaded; a set, stream or module value stops the import with
  * GOBLIN_ESNAPTYPE naming the key and the type.
  *
  * Values are decoded into a scratch arena and built in bulk: a hash in
@@ -113,15 +113,8 @@ static int key_fail(struct imp *im, int code, uint64_t off, const char *what)
 static const char *type_name(unsigned t)
 {
     switch (t) {
-    case 1: return "a list (RDB type 1)";
-    case 2: return "a set (RDB type 2)";
     case 6: case 7: return "a module value (RDB type 6/7)";
-    case 10: return "a list (RDB type 10, ziplist)";
-    case 11: return "a set (RDB type 11, intset)";
-    case 14: return "a list (RDB type 14, quicklist)";
     case 15: case 19: case 21: return "a stream (RDB type 15/19/21)";
-    case 18: return "a list (RDB type 18, quicklist of listpacks)";
-    case 20: return "a set (RDB type 20, listpack)";
     case 22: case 23: case 24: case 25:
         return "a hash with field expiry (RDB type 22-25)";
     default: return NULL;
@@ -319,10 +312,22 @@ static int zset_elem(void *ctx, struct goblin_slice e)
 
 /* ---- values ---- */
 
+static bool is_list(unsigned t)
+{
+    return t == RDB_TYPE_LIST || t == RDB_TYPE_LIST_ZIPLIST ||
+           t == RDB_TYPE_LIST_QUICKLIST || t == RDB_TYPE_LIST_QUICKLIST_2;
+}
+
 static bool is_hash(unsigned t)
 {
     return t == RDB_TYPE_HASH || t == RDB_TYPE_HASH_ZIPMAP ||
            t == RDB_TYPE_HASH_ZIPLIST || t == RDB_TYPE_HASH_LISTPACK;
+}
+
+static bool is_set(unsigned t)
+{
+    return t == RDB_TYPE_SET || t == RDB_TYPE_SET_INTSET ||
+           t == RDB_TYPE_SET_LISTPACK;
 }
 
 /* A hash or sorted set in a packed blob (ziplist, listpack, zipmap). */
@@ -446,7 +451,8 @@ static void count_key(struct imp *im, unsigned t, int64_t deadline)
     res->keys++;
     res->strings += t == RDB_TYPE_STRING;
     res->hashes += is_hash(t);
-    res->zsets += t != RDB_TYPE_STRING && !is_hash(t);
+    res->zsets += t != RDB_TYPE_STRING && !is_hash(t) && !is_list(t) &&
+                  !is_set(t);
     res->expires += deadline >= 0;
 }
 
@@ -474,6 +480,27 @@ static int load_key(struct imp *im, unsigned t, int64_t deadline)
             return rc;
         if (!skip && (rc = goblin__snap_put_str(im->st, im->key, v, -1,
                                                 deadline)) != 0)
+            return key_error(im, rc, off);
+    } else if (is_list(t)) {
+        bool stored;
+
+        rc = goblin__rdb_list(&im->r, im->st, t, im->key, deadline, skip,
+                              &stored);
+        if (rc != 0)
+            return key_error(im, rc, off);
+        if (!stored && !skip)
+            return 0; /* an empty list: Redis skips it too */
+    } else if (is_set(t)) {
+        void *obj;
+
+        rc = goblin__rdb_set(&im->r, skip ? NULL : im->st, t, &obj, &pairs);
+        if (rc == 0 && pairs == 0)
+            return 0; /* an empty collection: Redis skips it too */
+        if (rc == 0 && !skip &&
+            (rc = goblin__snap_put_obj(im->st, im->key, GOBLIN_TYPE_SET, obj,
+                                       deadline)) != 0)
+            return key_error(im, rc, off);
+        if (rc != 0)
             return key_error(im, rc, off);
     } else if (is_hash(t) || t == RDB_TYPE_ZSET || t == RDB_TYPE_ZSET_2 ||
                t == RDB_TYPE_ZSET_ZIPLIST || t == RDB_TYPE_ZSET_LISTPACK) {

@@ -223,10 +223,7 @@ int goblin__snap_put_str(goblin_store *st, struct goblin_slice key,
 
 static void obj_free(goblin_store *st, enum goblin_type type, void *obj)
 {
-    if (type == GOBLIN_TYPE_HASH)
-        goblin__hash_free(st, obj);
-    else
-        goblin__zset_free(st, obj);
+    goblin__obj_free(st, type, obj);
 }
 
 int goblin__snap_put_obj(goblin_store *st, struct goblin_slice key,

@@ -6,7 +6,8 @@
  * is left of the file before anything is allocated) and built in batches
  * of BATCH pairs; a sorted set's chunks are copied out of the blocks
  * (each length checked the same way) and the set is built from all its
- * pairs, in order, in one call. Counts are checked against sizes too (a
+ * pairs, in order, in one call; a list's chunks are viewed one at a time
+ * and appended in batches. Counts are checked against sizes too (a
  * hash pair takes at least 2 bytes, a sorted-set pair 9), so a hostile
  * file cannot make the loader allocate more than a small multiple of its
  * own size.
@@ -25,6 +26,8 @@
 #include "format.h"
 #include "snap_read.h"
 #include "store/hash.h"
+#include "store/list.h"
+#include "store/set.h"
 #include "store/zset.h"
 
 #define BATCH 1024
@@ -193,6 +196,63 @@ static int load_hash(struct ld *l, uint64_t off, struct goblin_slice k,
                                   "key appears twice" : goblin_strerror(rc));
 }
 
+/* Parses (and, when loading, builds) a set body of n members, BATCH at
+ * a time into l->fv. */
+static int set_body(struct ld *l, const uint8_t *b, size_t len, size_t n,
+                    void **obj)
+{
+    uint64_t added = 0;
+    size_t i = 0, nb = 0;
+    int r;
+
+    for (size_t k = 0; k < n; k++) {
+        if (!body_str(b, len, &i, &l->fv[nb]))
+            return GOBLIN_ESNAPFORMAT;
+        if (++nb == BATCH || k + 1 == n) {
+            if (l->st != NULL) {
+                r = goblin__set_obj_add(l->st, obj, l->fv, nb);
+                if (r < 0)
+                    return r;
+                added += (uint64_t)r;
+            }
+            nb = 0;
+        }
+    }
+    if (i != len || (l->st != NULL && added != n))
+        return GOBLIN_ESNAPFORMAT; /* slack, or a member given twice */
+    return 0;
+}
+
+static int load_set(struct ld *l, uint64_t off, struct goblin_slice k,
+                    int64_t deadline)
+{
+    uint64_t n, len;
+    const uint8_t *b;
+    void *obj = NULL;
+    int rc;
+
+    if ((rc = rd_len(l, UINT32_MAX - 1, &n)) != 0 ||
+        (rc = rd_len(l, goblin__rd_left(&l->rd), &len)) != 0)
+        return rc;
+    if (n == 0 || n > len)
+        return rec_fail(l, GOBLIN_ESNAPFORMAT, off, k, "bad set size");
+    if ((rc = goblin__rd_view(&l->rd, (size_t)len, &b)) != 0)
+        return rc;
+    if (l->st != NULL && deadline >= 0 && l->now > deadline)
+        return 1;
+    rc = set_body(l, b, (size_t)len, (size_t)n, &obj);
+    if (rc != 0) {
+        goblin__set_free(l->st, obj);
+        return rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
+                        "malformed set body" : goblin_strerror(rc));
+    }
+    if (l->st == NULL)
+        return 0;
+    rc = goblin__snap_put_obj(l->st, k, GOBLIN_TYPE_SET, obj, deadline);
+    return rc == 0 ? 0 : rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
+                                  "key appears twice" : goblin_strerror(rc));
+}
+
 /* memcmp order, a shorter prefix first: the order of members. */
 static int member_cmp(struct goblin_slice a, struct goblin_slice b)
 {
@@ -318,6 +378,83 @@ static int load_zset(struct ld *l, uint64_t off, struct goblin_slice k,
                                   "key appears twice" : goblin_strerror(rc));
 }
 
+/* Pushes the batch of n elements at the tail of *obj. */
+static int list_batch(struct ld *l, void **obj, size_t n)
+{
+    if (l->st == NULL || n == 0)
+        return 0;
+    return goblin__list_obj_push(l->st, obj, GOBLIN_LIST_TAIL, l->fv, n);
+}
+
+/* Parses (and, when loading, appends) a list chunk of n elements. */
+static int list_chunk(struct ld *l, const uint8_t *b, size_t len, size_t n,
+                      void **obj)
+{
+    size_t i = 0, nb = 0;
+    int rc;
+
+    for (size_t k = 0; k < n; k++) {
+        if (!body_str(b, len, &i, &l->fv[nb]))
+            return GOBLIN_ESNAPFORMAT;
+        if (++nb == 2 * BATCH) {
+            if ((rc = list_batch(l, obj, nb)) != 0)
+                return rc;
+            nb = 0;
+        }
+    }
+    if ((rc = list_batch(l, obj, nb)) != 0)
+        return rc;
+    return i == len ? 0 : GOBLIN_ESNAPFORMAT;
+}
+
+/* Reads the chunks of a list of n elements into *obj. */
+static int list_chunks(struct ld *l, uint64_t off, struct goblin_slice k,
+                       uint64_t n, void **obj)
+{
+    uint64_t got = 0, cn, len;
+    const uint8_t *b;
+    int rc;
+
+    while (got < n) {
+        if ((rc = rd_len(l, n - got, &cn)) != 0 ||
+            (rc = rd_len(l, goblin__rd_left(&l->rd), &len)) != 0)
+            return rc;
+        if (cn == 0 || cn > len)
+            return rec_fail(l, GOBLIN_ESNAPFORMAT, off, k, "bad list chunk");
+        if ((rc = goblin__rd_view(&l->rd, (size_t)len, &b)) != 0)
+            return rc;
+        rc = list_chunk(l, b, (size_t)len, (size_t)cn, obj);
+        if (rc != 0)
+            return rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
+                            "malformed list body" : goblin_strerror(rc));
+        got += cn;
+    }
+    return 0;
+}
+
+static int load_list(struct ld *l, uint64_t off, struct goblin_slice k,
+                     int64_t deadline)
+{
+    uint64_t n;
+    void *obj = NULL;
+    int rc;
+
+    if ((rc = rd_len(l, goblin__rd_left(&l->rd), &n)) != 0)
+        return rc;
+    if (n == 0)
+        return rec_fail(l, GOBLIN_ESNAPFORMAT, off, k, "bad list size");
+    rc = list_chunks(l, off, k, n, &obj);
+    if (rc == 0 && l->st != NULL && deadline >= 0 && l->now > deadline)
+        rc = 1; /* expired: skipped */
+    if (rc != 0 || l->st == NULL) {
+        goblin__list_free(l->st, obj);
+        return rc;
+    }
+    rc = goblin__snap_put_obj(l->st, k, GOBLIN_TYPE_LIST, obj, deadline);
+    return rc == 0 ? 0 : rec_fail(l, rc, off, k, rc == GOBLIN_ESNAPFORMAT ?
+                                  "key appears twice" : goblin_strerror(rc));
+}
+
 static int load_string(struct ld *l, uint64_t off, struct goblin_slice k,
                        int64_t deadline, int enc)
 {
@@ -351,8 +488,8 @@ static int load_record(struct ld *l, struct goblin_snapshot_result *res)
 
     if ((rc = goblin__rd_byte(&l->rd, &tag)) != 0)
         return rc;
-    type = tag & TAG_TYPE;
-    if (type == 0 || (tag & TAG_RESERVED) ||
+    type = tag_type(tag);
+    if (type == 0 || type > GOBLIN_TYPE_SET || (tag & TAG_RESERVED) ||
         (type != GOBLIN_TYPE_STRING && (tag & TAG_ENC)) ||
         (tag & TAG_ENC) == TAG_ENC)
         return goblin__snap_fail(res, GOBLIN_ESNAPFORMAT, off, "bad record "
@@ -370,6 +507,10 @@ static int load_record(struct ld *l, struct goblin_snapshot_result *res)
         rc = load_string(l, off, k, deadline, (tag & TAG_ENC) >> TAG_ENC_SHIFT);
     else if (type == GOBLIN_TYPE_HASH)
         rc = load_hash(l, off, k, deadline);
+    else if (type == GOBLIN_TYPE_LIST)
+        rc = load_list(l, off, k, deadline);
+    else if (type == GOBLIN_TYPE_SET)
+        rc = load_set(l, off, k, deadline);
     else
         rc = load_zset(l, off, k, deadline);
     if (rc != 0)

@@ -20,6 +20,8 @@
 #include "format.h"
 #include "snapshot_int.h"
 #include "store/hash.h"
+#include "store/list.h"
+#include "store/set.h"
 #include "store/zset.h"
 
 struct wr {
@@ -208,10 +210,73 @@ static void put_hash(struct wr *w, const void *obj)
     goblin__hash_obj_foreach(obj, hash_pair, w);
 }
 
+static int set_size(void *ctx, const struct goblin__set_elem *e)
+{
+    struct sizer *s = ctx;
+
+    s->bytes += varint_size(e->s.len) + e->s.len;
+    return 0;
+}
+
+static int set_member(void *ctx, const struct goblin__set_elem *e)
+{
+    struct wr *w = ctx;
+
+    put_varint(w, e->s.len);
+    put_bytes(w, e->s.ptr, e->s.len);
+    return 0;
+}
+
+static void put_set(struct wr *w, const void *obj)
+{
+    struct sizer s = {0};
+
+    put_varint(w, goblin__set_obj_card(obj));
+    goblin__set_obj_foreach(obj, set_size, &s);
+    put_varint(w, s.bytes);
+    goblin__set_obj_foreach(obj, set_member, w);
+}
+
 static void put_zset(struct wr *w, const void *obj)
 {
     put_varint(w, goblin__zset_obj_card(obj));
     goblin__zset_obj_foreach(obj, zset_pair, w);
+    zchunk_flush(w);
+}
+
+/* A list goes out in chunks as a sorted set does, through the same
+ * buffer: elements of (varint length, bytes). */
+static void list_elem(struct wr *w, struct goblin_slice e)
+{
+    size_t size = varint_size(e.len) + e.len;
+    uint8_t *p;
+
+    if (SNAP_ZCHUNK - w->zlen < size)
+        zchunk_flush(w);
+    if (size > SNAP_ZCHUNK) { /* a huge element: a chunk of its own */
+        put_varint(w, 1);
+        put_varint(w, size);
+        put_varint(w, e.len);
+        put_bytes(w, e.ptr, e.len);
+        return;
+    }
+    p = w->zbuf + w->zlen;
+    p += varint_put(p, e.len);
+    if (e.len != 0)
+        memcpy(p, e.ptr, e.len);
+    w->zlen += size;
+    w->zpairs++;
+}
+
+static void put_list(struct wr *w, const void *obj)
+{
+    struct goblin__list_iter it;
+    struct goblin_slice e;
+
+    put_varint(w, goblin__list_obj_len(obj));
+    goblin__list_iter_init(&it, obj, 0, false);
+    while (goblin__list_iter_next(&it, &e))
+        list_elem(w, e);
     zchunk_flush(w);
 }
 
@@ -222,7 +287,7 @@ static void put_record(struct wr *w, const uint8_t *rec, int64_t deadline,
 {
     enum goblin_type type = goblin__rec_type(rec);
     struct goblin__rec r;
-    uint8_t tag = (uint8_t)type, *p;
+    uint8_t tag = type_tag(type), *p;
 
     if (type == GOBLIN_TYPE_STRING)
         tag |= (uint8_t)(goblin__rec_str_enc(rec) << TAG_ENC_SHIFT);
@@ -247,6 +312,10 @@ static void put_record(struct wr *w, const uint8_t *rec, int64_t deadline,
     } else if (type == GOBLIN_TYPE_HASH) {
         put_hash(w, goblin__snap_rec_obj(rec));
         res->hashes++;
+    } else if (type == GOBLIN_TYPE_LIST) {
+        put_list(w, goblin__snap_rec_obj(rec));
+    } else if (type == GOBLIN_TYPE_SET) {
+        put_set(w, goblin__snap_rec_obj(rec));
     } else {
         put_zset(w, goblin__snap_rec_obj(rec));
         res->zsets++;

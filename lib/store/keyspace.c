@@ -30,6 +30,8 @@
 
 #include "hash.h"
 #include "keyspace.h"
+#include "list.h"
+#include "set.h"
 #include "store.h"
 #include "zset.h"
 
@@ -52,6 +54,12 @@ void goblin__obj_free(goblin_store *st, enum goblin_type type, void *obj)
         break;
     case GOBLIN_TYPE_ZSET:
         goblin__zset_free(st, obj);
+        break;
+    case GOBLIN_TYPE_LIST:
+        goblin__list_free(st, obj);
+        break;
+    case GOBLIN_TYPE_SET:
+        goblin__set_free(st, obj);
         break;
     default:
         assert(!"a collection type without a free function");
@@ -1208,6 +1216,12 @@ int goblin_key_encoding(goblin_store *st, struct goblin_slice key,
     case GOBLIN_TYPE_ZSET:
         *out = goblin__zset_encoding(*obj_slot(rec));
         break;
+    case GOBLIN_TYPE_LIST:
+        *out = goblin__list_encoding(*obj_slot(rec));
+        break;
+    case GOBLIN_TYPE_SET:
+        *out = goblin__set_encoding(*obj_slot(rec));
+        break;
     default:
         *out = str_enc[goblin__rec_str_enc(rec)];
         break;
@@ -1347,6 +1361,11 @@ int goblin__store_check(const goblin_store *st)
             else if (type == GOBLIN_TYPE_ZSET)
                 rc = goblin__zset_obj_check(obj) == 0 &&
                              goblin__zset_obj_card(obj) > 0 ? 0 : -1;
+            else if (type == GOBLIN_TYPE_LIST)
+                rc = goblin__list_obj_check(obj) == 0 &&
+                             goblin__list_obj_len(obj) > 0 ? 0 : -1;
+            else if (type == GOBLIN_TYPE_SET)
+                rc = goblin__set_obj_check(st, obj);
             else
                 return -8;
             if (rc != 0)

@@ -183,5 +183,7 @@ void goblin__obj_free(goblin_store *st, enum goblin_type type, void *obj);
 void goblin__zset_free(goblin_store *st, void *obj);
 const char *goblin__hash_encoding(const void *obj); /* "listpack" or "hashtable" */
 const char *goblin__zset_encoding(const void *obj); /* "listpack" or "skiplist" */
+void goblin__list_free(goblin_store *st, void *obj);
+const char *goblin__list_encoding(const void *obj); /* "quicklist" */
 
 #endif

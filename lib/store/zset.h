@@ -116,4 +116,9 @@ int goblin__zset_obj_check(const void *obj);
 /* "listpack" or "skiplist". */
 const char *goblin__zset_encoding(const void *obj);
 
+/* SORT's first step on a sorted set: a compact object becomes the full
+ * form, as Redis converts it (zset_sort.c). 0, GOBLIN_EWRONGTYPE or
+ * GOBLIN_ENOMEM (nothing changed). */
+int goblin__zset_sort_prepare(goblin_store *st, struct goblin_slice key);
+
 #endif

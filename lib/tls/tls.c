@@ -192,3 +192,24 @@ int goblin_tls_attach(goblin_tls_server *srv, goblin_conn *c)
     goblin_conn_set_io(c, &tls_io, ssl);
     return 0;
 }
+
+/* A setting's text, or NULL when it is empty (as CONFIG GET shows it). */
+static const char *setting(const goblin_engine *eng, const char *name,
+                           char *buf, size_t cap)
+{
+    return goblin_engine_config_get(eng, name, buf, cap) > 0 ? buf : NULL;
+}
+
+int goblin_tls_server_open_settings(const goblin_engine *eng,
+                                    goblin_tls_server **out, char *err,
+                                    size_t cap)
+{
+    char v[4][GOBLIN_SETTING_VALUE_MAX];
+    struct goblin_tls_server_config cfg = {
+        setting(eng, "tls-cert-file", v[0], sizeof(v[0])),
+        setting(eng, "tls-key-file", v[1], sizeof(v[1])),
+        setting(eng, "tls-ca-cert-file", v[2], sizeof(v[2])),
+        setting(eng, "tls-auth-clients", v[3], sizeof(v[3]))};
+
+    return goblin_tls_server_open(&cfg, out, err, cap);
+}

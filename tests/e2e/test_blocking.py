@@ -9,7 +9,7 @@ behind a blocked command, a blocked client that does not stall the other
 sockets. Rings (two, served by one ring thread): a client blocked on one
 ring while the other ring and the sockets keep being served, a ring client
 served by a socket client's write and a socket client served by a ring
-client's write, over RESP and SBE. Timeouts are short; nothing here
+client's write, over RESP and SBE, for sorted sets and lists. Timeouts are short; nothing here
 asserts a duration, only that every reply comes.
 """
 
@@ -134,6 +134,23 @@ def test_rings(gob, cli_path, ring_a, ring_b):
     # A ring client that times out.
     assert finish(cli(cli_path, "--ring", ring_a, "BZPOPMIN", "none",
                       "0.05")) == "\n"
+    # Lists over the rings: a BLPOP on one ring served by a push on the
+    # other, and a BLMOVE over SBE whose push serves a socket's BRPOP.
+    a = cli(cli_path, "--ring", ring_a, "BLPOP", "rl", "0")
+    wait_blocked(c, 1)
+    assert finish(cli(cli_path, "--ring", ring_b, "RPUSH", "rl", "v1",
+                      "v2")) == "2\n"
+    assert finish(a) == "rl\nv1\n", a
+    w = gob.client()
+    w.send_raw(w.encode(["BRPOP", "rdst", "0"]))
+    wait_blocked(c, 1)
+    s = cli(cli_path, "--ring", ring_a, "--sbe", "BLMOVE", "rsrc", "rdst",
+            "LEFT", "LEFT", "0")
+    wait_blocked(c, 2)
+    assert c.call("RPUSH", "rsrc", "u") == (":", 1)
+    assert "u" in finish(s)
+    assert w.read() == ("*", [("$", b"rdst"), ("$", b"u")])
+    w.close()
 
 
 def main():

@@ -4,7 +4,7 @@ real redis-server and to goblind; every reply must match.
     /usr/bin/python3 test_differential.py GOBLIND [--seed N] [--count N]
                                       [--against-redis] [--keep-going]
 
-Coverage: strings, hashes, sorted sets, keyspace and expiry, including
+Coverage: strings, hashes, sorted sets, lists, sets, keyspace and expiry, including
 tricky scores (inf, -inf, -0.0, 1e308, 0.1, integer-valued floats), binary
 values with NUL and CRLF inside, wrong-type errors, arity errors, syntax
 errors, INCR overflow, ZADD flag combinations and expiry (far-future and
@@ -22,9 +22,13 @@ itself leaves room:
 INCRBYFLOAT/HINCRBYFLOAT values (Redis computes in long double) live on
 their own keys and are compared within a relative 1e-9.
 
-Commands Goblin's command table does not have (COPY, MOVE, SORT, ...)
-are left out; RANDOMKEY, HRANDFIELD and ZRANDMEMBER too, as their replies
-are random in both servers.
+Commands Goblin's command table does not have (COPY, MOVE, SORT with
+STORE, ...) are left out; SORT_RO runs with BY, GET, LIMIT, DESC and
+ALPHA (orders Redis leaves open compared as multisets, see sort_form); RANDOMKEY, HRANDFIELD and ZRANDMEMBER too, as their replies
+are random in both servers. SRANDMEMBER and SPOP are compared by what is
+deterministic: the reply's type and size, and that every member returned
+belongs to the set (SPOP's members are then added back on each server, so
+both keyspaces stay the same). SSCAN runs whole scans, compared as sets.
 
 Last, TIME (microseconds), INFO redis_version and HELLO's version are
 checked against redis-server's, and goblind's INFO must carry
@@ -33,7 +37,7 @@ goblin_version.
 The sequence runs over RESP2, then continues over RESP3 (HELLO 3) on new
 connections, then checks short TTLs, then three fixed lists compared byte
 for byte: transactions (MULTI with queued and refused commands, the
-EXECABORT that follows, DISCARD), score edges (inf, -inf, -0 and the NaN
+EXECABORT that follows, DISCARD), SORT_RO's fixed cases, score edges (inf, -inf, -0 and the NaN
 they make through WEIGHTS, AGGREGATE, ZINCRBY and ZADD INCR, the sign of
 zero in both encodings), and which commands leave a key's access time
 alone (OBJECT IDLETIME after one 3 s wait, compared only as 'recent' or
@@ -59,7 +63,11 @@ import e2e
 SEED = 20240601
 COUNT = 20000
 RESP3_COUNT = 5000
-BATCH = 200
+# Commands per pipeline. A batch runs whole on redis-server before it runs
+# on goblind, so a relative TTL set inside it lands later on goblind by up
+# to one batch's time: small batches keep that well inside the 2 s the
+# comparison allows, even on a loaded machine.
+BATCH = 50
 
 # ------------------------------------------------------------- the data
 
@@ -73,7 +81,11 @@ M_KEYS = [b"m:%d" % i for i in range(4)]     # any type: wrong-type errors
 F_KEYS = [b"f:%d" % i for i in range(3)]     # INCRBYFLOAT only
 FH_KEYS = [b"fh:%d" % i for i in range(2)]   # HINCRBYFLOAT only
 X_KEYS = [b"x:%d" % i for i in range(12)]    # expiry playground
-GENERIC = S_KEYS + H_KEYS + Z_KEYS + M_KEYS + X_KEYS
+L_KEYS = [b"l:%d" % i for i in range(6)]
+T_KEYS = [b"t:%d" % i for i in range(5)]     # sets of any members
+TI_KEYS = [b"ti:%d" % i for i in range(3)]   # sets mostly of integers
+GENERIC = (S_KEYS + H_KEYS + Z_KEYS + M_KEYS + X_KEYS + L_KEYS + T_KEYS +
+           TI_KEYS)
 ALL_KEYS = GENERIC + F_KEYS + FH_KEYS + ZL_KEYS
 
 MEMBERS = [b"m%d" % i for i in range(14)] + [
@@ -423,6 +435,195 @@ class Gen:
             cmd.append(self.pick([b"1", b"2", b"0", b"5", b"-1", b"x"]))
         return cmd
 
+    # ----------------------------------------------------------- lists
+    def lkey(self):
+        return self.key(L_KEYS)
+
+    def elem(self):
+        """Mostly short elements that repeat (for LREM, LPOS, LINSERT);
+        now and then one past the 255-byte short form, rarely one past a
+        whole block, never the huge values of value()."""
+        k = self.r.random()
+        if k < 0.5:
+            return self.pick(MEMBERS[:8])
+        if k < 0.97:
+            return self.value()[:40]
+        return b"L%d" % self.r.randint(0, 9) * self.r.randint(100, 3000)
+
+    def c_lpush(self):
+        op = self.pick([b"LPUSH", b"RPUSH", b"LPUSH", b"RPUSH", b"LPUSHX",
+                        b"RPUSHX"])
+        n = self.r.randint(1, 4) if self.chance(0.9) else \
+            self.r.randint(50, 200)
+        return [op, self.lkey()] + [self.elem() for _ in range(n)]
+
+    def c_lpop(self):
+        cmd = [self.pick([b"LPOP", b"RPOP"]), self.lkey()]
+        if self.chance(0.5):
+            cmd.append(self.pick([b"0", b"1", b"2", b"5", b"100", b"-1",
+                                  b"x"]))
+        return cmd
+
+    def c_llen(self):
+        return [b"LLEN", self.lkey()]
+
+    def c_lindex(self):
+        return [b"LINDEX", self.lkey(), self.index()]
+
+    def c_lset(self):
+        return [b"LSET", self.lkey(), self.index(), self.elem()]
+
+    def c_lrange(self):
+        return [b"LRANGE", self.lkey(), self.index(), self.index()]
+
+    def c_ltrim(self):
+        return [b"LTRIM", self.lkey(), self.pick([b"0", b"1", b"2", b"-5"]),
+                self.pick([b"-1", b"-2", b"100", b"50", b"1", b"x"])]
+
+    def c_linsert(self):
+        return [b"LINSERT", self.lkey(),
+                self.pick([b"BEFORE", b"AFTER", b"after", b"middle"]),
+                self.elem(), self.elem()]
+
+    def c_lrem(self):
+        return [b"LREM", self.lkey(),
+                self.pick([b"0", b"1", b"-1", b"2", b"-2", b"x"]),
+                self.elem()]
+
+    def c_lpos(self):
+        cmd = [b"LPOS", self.lkey(), self.elem()]
+        opts = [[b"RANK", self.pick([b"1", b"2", b"-1", b"-3", b"0",
+                                     b"-9223372036854775808"])],
+                [b"COUNT", self.pick([b"0", b"1", b"3", b"-1"])],
+                [b"MAXLEN", self.pick([b"0", b"2", b"10", b"-1"])],
+                [b"BOGUS"]]
+        for _ in range(self.r.choice([0, 1, 1, 2, 3])):
+            cmd += self.pick(opts)
+        return cmd
+
+    # ------------------------------------------------------------ sets
+    def tkey(self):
+        return self.key(T_KEYS + TI_KEYS)
+
+    def smember(self, key=None):
+        if key in TI_KEYS and self.chance(0.9):
+            return self.num(-300, 700)
+        k = self.r.random()
+        if k < 0.35:
+            return self.num(-20, 40)
+        if k < 0.5:
+            return self.pick(INT_TEXTS)
+        if k < 0.97:
+            return self.member()
+        return b"y" * self.r.randint(60, 70)
+
+    def c_sadd(self):
+        k = self.tkey()
+        n = self.r.randint(1, 4)
+        if self.chance(0.03):
+            n = self.r.randint(100, 600)   # past the compact limits
+        return [b"SADD", k] + [self.smember(k) for _ in range(n)]
+
+    def c_srem(self):
+        k = self.tkey()
+        return [b"SREM", k] + [self.smember(k)
+                               for _ in range(self.r.randint(1, 4))]
+
+    def c_sread(self):
+        k = self.tkey()
+        op = self.pick([b"SISMEMBER", b"SMISMEMBER", b"SCARD", b"SMEMBERS",
+                        b"SMISMEMBER"])
+        if op == b"SISMEMBER":
+            return [op, k, self.smember(k)]
+        if op == b"SMISMEMBER":
+            return [op, k] + [self.smember(k)
+                              for _ in range(self.r.randint(1, 4))]
+        return [op, k]
+
+    def c_smove(self):
+        k = self.tkey()
+        return [b"SMOVE", k, self.tkey(), self.smember(k)]
+
+    def c_scombine(self):
+        op = self.pick([b"SINTER", b"SUNION", b"SDIFF", b"SINTERSTORE",
+                        b"SUNIONSTORE", b"SDIFFSTORE", b"SINTERCARD"])
+        keys = [self.tkey() for _ in range(self.r.randint(1, 3))]
+        if op.endswith(b"STORE"):
+            return [op, self.tkey()] + keys
+        if op == b"SINTERCARD":
+            cmd = [op, self.pick([b"%d" % len(keys)] * 6 +
+                                 [b"0", b"x", b"9"])] + keys
+            if self.chance(0.4):
+                cmd += [b"LIMIT", self.pick([b"0", b"1", b"2", b"-1",
+                                             b"x"])]
+            return cmd
+        return [op] + keys
+
+    def c_srandom(self):
+        k = self.tkey()
+        if self.chance(0.2):
+            return [b"SRANDMEMBER-CHECK", k]
+        return [b"SRANDMEMBER-CHECK", k,
+                self.pick([b"0", b"1", b"3", b"-3", b"100", b"-100", b"x",
+                           b"-9223372036854775808"])]
+
+    def c_spop(self):
+        k = self.tkey()
+        if self.chance(0.3):
+            return [b"SPOP-RESTORE", k]
+        return [b"SPOP-RESTORE", k,
+                self.pick([b"0", b"1", b"2", b"1000", b"-1", b"x"])]
+
+    def c_sscan(self):
+        return [b"SSCAN-ALL", self.tkey(),
+                self.pick([b"*", b"1*", b"m*", b"*x*"])]
+
+    def c_sencoding(self):
+        return [b"OBJECT", b"ENCODING", self.tkey()]
+
+    # ------------------------------------------------------------ SORT
+    def c_sortdata(self):
+        """Weights for SORT's BY and GET patterns: w:<member> strings (now
+        and then not a number), wh:<member> hashes with field f."""
+        m = self.smember(self.pick(TI_KEYS)) if self.chance(0.5) \
+            else self.member()
+        v = self.pick([self.num(-50, 50), self.num(-50, 50), b"1.5",
+                       b"abc", b"", b" 7", b"inf"])
+        if self.chance(0.5):
+            return [b"SET", b"w:" + m, v]
+        return [b"HSET", b"wh:" + m, b"f", v]
+
+    def c_sort(self):
+        key = self.pick(T_KEYS + TI_KEYS + Z_KEYS + [self.key()])
+        cmd = [b"SORT_RO", key]
+        opts = [[b"BY", b"w:*"], [b"BY", b"wh:*->f"], [b"BY", b"nosort"],
+                [b"GET", b"#"], [b"GET", b"w:*"], [b"GET", b"wh:*->f"],
+                [b"GET", b"nokey"], [b"LIMIT", self.num(-1, 5),
+                                     self.num(-1, 5)],
+                [b"ASC"], [b"DESC"], [b"ALPHA"], [b"ALPHA"], [b"ALPHA"],
+                [b"LIMIT", b"x", b"1"], [b"BOGUS"]]
+        for _ in range(self.r.choice([0, 1, 1, 2, 3])):
+            cmd += self.pick(opts)
+        return cmd
+
+    def c_lmove(self):
+        ends = [b"LEFT", b"RIGHT", b"left", b"right", b"UP"]
+        if self.chance(0.3):
+            return [b"RPOPLPUSH", self.lkey(), self.lkey()]
+        return [b"LMOVE", self.lkey(), self.lkey(), self.pick(ends),
+                self.pick(ends)]
+
+    def c_lmpop(self):
+        n = self.r.randint(1, 3)
+        cmd = [b"LMPOP", self.pick([b"%d" % n] * 8 + [b"0", b"x", b"9"])]
+        cmd += [self.lkey() for _ in range(n)]
+        cmd.append(self.pick([b"LEFT", b"RIGHT", b"middle"]))
+        if self.chance(0.5):
+            cmd += [b"COUNT", self.pick([b"1", b"3", b"0", b"-1", b"x"])]
+        if self.chance(0.05):
+            cmd += [b"COUNT", b"2"]
+        return cmd
+
     def c_zmpop(self):
         keys = [self.zkey_any() for _ in range(self.r.randint(1, 3))]
         n = self.pick([b"%d" % len(keys)] * 6 + [b"0", b"x", b"9"])
@@ -460,7 +661,9 @@ class Gen:
 
     def c_rename(self):
         pool = self.pick([S_KEYS, H_KEYS, Z_KEYS, X_KEYS, M_KEYS, F_KEYS,
-                          FH_KEYS, ZL_KEYS] + [GENERIC] * (self.chance(0.1)))
+                          FH_KEYS, ZL_KEYS, L_KEYS,
+                          T_KEYS] +
+                         [GENERIC] * (self.chance(0.1)))
         return [self.pick([b"RENAME", b"RENAMENX"]), self.pick(pool),
                 self.pick(pool)]
 
@@ -510,8 +713,10 @@ class Gen:
         k = self.pick(X_KEYS)
         if op < 0.5:
             return [b"SET", k, self.value()]
-        if op < 0.75:
+        if op < 0.7:
             return [b"HSET", k, self.field(), self.value()]
+        if op < 0.85:
+            return [b"RPUSH", k, self.value()]
         return [b"ZADD", k, self.score(), self.member()]
 
     # ---------------------------------------------------------- errors
@@ -523,7 +728,12 @@ class Gen:
                           [b"DEL"], [b"MGET"], [b"ZSCORE", b"z:0"],
                           [b"HGETALL"], [b"TTL"], [b"RENAME", b"a"],
                           [b"get", b"a", b"b"], [b"ZCARD"],
-                          [b"NOSUCHCMD", b"x"], [b"dbsize", b"x"]])
+                          [b"NOSUCHCMD", b"x"], [b"dbsize", b"x"],
+                          [b"LPUSH", b"l:0"], [b"LPOP"],
+                          [b"LPOP", b"l:0", b"1", b"2"],
+                          [b"LRANGE", b"l:0", b"0"], [b"LMPOP", b"1"],
+                          [b"LMOVE", b"l:0", b"l:1", b"LEFT"],
+                          [b"LINSERT", b"l:0", b"BEFORE", b"a"]])
 
     def c_misc(self):
         return self.pick([[b"PING"], [b"PING", b"hello\x00"],
@@ -552,7 +762,15 @@ class Gen:
              (0.3, self.c_scan),
              (4, self.c_expire), (3, self.c_ttl), (1, self.c_persist),
              (4, self.c_xset),
-             (2, self.c_arity), (0.5, self.c_misc)]
+             (6, self.c_lpush), (3, self.c_lpop), (1, self.c_llen),
+             (2, self.c_lindex), (2, self.c_lset), (2, self.c_lrange),
+             (1, self.c_ltrim), (2, self.c_linsert), (2, self.c_lrem),
+             (2, self.c_lpos), (2, self.c_lmove), (2, self.c_lmpop),
+             (2, self.c_arity), (0.5, self.c_misc),
+             (8, self.c_sadd), (3, self.c_srem), (5, self.c_sread),
+             (1, self.c_smove), (3, self.c_scombine), (2, self.c_srandom),
+             (1, self.c_spop), (0.5, self.c_sscan), (1, self.c_sencoding),
+             (2, self.c_sortdata), (3, self.c_sort)]
         return t
 
     def next(self):
@@ -564,7 +782,9 @@ class Gen:
 
 SCORE_REPLY = {b"ZSCORE", b"ZINCRBY", b"ZMSCORE"}
 WITHSCORES_REPLY = {b"ZPOPMIN", b"ZPOPMAX"}
-UNORDERED = {b"HGETALL", b"HKEYS", b"HVALS", b"KEYS", b"SCAN-ALL"}
+UNORDERED = {b"HGETALL", b"HKEYS", b"HVALS", b"KEYS", b"SCAN-ALL",
+             b"SMEMBERS", b"SINTER", b"SUNION", b"SDIFF", b"SSCAN-ALL"}
+PSEUDO = {b"SCAN-ALL", b"SSCAN-ALL", b"SRANDMEMBER-CHECK", b"SPOP-RESTORE"}
 LOOSE_TIME = {b"TTL", b"PTTL", b"EXPIRETIME", b"PEXPIRETIME"}
 FLOATISH = {b"INCRBYFLOAT", b"HINCRBYFLOAT"}
 
@@ -623,9 +843,36 @@ def normalize(cmd, reply):
         return ("map", sorted(v))
     if name in UNORDERED and t in "*~" and v is not None:
         return ("set", sorted(v))
+    if name == b"SORT_RO" and t == "*" and v is not None:
+        return sort_form(cmd, v)
     if t == "~":
         return ("set", sorted(v))
     return reply
+
+
+def sort_form(cmd, v):
+    """A SORT reply in the form Redis fixes: a set not sorted (a BY
+    without '*') comes in the set's own order, so only its members are
+    compared (only their count under LIMIT; exact_sort() checks a sorted
+    set's own order); ALPHA compares C strings,
+    so members equal up to a NUL byte, or BY values that tie, may come in
+    either order: compared as a multiset (also when GET hides the
+    members)."""
+    up = [x.upper() for x in cmd]
+    nosort = any(b"*" not in cmd[i + 1] for i, x in enumerate(up[:-1])
+                 if x == b"BY")
+    # (A RENAME may have put a set under a z: key: the type is unknown.)
+    if nosort:
+        if b"LIMIT" in up:
+            return ("count", len(v))
+        return ("set", sorted(v, key=repr))
+    if b"ALPHA" in up and (b"BY" in up or b"GET" in up or any(
+            x[1] is not None and b"\x00" in x[1] for x in v)):
+        # Under LIMIT, which of the tied ones fall in the range is open.
+        if b"LIMIT" in up:
+            return ("count", len(v))
+        return ("set", sorted(v, key=repr))
+    return ("*", v)
 
 
 def same(cmd, a, b):
@@ -662,13 +909,18 @@ class Pair:
     def run(self, cmds, exact=False):
         """Runs cmds on both; returns None or a failure description.
         exact: replies must be byte-identical (no score normalization)."""
-        real = [c for c in cmds if c[0] != b"SCAN-ALL"]
+        real = [c for c in cmds if c[0] not in PSEUDO]
         if len(real) == len(cmds):
             ra = self.ref.pipeline(cmds)
             rb = self.test.pipeline(cmds)
         else:
-            ra = [self.one(self.ref, c) for c in cmds]
-            rb = [self.one(self.test, c) for c in cmds]
+            # One command at a time, each on both servers in turn: a whole
+            # batch of round trips on one before the other would put a
+            # relative TTL set in it seconds apart on a loaded machine.
+            ra, rb = [], []
+            for c in cmds:
+                ra.append(self.one(self.ref, c))
+                rb.append(self.one(self.test, c))
         for cmd, a, b in zip(cmds, ra, rb):
             self.sent += 1
             self.history.append(cmd)
@@ -682,6 +934,10 @@ class Pair:
 
     @staticmethod
     def one(client, cmd):
+        if cmd[0] == b"SRANDMEMBER-CHECK" or cmd[0] == b"SPOP-RESTORE":
+            return random_check(client, cmd)
+        if cmd[0] == b"SSCAN-ALL":
+            return sscan_all(client, cmd)
         if cmd[0] != b"SCAN-ALL":
             return client.call(*cmd)
         keys, cursor = [], b"0"
@@ -703,6 +959,38 @@ class Pair:
                  "  preceding commands:"]
         lines += ["    %s" % show(c, 200) for c in self.history[-9:-1]]
         return "\n".join(lines)
+
+
+def random_check(client, cmd):
+    """SRANDMEMBER or SPOP: the reply's type, its size, and whether every
+    member it gives is one of the set's; SPOP's are added back."""
+    pop = cmd[0] == b"SPOP-RESTORE"
+    before = client.call(b"SMEMBERS", cmd[1])
+    t, v = client.call(b"SPOP" if pop else b"SRANDMEMBER", *cmd[1:])
+    if t == "-" or before[0] == "-":
+        return (t, v)
+    members = {x[1] for x in before[1]}
+    got = ([] if v is None else [v] if t == "$"
+           else [x[1] for x in v])
+    if pop and got:
+        client.call(b"SADD", cmd[1], *got)
+    if pop and len(set(got)) != len(got):
+        return ("repeated", got)
+    return ("random", (t, len(got), all(x in members for x in got)))
+
+
+def sscan_all(client, cmd):
+    """A whole SSCAN (COUNT 3), its members as a sorted list."""
+    out, cursor = set(), b"0"
+    while True:
+        t, v = client.call(b"SSCAN", cmd[1], cursor, b"MATCH", cmd[2],
+                           b"COUNT", b"3")
+        if t != "*":
+            return (t, v)
+        cursor = v[0][1]
+        out |= {x[1] for x in v[1][1]}
+        if cursor == b"0":
+            return ("*", sorted(out))
 
 
 def run_sequence(pair, gen, count):
@@ -855,6 +1143,45 @@ def blocking_script(srv):
     run(b"CLIENT", b"UNBLOCK", b"%d" % wid, b"ERROR")
     read(2)
     run(b"CLIENT", b"UNBLOCK", b"%d" % wid)
+    # Lists: waiters served in order, keys in the order given, BLMPOP's
+    # count, and a BLMOVE whose push to its destination serves the next
+    # waiter (Redis serves that chain in the same round).
+    block(0, b"BLPOP", b"bl:1", b"bl:2", b"0")
+    block(1, b"BRPOP", b"bl:2", b"0")
+    block(2, b"BLMPOP", b"0", b"2", b"bl:3", b"bl:2", b"RIGHT", b"COUNT",
+          b"2")
+    run(b"RPUSH", b"bl:2", b"a", b"b", b"c", b"d", b"e")
+    read(0), read(1), read(2)
+    run(b"LRANGE", b"bl:2", b"0", b"-1")
+    block(0, b"BLMOVE", b"bl:src", b"bl:dst", b"LEFT", b"RIGHT", b"0")
+    block(1, b"BLPOP", b"bl:dst", b"0")
+    run(b"RPUSH", b"bl:src", b"x", b"y")
+    read(0), read(1)
+    run(b"LRANGE", b"bl:src", b"0", b"-1")
+    run(b"EXISTS", b"bl:dst")
+    block(0, b"BRPOPLPUSH", b"bl:4", b"bl:5", b"0")
+    run(b"LPUSH", b"bl:4", b"p", b"q")
+    read(0)
+    run(b"LRANGE", b"bl:5", b"0", b"-1")
+    # A destination of the wrong type: the waiter gets WRONGTYPE.
+    run(b"SET", b"bl:wdst", b"str")
+    block(0, b"BLMOVE", b"bl:6", b"bl:wdst", b"LEFT", b"LEFT", b"0")
+    run(b"RPUSH", b"bl:6", b"m")
+    read(0)
+    run(b"LRANGE", b"bl:6", b"0", b"-1")
+    # Timeouts and MULTI.
+    got.append(w[0].call(b"BLPOP", b"bl:7", b"0.05"))
+    got.append(w[0].call(b"BLMOVE", b"bl:7", b"bl:8", b"LEFT", b"LEFT",
+                         b"0.05"))
+    got.append(w[0].call(b"BLMPOP", b"0.05", b"1", b"bl:7", b"LEFT"))
+    for cmd in ([b"MULTI"], [b"BLPOP", b"bl:9", b"0"],
+                [b"BRPOPLPUSH", b"bl:9", b"bl:10", b"0"], [b"EXEC"]):
+        run(*cmd)
+    block(2, b"BRPOP", b"bl:11", b"0")
+    for cmd in ([b"MULTI"], [b"RPUSH", b"bl:11", b"1", b"2"],
+                [b"LPOP", b"bl:11"], [b"EXEC"]):
+        run(*cmd)
+    read(2)
     # RESP3: doubles in the reply, and the null of a timeout.
     w[1].call(b"HELLO", b"3")
     block(1, b"BZMPOP", b"0", b"1", b"bk:10", b"MAX", b"COUNT", b"3")
@@ -960,6 +1287,53 @@ def idle_times(pair):
 
 
 ZW = [b"inf", b"-inf", b"0", b"-0", b"1", b"-1"]
+
+
+def exact_sort():
+    """SORT_RO byte for byte: numbers and ALPHA, BY strings and hash
+    fields, GET #, LIMIT edges, a sorted set's own order under a BY
+    without '*' (and its conversion to a skiplist), and the errors."""
+    c = [[b"SADD", b"e:s", b"3", b"10", b"-2", b"7", b"1.5e1"],
+         [b"ZADD", b"e:z", b"1", b"c", b"2", b"a", b"3", b"b"],
+         [b"SADD", b"e:w", b"a", b"b", b"c", b"d"],
+         [b"MSET", b"e:w_a", b"3", b"e:w_b", b"1", b"e:w_c", b"2"],
+         [b"HSET", b"e:h_a", b"f", b"z", b"n", b"x"],
+         [b"HSET", b"e:h_b", b"f", b"y"],
+         [b"SET", b"e:str", b"v"]]
+    for args in ([], [b"DESC"], [b"LIMIT", b"1", b"2"],
+                 [b"LIMIT", b"-5", b"2"], [b"LIMIT", b"2", b"-1"],
+                 [b"LIMIT", b"10", b"5"], [b"LIMIT", b"0", b"0"],
+                 [b"ALPHA"], [b"ALPHA", b"DESC", b"LIMIT", b"1", b"1"],
+                 [b"GET", b"#", b"GET", b"e:w_*"],
+                 [b"BY", b"e:w_*", b"GET", b"#"]):
+        c.append([b"SORT_RO", b"e:s"] + args)
+    for args in ([b"BY", b"nosort"], [b"BY", b"nosort", b"DESC"],
+                 [b"BY", b"nosort", b"LIMIT", b"1", b"5"],
+                 [b"BY", b"nosort", b"DESC", b"LIMIT", b"1", b"1"],
+                 [b"ALPHA"], [b"BY", b"e:w_*"], [b"BY", b"e:w_*", b"DESC"],
+                 [b"BY", b"e:h_*->f", b"ALPHA"],
+                 [b"BY", b"e:w_*", b"GET", b"e:h_*->f", b"GET", b"#",
+                  b"GET", b"e:h_*->n", b"GET", b"e:h_*->"]):
+        c.append([b"SORT_RO", b"e:z"] + args)
+    c += [[b"OBJECT", b"ENCODING", b"e:z"],
+          [b"SORT_RO", b"e:w"], [b"SORT_RO", b"e:w", b"BY", b"e:w_*"],
+          [b"SORT_RO", b"e:w", b"ALPHA", b"BY", b"e:w_*", b"DESC"],
+          [b"SORT_RO", b"e:none"], [b"SORT_RO", b"e:str"],
+          [b"SORT_RO", b"e:none", b"BOGUS"], [b"SORT_RO", b"e:s", b"STORE",
+                                              b"e:d"],
+          [b"SORT_RO", b"e:s", b"LIMIT", b"1"],
+          [b"SORT_RO", b"e:s", b"LIMIT", b"x", b"1"],
+          [b"SORT_RO", b"e:s", b"BY"], [b"SORT_RO"]]
+    # Lists, and elements long and many enough that the weights' scratch
+    # grows while an element is being read (no BY, and BY "#").
+    c += [[b"RPUSH", b"e:l", b"5", b"-1", b"3.25", b"1e2", b"0"],
+          [b"SORT_RO", b"e:l"], [b"SORT_RO", b"e:l", b"ALPHA", b"DESC"],
+          [b"SORT_RO", b"e:l", b"BY", b"nosort", b"LIMIT", b"1", b"3"],
+          [b"RPUSH", b"e:big"] + [b"%d%s" % (i * 7919 % 1000, b"0" * 200)
+                                  for i in range(400)],
+          [b"SORT_RO", b"e:big", b"LIMIT", b"0", b"3"],
+          [b"SORT_RO", b"e:big", b"BY", b"#", b"DESC", b"LIMIT", b"0", b"3"]]
+    return c
 
 
 def score_edges():
@@ -1074,6 +1448,11 @@ def dump(client):
             v = e2e.plain(client.call(b"ZRANGE", k, b"0", b"-1",
                                       b"WITHSCORES"))
             v = [(m, float(s)) for m, s in zip(v[0::2], v[1::2])]
+        elif t == b"list":
+            v = e2e.plain(client.call(b"LRANGE", k, b"0", b"-1"))
+        elif t == b"set":
+            v = (sorted(e2e.plain(client.call(b"SMEMBERS", k))),
+                 e2e.plain(client.call(b"OBJECT", b"ENCODING", k)))
         else:
             v = None
         ttl = e2e.plain(client.call(b"TTL", k))
@@ -1134,6 +1513,8 @@ def main():
             err = pair.run(transactions(), exact=True)
         if not err:
             err = pair.run(score_edges(), exact=True)
+        if not err:
+            err = pair.run(exact_sort(), exact=True)
         if not err:
             err = pair.run(zmpop_cases(gen))
         if not err:

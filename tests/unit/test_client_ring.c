@@ -164,6 +164,53 @@ static void test_deep_pipelines_and_big_replies(void **state)
     }
 }
 
+/* Pipelined typed calls go straight into SQ and are published by the
+ * flush; a reply read in place from CQ keeps its views while the next
+ * requests are queued, until the next read. Generic calls queued between
+ * typed ones keep their order. */
+static void test_pipelined_calls_keep_order_and_views(void **state)
+{
+    struct server *sv = *state;
+    const struct goblin_resp_value *v, *w;
+    struct goblin_slice val;
+    goblin_client *c;
+    size_t p;
+    int64_t i;
+
+    if (sv->ep == NULL)
+        skip();
+    for (p = 0; p < 3; p++) {
+        struct goblin_slice get[2] = {S("get"), S("pk")};
+
+        c = attach(sv, protos[p]);
+        assert_int_equal(goblin_client_set(c, S("pk"), S("first"), NULL), 1);
+        goblin_client_pipeline_begin(c);
+        assert_int_equal(goblin_client_get(c, S("pk"), &val), 0);
+        assert_int_equal(goblin_client_flush(c), 0);
+        assert_int_equal(goblin_client_next_reply(c, &v), 0);
+        assert_int_equal(v->type, GOBLIN_RESP_BULK);
+        /* Queued while v is held: v must not move. */
+        assert_int_equal(goblin_client_set(c, S("pk"), S("second"), NULL), 0);
+        assert_int_equal(goblin_client_call(c, 2, get, &w), 0);
+        assert_int_equal(goblin_client_get(c, S("pk"), &val), 0);
+        assert_int_equal(v->str.len, 5);
+        assert_memory_equal(v->str.ptr, "first", 5);
+        assert_int_equal(goblin_client_next_reply(c, &v), 0);
+        assert_int_equal(v->type, GOBLIN_RESP_STATUS);
+        for (i = 0; i < 2; i++) {
+            assert_int_equal(goblin_client_next_reply(c, &v), 0);
+            assert_int_equal(v->type, GOBLIN_RESP_BULK);
+            assert_int_equal(v->str.len, 6);
+            assert_memory_equal(v->str.ptr, "second", 6);
+        }
+        assert_int_equal(goblin_client_pending(c), 0);
+        goblin_client_pipeline_end(c);
+        assert_int_equal(goblin_client_get(c, S("pk"), &val), 1);
+        assert_int_equal(val.len, 6);
+        goblin_client_close(c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -171,6 +218,9 @@ int main(void)
                                         server_setup, server_teardown),
         cmocka_unit_test_setup_teardown(test_deep_pipelines_and_big_replies,
                                         server_setup, server_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_pipelined_calls_keep_order_and_views, server_setup,
+            server_teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,8 @@
 /* test_settings.c - the table of setting descriptors: every type parsed at
  * both sides of every limit, defaults that read back as themselves, old
  * names, CONFIG SET of several pairs rolled back as a whole, the config
- * file reader (quoting, include, save lines, errors naming the line), the
+ * file reader (quoting, include, save lines, errors naming the line, the
+ * directives of Redis 7.0 that are not settings), the
  * command line, and CONFIG REWRITE read back into a new engine.
  */
 #include <stdint.h>
@@ -306,6 +307,32 @@ static void test_command_line(void **state)
     unlink(path);
 }
 
+/* Redis 7.0's directives that are not settings: user applies, the others
+ * are accepted (and logged), none is a bad directive. */
+static void test_other_redis_directives(void **state)
+{
+    struct cfix *f = *state;
+    char text[200], err[1024];
+    char *path = write_file("user alice on nopass ~* +@all\n"
+                            "rename-command FLUSHALL \"\"\n"
+                            "loadmodule /nonexistent/m.so arg\n"
+                            "sentinel monitor m 127.0.0.1 6379 2\n"
+                            "replicaof no one\n");
+
+    assert_int_equal(goblin_engine_config_load(f->eng, path, err,
+                                               sizeof(err)), 0);
+    assert_non_null(strstr(CMD("acl list"), "user alice on nopass"));
+    goblin_engine_config_get(f->eng, "replicaof", text, sizeof(text));
+    assert_string_equal(text, "no one");
+    unlink(path);
+    path = write_file("user bob on nosuchrule\n");
+    assert_int_equal(goblin_engine_config_load(f->eng, path, err,
+                                               sizeof(err)),
+                     GOBLIN_EINVAL);
+    assert_non_null(strstr(err, "Error in user declaration 'nosuchrule'"));
+    unlink(path);
+}
+
 /* CONFIG GET * of an engine, as one string. */
 static void config_all(struct cfix *f, goblin_engine *eng, char *out,
                        size_t cap)
@@ -375,6 +402,7 @@ int main(void)
         CMD_TEST(test_multi_set_all_or_none),
         CMD_TEST(test_config_file),
         CMD_TEST(test_command_line),
+        CMD_TEST(test_other_redis_directives),
         CMD_TEST(test_rewrite_round_trip),
     };
 

@@ -1,7 +1,8 @@
 /* test_snapshot_fuzz.c - hostile input to both loaders: every truncation
  * and every single-bit flip of a small snapshot, seeded random damage to
  * a bigger one, snapshots whose checksums are right but whose content is
- * not (huge counts, repeated keys and members, bad order), and a
+ * not (huge counts, repeated keys and members, bad order, bad list
+ * chunks), and a
  * hand-made RDB file in the older encodings (ziplist, zipmap, text
  * scores, deadlines in seconds, LZF) with its own truncations and flips.
  * Every refusal must leave the store empty and nothing leaked. */
@@ -18,6 +19,9 @@ static void small_store(goblin_store *st)
     assert_int_equal(goblin_hash_set(st, S("h"), (struct goblin_slice[]){
                          S("f"), S("1")}, 1), 1);
     assert_int_equal(goblin_zset_add(st, S("z"), S("m"), 2.5), 1);
+    assert_int_equal(goblin_list_push(st, S("l"), GOBLIN_LIST_TAIL,
+                                      (struct goblin_slice[]){S("a"), S("")},
+                                      2, 0), 2);
 }
 
 static void refused(goblin_store *b, const uint8_t *p, size_t n)
@@ -285,6 +289,23 @@ static void test_valid_checksums_bad_content(void **state)
     raw_varint(&r, 8);
     raw_put(&r, "\1a\1b\1a\1c", 8);
     expect_format(f, &r, 1, GOBLIN_ESNAPFORMAT);
+    /* Lists (tag 0x20: the type's bit 2): two chunks load; a chunk
+     * count past the list's, an empty list, an element running past
+     * its chunk, and a type past the last known are refused. */
+    for (int bad = 0; bad < 5; bad++) {
+        r.n = 0;
+        r.p[r.n++] = bad == 4 ? 0x21 : 0x20;
+        raw_varint(&r, 1);
+        raw_put(&r, "l", 1);
+        raw_varint(&r, bad == 2 ? 0 : 3);
+        raw_varint(&r, bad == 1 ? 3 : 2);
+        raw_varint(&r, 4);
+        raw_put(&r, bad == 3 ? "\1a\3b" : "\1a\1b", 4);
+        raw_varint(&r, 1);
+        raw_varint(&r, 1);
+        raw_put(&r, "\0", 1);
+        expect_format(f, &r, 1, bad ? GOBLIN_ESNAPFORMAT : 0);
+    }
     r.n = 0;
     r.p[r.n++] = 0x80 | GOBLIN_TYPE_STRING;
     expect_format(f, &r, 1, GOBLIN_ESNAPFORMAT);

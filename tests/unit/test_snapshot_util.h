@@ -113,6 +113,40 @@ UTIL void add_pairs(goblin_store *st, const char *key, int n, int vlen,
     }
 }
 
+/* A list of n elements "key:i" padded to at least len bytes. */
+UTIL void add_list(goblin_store *st, const char *key, int n, int len)
+{
+    char v[512];
+
+    for (int i = 0; i < n; i++) {
+        int vl = snprintf(v, sizeof(v), "%s:%d", key, i);
+        struct goblin_slice e;
+
+        for (; vl < len && vl < (int)sizeof(v); vl++)
+            v[vl] = (char)('a' + vl % 26);
+        e = slice_of(v, (size_t)vl);
+        assert_true(goblin_list_push(st, slice_of(key, strlen(key)),
+                                     GOBLIN_LIST_TAIL, &e, 1, 0) > 0);
+    }
+}
+
+/* A set of n members made from fmt and i. */
+UTIL void add_members(goblin_store *st, const char *key, int n,
+                      const char *fmt)
+{
+    char m[48];
+
+    for (int i = 0; i < n; i++) {
+        int ml = snprintf(m, sizeof(m), fmt, i);
+
+        assert_int_equal(goblin_set_add(st, slice_of(key, strlen(key)),
+                                        &(struct goblin_slice){m,
+                                                               (size_t)ml},
+                                        1),
+                         1);
+    }
+}
+
 /* Strings of every encoding, hashes and sorted sets compact and full,
  * binary keys, odd scores; with_expiry gives some keys deadlines. */
 UTIL void fill_every_kind(goblin_store *st, int with_expiry)
@@ -152,6 +186,19 @@ UTIL void fill_every_kind(goblin_store *st, int with_expiry)
                                        "bytes, so the set is in full form"),
                                      3.5), 1);
     assert_int_equal(goblin_zset_add(st, S("z\0bin"), S(""), 5e-324), 1);
+    add_list(st, "list-compact", 10, 3);
+    add_list(st, "list-full", 3000, 12);
+    add_list(st, "list-longelem", 4, 300);
+    assert_int_equal(goblin_list_push(st, S("l\0bin"), GOBLIN_LIST_HEAD,
+                                      (struct goblin_slice[]){S("\0"), S(""),
+                                                              big_s}, 3, 0),
+                     3);
+    add_members(st, "set-intset", 20, "%d");
+    add_members(st, "set-bigint", 3000, "-%d0000000000");
+    add_members(st, "set-compact", 20, "m%d");
+    add_members(st, "set-full", 300, "member:%d");
+    assert_int_equal(goblin_set_add(st, S("s\0bin"), (struct goblin_slice[]){
+                         S("\0"), S("")}, 2), 2);
     if (!with_expiry)
         return;
     assert_int_equal(goblin_key_pexpire(st, S("emb"), 100000, 0), 1);
@@ -160,6 +207,7 @@ UTIL void fill_every_kind(goblin_store *st, int with_expiry)
     assert_int_equal(goblin_key_pexpire(st, S("hash-compact"), 1, 0), 1);
     assert_int_equal(goblin_key_pexpire(st, S("zset-full"), 400000, 0), 1);
     assert_int_equal(goblin_key_pexpire(st, S("z\0bin"), 500000, 0), 1);
+    assert_int_equal(goblin_key_pexpire(st, S("list-full"), 600000, 0), 1);
 }
 
 /* A big hash, a big sorted set and a 600 KB string. */
@@ -171,10 +219,16 @@ UTIL void fill_big(goblin_store *st, int n)
         v[i] = (char)(i * 31);
     add_pairs(st, "big-hash", n, 8, 0);
     add_pairs(st, "big-zset", n, 0, 1);
+    add_members(st, "big-set", n, "a-set-member-%d");
+    add_members(st, "big-intset", n, "%d");
     /* A member bigger than a sorted-set chunk, among small ones. */
     assert_int_equal(goblin_zset_add(st, S("big-zset"),
                                      slice_of(v, 100000), 0.5), 1);
     set_str(st, S("big-string"), slice_of(v, 600000));
+    add_list(st, "big-list", n, 20);
+    /* An element bigger than a list chunk, among small ones. */
+    assert_true(goblin_list_push(st, S("big-list"), GOBLIN_LIST_HEAD,
+                                 &(struct goblin_slice){v, 100000}, 1, 0) > 0);
     free(v);
 }
 
@@ -212,6 +266,14 @@ UTIL int hash_pair_in_b(void *ctx, struct goblin_slice f,
     assert_int_equal(goblin_hash_get(c->b, c->key, f, &got), 1);
     assert_int_equal(got.len, v.len);
     assert_memory_equal(got.ptr, v.ptr, v.len);
+    return 0;
+}
+
+UTIL int member_in_b(void *ctx, struct goblin_slice m)
+{
+    struct hcmp *c = ctx;
+
+    assert_int_equal(goblin_set_ismember(c->b, c->key, m), 1);
     return 0;
 }
 
@@ -260,6 +322,22 @@ UTIL void assert_key_equal(goblin_store *a, goblin_store *b,
         assert_int_equal(goblin_hash_len(a, k), goblin_hash_len(b, k));
         assert_int_equal(goblin_hash_foreach(a, k, hash_pair_in_b, &c),
                          goblin_hash_len(a, k));
+    } else if (t == GOBLIN_TYPE_LIST) {
+        int64_t n = goblin_list_len(a, k);
+
+        assert_int_equal(goblin_list_len(b, k), n);
+        for (int64_t i = 0; i < n; i++) {
+            assert_int_equal(goblin_list_index(a, k, i, &va), 1);
+            assert_int_equal(goblin_list_index(b, k, i, &vb), 1);
+            assert_int_equal(va.len, vb.len);
+            assert_memory_equal(va.ptr, vb.ptr, va.len);
+        }
+    } else if (t == GOBLIN_TYPE_SET) {
+        struct hcmp c2 = {b, k};
+
+        assert_int_equal(goblin_set_card(a, k), goblin_set_card(b, k));
+        assert_int_equal(goblin_set_foreach(a, k, member_in_b, &c2),
+                         goblin_set_card(a, k));
     } else {
         assert_int_equal(goblin_zset_card(a, k), goblin_zset_card(b, k));
         assert_zsets_equal(a, b, k);
