@@ -56,8 +56,9 @@ struct goblin__acl_user {
     char *rules; /* command rules after the +@all/-@all start, for
                   * display: "+@read -keys +set" */
     size_t rules_len;
-    /* Every command and every key (+@all ~*, as the default user): the
-     * checks are then one predictable branch. Set by every SETUSER. */
+    /* Every command, key and channel (+@all ~* &*, as the default
+     * user): the checks are then one predictable branch. Set by every
+     * SETUSER. */
     bool unrestricted;
 };
 
