@@ -375,6 +375,7 @@ void goblin__exec_bitfield(goblin__exec *x, struct goblin_slice key,
                            struct goblin__bf_result *out)
 {
     int rc = goblin__bit_field(x->st, key, ops, n, out);
+    size_t changes = 0;
 
     if (rc < 0) {
         goblin__reply_code(x, rc);
@@ -386,7 +387,11 @@ void goblin__exec_bitfield(goblin__exec *x, struct goblin_slice key,
             goblin__reply_null(x);
         else
             goblin__reply_int(x, out[i].value);
+        /* Redis counts every SET and every INCRBY that did not fail. */
+        changes += ops[i].kind != GOBLIN__BF_GET && !out[i].failed;
     }
+    if (changes > 0)
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "setbit", key);
 }
 
 /* A BITFIELD type: i1..i64 or u1..u63 (lower case, as Redis reads it). */

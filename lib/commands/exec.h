@@ -421,6 +421,7 @@ struct goblin__geo_query {
     struct goblin_slice key;
     struct goblin__geo_shape shape;
     bool withdist, withhash, withcoord, any, storedist, has_store;
+    bool radius;    /* GEORADIUS*: its STORE reports "georadiusstore" */
     int sort;       /* 0 none, 1 ASC, 2 DESC */
     int64_t count;  /* 0: no COUNT */
     struct goblin_slice store;

@@ -292,8 +292,72 @@ NOTIFY_SCRIPT = [
     ["PFADD", "p1", "a", "b"], ["PFADD", "p1", "a"],
     ["PFMERGE", "p2", "p1"], ["GEOADD", "g", "13.36", "38.11", "pa"],
     ["GEOADD", "g", "NX", "13.36", "38.11", "pa"],
+    ["BITFIELD", "bf", "SET", "u8", "0", "7", "GET", "u8", "0"],
+    ["BITFIELD", "bf", "GET", "u8", "0"],
+    ["BITFIELD", "bf", "OVERFLOW", "FAIL", "INCRBY", "u8", "0", "300"],
+    ["BITFIELD", "bf", "INCRBY", "u8", "0", "1"],
+    ["GEOADD", "g", "13.37", "38.12", "pb", "15.08", "37.50", "pc"],
+    ["GEOSEARCHSTORE", "gs", "g", "FROMLONLAT", "13.36", "38.11",
+     "BYRADIUS", "50", "km"],
+    ["GEOSEARCHSTORE", "gs", "g", "FROMLONLAT", "0", "0", "BYRADIUS", "1",
+     "km"],
+    ["GEORADIUS", "g", "13.36", "38.11", "50", "km", "STORE", "gr"],
+    ["GEORADIUSBYMEMBER", "g", "pa", "500", "km", "STOREDIST", "gr"],
+    ["GEORADIUS", "g", "0", "0", "1", "km", "STORE", "gr"],
+    ["GEORADIUS", "nog", "0", "0", "1", "km", "STORE", "gs"],
+    ["LPUSH", "l", "a", "b", "c"], ["RPUSH", "l", "d", "e"],
+    ["LPUSHX", "nol", "a"], ["RPUSHX", "l", "f"], ["LPOP", "l"],
+    ["RPOP", "l", "2"], ["LPOP", "l", "0"], ["LPOP", "nol"],
+    ["LSET", "l", "0", "z"], ["LINSERT", "l", "BEFORE", "z", "y"],
+    ["LINSERT", "l", "BEFORE", "nope", "y"], ["LREM", "l", "0", "nope"],
+    ["LREM", "l", "1", "y"], ["LTRIM", "l", "0", "-1"],
+    ["LTRIM", "nol", "0", "1"], ["RPUSH", "l2", "x"],
+    ["LMOVE", "l", "l2", "LEFT", "RIGHT"], ["RPOPLPUSH", "l", "l"],
+    ["RPOPLPUSH", "l", "l3"], ["LTRIM", "l3", "1", "0"],
+    ["RPUSH", "lm", "1", "2", "3"], ["LMPOP", "2", "nol", "lm", "LEFT",
+                                      "COUNT", "2"],
+    ["LMPOP", "1", "lm", "RIGHT", "COUNT", "5"],
+    ["RPUSH", "bl", "a", "b"], ["BLPOP", "nol", "bl", "1"],
+    ["BRPOP", "bl", "1"], ["RPUSH", "bl", "a", "b"],
+    ["BLMPOP", "1", "1", "bl", "RIGHT", "COUNT", "9"],
+    ["RPUSH", "bl", "a"], ["BLMOVE", "bl", "bl2", "RIGHT", "LEFT", "1"],
+    ["BRPOPLPUSH", "bl2", "bl3", "1"],
+    ["ZADD", "bz", "1", "a", "2", "b"], ["BZPOPMIN", "bz", "1"],
+    ["BZPOPMAX", "bz", "1"], ["ZADD", "bz", "1", "a", "2", "b"],
+    ["BZMPOP", "1", "1", "bz", "MIN", "COUNT", "5"],
+    ["ZADD", "bz", "1", "a"], ["ZMPOP", "1", "bz", "MAX"],
+    ["WAIT", "BLPOP", "w1", "w2", "0"], ["RPUSH", "w2", "x", "y"],
+    ["WAIT", "BRPOP", "w1", "0"], ["LPUSH", "w1", "x"],
+    ["WAIT", "BLMOVE", "w3", "w4", "LEFT", "RIGHT", "0"],
+    ["RPUSH", "w3", "x"],
+    ["WAIT", "BLMPOP", "0", "1", "w5", "LEFT", "COUNT", "3"],
+    ["RPUSH", "w5", "a", "b"],
+    ["WAIT", "BZPOPMIN", "wz", "0"], ["ZADD", "wz", "1", "a", "2", "b"],
+    ["WAIT", "BZMPOP", "0", "1", "wz2", "MAX", "COUNT", "2"],
+    ["ZADD", "wz2", "1", "a"],
+    ["SADD", "st", "a", "b", "c", "d"], ["SADD", "st", "a"],
+    ["SREM", "st", "a", "nope"], ["SREM", "st", "nope"],
+    ["SMOVE", "st", "st2", "b"], ["SMOVE", "st", "st2", "nope"],
+    ["SADD", "st", "b"], ["SMOVE", "st", "st2", "b"],
+    ["SMOVE", "st", "st", "c"], ["SPOP", "st"], ["SPOP", "st", "0"],
+    ["SADD", "st", "a", "b", "c"], ["SPOP", "st", "2"],
+    ["SPOP", "st", "5"], ["SPOP", "nost"], ["SADD", "st", "1", "2", "3"],
+    ["SADD", "su", "3", "4"], ["SINTERSTORE", "sx", "st", "su"],
+    ["SINTERSTORE", "sx", "st", "nost"], ["SINTERSTORE", "sx", "st", "nost"],
+    ["SUNIONSTORE", "sx", "st", "su"], ["SDIFFSTORE", "sx", "st", "su"],
+    ["SDIFFSTORE", "sx", "st", "st"], ["SINTERCARD", "2", "st", "su"],
     ["SET", "px", "v", "PX", "30"], ["SLEEP"], ["GET", "px"],
 ]
+
+
+def wait_blocked(c, n):
+    """Until n clients are blocked (INFO clients' blocked_clients)."""
+    for _ in range(500):
+        info = e2e.plain(c.call("INFO", "clients"))
+        if b"blocked_clients:%d\r\n" % n in info:
+            return
+        time.sleep(0.01)
+    raise AssertionError("no client blocked")
 
 
 def notify_transcript(srv, flags):
@@ -304,11 +368,22 @@ def notify_transcript(srv, flags):
     assert c.call("CONFIG", "SET", "notify-keyspace-events", flags)[0] == "+"
     sub.call("PSUBSCRIBE", "__key*__:*")
     out = []
+    waiter = None
     for i, cmd in enumerate(NOTIFY_SCRIPT):
         if cmd == ["SLEEP"]:
             time.sleep(0.1)
             continue
+        if cmd[0] == "WAIT":
+            # A client blocks on cmd[1:]; the next step serves it.
+            waiter = srv.client()
+            waiter.send_raw(e2e.Client.encode(cmd[1:]))
+            wait_blocked(c, 1)
+            continue
         c.call(*cmd)
+        if waiter is not None:
+            waiter.read()
+            waiter.close()
+            waiter = None
         mark = b"n%d" % i
         sub.send_raw(e2e.Client.encode(["PING", mark]))
         while True:
@@ -325,7 +400,7 @@ def notify_transcript(srv, flags):
 def test_keyspace_notifications_differential(gob):
     red = e2e.redis_server()
     try:
-        for flags in ("KEA", "K$", "Egx", "Ehz", "KEm"):
+        for flags in ("KEA", "K$", "Egx", "Ehz", "KEm", "Kl", "Es"):
             want = notify_transcript(red, flags)
             got = notify_transcript(gob, flags)
             # Key misses are reported by the string reads only; Redis has
