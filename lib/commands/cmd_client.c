@@ -150,12 +150,12 @@ void goblin__client_line(struct goblin__text *t, const goblin_session *s)
     client_flags(s, flags);
     goblin__session_mem(s, &m);
     goblin__text_addf(t, "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld "
-                      "idle=%lld flags=%s db=0 sub=%u psub=%u ssub=%u "
+                      "idle=%lld flags=%s db=%d sub=%u psub=%u ssub=%u "
                       "multi=%lld ",
                       (unsigned long long)s->id, s->peer, s->local, s->fd,
                       s->name != NULL ? s->name : "",
                       (long long)(now - s->ctime_ms) / 1000,
-                      (long long)(now - s->last_ms) / 1000, flags,
+                      (long long)(now - s->last_ms) / 1000, flags, s->dbid,
                       goblin__ps_count(&s->ps, GOBLIN__PS_CHANNEL),
                       goblin__ps_count(&s->ps, GOBLIN__PS_PATTERN),
                       goblin__ps_count(&s->ps, GOBLIN__PS_SHARD),

@@ -82,16 +82,16 @@ static int notify_set(void *ctx, struct goblin_slice v, const char **why)
     return 0;
 }
 
-/* The store's key_gone hook: expired and evicted keys. The store is
- * database 0 until numbered databases give each its own. */
-static void key_gone(void *ctx, int why, struct goblin_slice key)
+void goblin__notify_key_gone(void *ctx, int why, struct goblin_slice key)
 {
-    goblin_engine *eng = ctx;
+    const struct goblin__db *d = ctx;
 
     if (why == GOBLIN__GONE_EXPIRED)
-        goblin__notify_emit(eng, GOBLIN__NOTIFY_EXPIRED, "expired", key, 0);
+        goblin__notify_emit(d->eng, GOBLIN__NOTIFY_EXPIRED, "expired", key,
+                            d->id);
     else
-        goblin__notify_emit(eng, GOBLIN__NOTIFY_EVICTED, "evicted", key, 0);
+        goblin__notify_emit(d->eng, GOBLIN__NOTIFY_EVICTED, "evicted", key,
+                            d->id);
 }
 
 int goblin__notify_init(goblin_engine *eng)
@@ -101,8 +101,6 @@ int goblin__notify_init(goblin_engine *eng)
 
     eng->notify_flags = 0;
     eng->notify_text[0] = '\0';
-    eng->st->key_gone = key_gone;
-    eng->st->key_gone_ctx = eng;
     return goblin_engine_setting_add(eng, &s);
 }
 

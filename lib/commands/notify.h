@@ -47,6 +47,10 @@ int goblin__notify_init(goblin_engine *eng);
 void goblin__notify_emit(goblin_engine *eng, int type, const char *event,
                          struct goblin_slice key, int dbid);
 
+/* Each database store's key_gone hook (db.c installs it with ctx the
+ * database's slot): expired and evicted keys. */
+void goblin__notify_key_gone(void *ctx, int why, struct goblin_slice key);
+
 /* The hook: the session's database names the channel. */
 static inline void goblin__notify(goblin__exec *x, int type,
                                   const char *event, struct goblin_slice key)

@@ -347,6 +347,9 @@ NOTIFY_SCRIPT = [
     ["SUNIONSTORE", "sx", "st", "su"], ["SDIFFSTORE", "sx", "st", "su"],
     ["SDIFFSTORE", "sx", "st", "st"], ["SINTERCARD", "2", "st", "su"],
     ["SET", "px", "v", "PX", "30"], ["SLEEP"], ["GET", "px"],
+    ["SELECT", "3"], ["SET", "d3", "x"], ["LPUSH", "d3l", "a"],
+    ["SET", "px3", "v", "PX", "30"], ["SLEEP"], ["GET", "px3"],
+    ["SELECT", "0"],
 ]
 
 
