@@ -51,6 +51,15 @@ GOBLIN_API int64_t goblin_list_push(goblin_store *st, struct goblin_slice key,
                                     const struct goblin_slice *elems,
                                     size_t n, int exists);
 
+/* SORT ... STORE: replaces whatever key holds (any type, any deadline)
+ * with a list of elems[0..n), in order, with no deadline; n == 0 deletes
+ * the key. elems may point into any key's value, the replaced one too.
+ * Returns n, or GOBLIN_ENOMEM / GOBLIN_ELIMIT with nothing changed. */
+GOBLIN_API int64_t goblin_list_replace(goblin_store *st,
+                                       struct goblin_slice key,
+                                       const struct goblin_slice *elems,
+                                       size_t n);
+
 /* LPOP / RPOP key count: visits, then removes, the first (last) count
  * elements, nearest the end first. Returns the number popped (0 for a
  * missing key), GOBLIN_EWRONGTYPE, GOBLIN_EINVAL (count < 0), or the

@@ -1,6 +1,7 @@
 /* list.c - the public list calls (goblin/list.h) that reach objects
  * through the keyspace: pushes, pops, point reads and writes, ranges,
- * LTRIM, LINSERT, LREM, LPOS and LMOVE, with Redis's index rules.
+ * LTRIM, LINSERT, LREM, LPOS and LMOVE, with Redis's index rules, and
+ * the replacement of a whole key by a new list (SORT ... STORE).
  *
  * Invariants:
  *  - A key's list object is never empty: a write that leaves no element
@@ -10,6 +11,7 @@
  */
 #include <assert.h>
 
+#include "goblin/keys.h"
 #include "keyspace.h"
 #include "list.h"
 
@@ -51,6 +53,32 @@ int64_t goblin_list_push(goblin_store *st, struct goblin_slice key,
     rc = goblin__list_obj_push(st, &obj, end, elems, n);
     if (rc == 0)
         rc = goblin__key_add(st, key, GOBLIN_TYPE_LIST, obj);
+    if (rc != 0) {
+        goblin__list_free(st, obj);
+        return rc;
+    }
+    goblin__key_changed(st, key);
+    return (int64_t)n;
+}
+
+int64_t goblin_list_replace(goblin_store *st, struct goblin_slice key,
+                            const struct goblin_slice *elems, size_t n)
+{
+    void *obj = NULL;
+    int rc;
+
+    if (n > INT64_MAX)
+        return GOBLIN_EINVAL;
+    if (n == 0) {
+        goblin_key_delete(st, key);
+        return 0;
+    }
+    goblin__write_begin(st);
+    /* Built whole before the key is touched: elems may be views of the
+     * key's old value (or of any key), and a failure changes nothing. */
+    rc = goblin__list_obj_push(st, &obj, GOBLIN_LIST_TAIL, elems, n);
+    if (rc == 0)
+        rc = goblin__key_replace(st, key, GOBLIN_TYPE_LIST, obj);
     if (rc != 0) {
         goblin__list_free(st, obj);
         return rc;

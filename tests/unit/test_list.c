@@ -337,6 +337,43 @@ static int op_move(goblin_store *st)
     return goblin_list_move(st, S("l"), S("other"), T, H, NULL, NULL);
 }
 
+/* SORT ... STORE's replacement: any type, deadline dropped, elements
+ * that are views of the replaced list itself, an empty result deletes. */
+static void test_replace_takes_any_key_and_empty_deletes(void **state)
+{
+    struct fixture *f = *state;
+    struct goblin_slice v, e[3] = {S("c"), S("a"), S("b")};
+    struct goblin_slice own[2];
+
+    assert_int_equal(goblin_str_set(f->st, S("l"), S("str"), NULL, NULL),
+                     GOBLIN_SET_DONE);
+    assert_int_equal(goblin_key_pexpire(f->st, S("l"), 100000, 0), 1);
+    assert_int_equal(goblin_list_replace(f->st, S("l"), e, 3), 3);
+    assert_int_equal(goblin_key_type(f->st, S("l")), GOBLIN_TYPE_LIST);
+    assert_int_equal(goblin_key_pttl(f->st, S("l")), -1);
+    assert_string_equal(range(f->st, 0, -1), "c,a,b");
+    assert_int_equal(goblin_list_index(f->st, S("l"), 2, &own[0]), 1);
+    assert_int_equal(goblin_list_index(f->st, S("l"), 0, &own[1]), 1);
+    assert_int_equal(goblin_list_replace(f->st, S("l"), own, 2), 2);
+    assert_string_equal(range(f->st, 0, -1), "b,c");
+    assert_int_equal(goblin_list_replace(f->st, S("l"), e, 0), 0);
+    assert_int_equal(goblin_key_exists(f->st, S("l")), 0);
+    assert_int_equal(goblin_list_replace(f->st, S("l"), e, 0), 0);
+    assert_int_equal(goblin_str_get(f->st, S("l"), &v), 0);
+}
+
+static int op_replace(goblin_store *st)
+{
+    static char big[3000];
+    struct goblin_slice e[4] = {S("x"), {big, sizeof(big)}, {big, 2000},
+                                {big, 2500}};
+    int64_t rc;
+
+    memset(big, 'r', sizeof(big));
+    rc = goblin_list_replace(st, S("l"), e, 4);
+    return rc < 0 ? (int)rc : 0;
+}
+
 static void test_allocation_failures_change_nothing(void **state)
 {
     struct fixture *f = *state;
@@ -352,6 +389,7 @@ static void test_allocation_failures_change_nothing(void **state)
     assert_int_equal(goblin_list_trim(f->st, S("l"), 0, 5), 0);
     fail_loop(f, op_insert);
     fail_loop(f, op_set);
+    fail_loop(f, op_replace);
 }
 
 int main(void)
@@ -364,6 +402,7 @@ int main(void)
         FIXTURE_TEST(test_insert_rem_and_move),
         FIXTURE_TEST(test_long_list_changes_form_and_back),
         FIXTURE_TEST(test_long_elements_round_trip),
+        FIXTURE_TEST(test_replace_takes_any_key_and_empty_deletes),
         FIXTURE_TEST(test_allocation_failures_change_nothing),
     };
 
