@@ -1,8 +1,8 @@
-/* cmd_sort.c - SORT_RO over lists, sets and sorted sets, as Redis 7.0's
- * sort.c: by value (numbers, or bytes with ALPHA), BY pattern (a string
- * key, or a hash field with "->"; a pattern without '*' means "do not
- * sort"), LIMIT offset count, ASC / DESC, GET patterns (# is the element
- * itself), and Redis's texts.
+/* cmd_sort.c - SORT and SORT_RO over lists, sets and sorted sets, as
+ * Redis 7.0's sort.c: by value (numbers, or bytes with ALPHA), BY pattern
+ * (a string key, or a hash field with "->"; a pattern without '*' means
+ * "do not sort"), LIMIT offset count, ASC / DESC, GET patterns (# is the
+ * element itself), STORE destination (SORT only), and Redis's texts.
  *
  * How elements are ordered, as Redis orders them:
  *  - numerically, each element's weight (the element, or its BY value;
@@ -11,19 +11,28 @@
  *    converted into double"; equal weights fall back to the bytes of the
  *    elements;
  *  - with ALPHA, by bytes up to the first NUL (Redis's strcoll in the C
- *    locale), elements without a BY value first; ties keep the order the
+ *    locale), or by all the bytes with STORE (Redis compares binary
+ *    then), elements without a BY value first; ties keep the order the
  *    elements were read in;
- *  - a "do not sort" BY leaves a sorted set in its own order (LIMIT and
- *    DESC apply to that order) and a list or a set in the order it is
- *    stored in.
+ *  - a "do not sort" BY leaves a sorted set or a list in its own order
+ *    (LIMIT and DESC apply to that order: DESC reads it from the end) and
+ *    a set in the order it is stored in; with STORE a set is sorted ALPHA
+ *    instead, so that what is stored does not depend on the encoding.
  * A compact sorted set is converted to the full form first, as Redis
  * converts a listpack one to a skiplist (OBJECT ENCODING shows it).
  *
+ * STORE keeps the result as a list (GET values, "" for a missing one) in
+ * place of whatever the destination held, replies its length, and
+ * deletes the destination when the result is empty ("sortstore" or
+ * "del" keyspace events); the destination's blocked clients are served
+ * after the command (the store's key_changed hook). BY with a real pattern and GET name keys no key spec shows:
+ * like Redis 7.0, they need a user that may read every key.
+ *
  * Elements are copied into the session's scratch bytes, laid out as
- * [items][element bytes][BY bytes][key buffer], by offsets since the
- * buffer may move while it grows; nothing else is allocated. Lookups
- * happen after the copy, so no view of the sorted key is held across
- * them.
+ * [items][element bytes][BY bytes][key buffer]([STORE's slices][GET
+ * bytes]), by offsets since the buffer may move while it grows; nothing
+ * else is allocated. Lookups happen after the copy, so no view of the
+ * sorted key is held across them.
  */
 #include <errno.h>
 #include <math.h>
@@ -31,6 +40,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "notify.h"
 #include "goblin/hash.h"
 #include "goblin/keys.h"
 #include "goblin/set.h"
@@ -38,6 +48,7 @@
 #include "goblin/list.h"
 #include "goblin/zset.h"
 #include "respond.h"
+#include "engine/acl.h"
 #include "engine/session.h"
 #include "store/zset.h"
 
@@ -106,7 +117,11 @@ static int walk(struct sorter *s, enum goblin_type t, int64_t start,
         return r < 0 ? (int)r : 0;
     }
     if (t == GOBLIN_TYPE_LIST) {
-        int64_t r = goblin_list_range(st, s->a->key, 0, -1, take, s);
+        /* DESC's range counts from the end; load() turns it around. */
+        int64_t len = desc ? goblin_list_len(st, s->a->key) : 0;
+        int64_t r = goblin_list_range(st, s->a->key,
+                                      desc ? len - 1 - stop : start,
+                                      desc ? len - 1 - start : stop, take, s);
 
         return r < 0 ? (int)r : 0;
     }
@@ -148,7 +163,15 @@ static int load(struct sorter *s, enum goblin_type t, int64_t start,
     s->fill = true;
     s->n = 0;
     s->bytes = head;
-    return walk(s, t, start, stop, desc);
+    if ((rc = walk(s, t, start, stop, desc)) != 0)
+        return rc;
+    for (size_t i = 0; t == GOBLIN_TYPE_LIST && desc && i < s->n / 2; i++) {
+        struct item tmp = items(s)[i];
+
+        items(s)[i] = items(s)[s->n - 1 - i];
+        items(s)[s->n - 1 - i] = tmp;
+    }
+    return 0;
 }
 
 /* Grows scratch to cap bytes, keeping its content. *v, when it points
@@ -229,6 +252,7 @@ static bool weight(struct goblin_slice v, char *buf, double *out)
 struct order {
     const struct sorter *s;
     bool alpha, by, desc;
+    bool binary; /* STORE: ALPHA compares all the bytes */
 };
 
 static int bytes_cmp(const uint8_t *a, size_t al, const uint8_t *b,
@@ -267,9 +291,11 @@ static int item_cmp(const void *pa, const void *pb, void *ctx)
         if (!a->has_by || !b->has_by)
             c = a->has_by == b->has_by ? 0 : a->has_by ? 1 : -1;
         else
-            c = cstr_cmp(base + a->boff, a->blen, base + b->boff, b->blen);
+            c = (o->binary ? bytes_cmp : cstr_cmp)(base + a->boff, a->blen,
+                                                   base + b->boff, b->blen);
     } else {
-        c = cstr_cmp(base + a->moff, a->mlen, base + b->moff, b->mlen);
+        c = (o->binary ? bytes_cmp : cstr_cmp)(base + a->moff, a->mlen,
+                                               base + b->moff, b->mlen);
     }
     return o->desc ? -c : c;
 }
@@ -277,20 +303,20 @@ static int item_cmp(const void *pa, const void *pb, void *ctx)
 /* Looks up every BY value (copied behind the elements) and, unless
  * ALPHA, every weight. Returns 0, 1 (a weight that is no number) or
  * GOBLIN_ENOMEM. */
-static int weigh(struct sorter *s, size_t kb_off, size_t kb_len)
+static int weigh(struct sorter *s, const struct goblin_slice *by,
+                 bool alpha, size_t kb_off, size_t kb_len)
 {
-    const struct goblin__sort *a = s->a;
     bool bad = false;
 
     for (size_t i = 0; i < s->n; i++) {
         struct goblin_slice e = elem(s, i), v = e;
         bool has = true;
 
-        if (a->by != NULL)
-            has = lookup(s->x, *a->by, e, (char *)s->base + kb_off, &v);
+        if (by != NULL)
+            has = lookup(s->x, *by, e, (char *)s->base + kb_off, &v);
         if (!has)
             continue;
-        if (a->by != NULL && a->alpha) {
+        if (by != NULL && alpha) {
             size_t off = s->bytes;
 
             if (grow(s, off + v.len + kb_len, &v) != 0)
@@ -305,7 +331,7 @@ static int weigh(struct sorter *s, size_t kb_off, size_t kb_len)
             kb_off = s->bytes;
             continue;
         }
-        if (!a->alpha) {
+        if (!alpha) {
             if (grow(s, kb_off + kb_len + v.len + 1, &v) != 0)
                 return GOBLIN_ENOMEM;
             if (!weight(v, (char *)s->base + kb_off + kb_len,
@@ -345,14 +371,79 @@ static void reply_range(struct sorter *s, size_t start, size_t count,
     }
 }
 
+/* STORE: the result's n slices go behind the key buffer, then the bytes
+ * of the GET values, copied so that no view of another key is held while
+ * the list is built (a later lookup may expire a key looked up before).
+ * Two passes: the first measures the values, the second copies them. */
+static void store_range(struct sorter *s, size_t start, size_t count,
+                        size_t kb_off, size_t kb_len)
+{
+    const struct goblin__sort *a = s->a;
+    size_t per = a->nget != 0 ? a->nget : 1, nout, off, voff, vend;
+    size_t vbytes = 0;
+    struct goblin_slice *out, v;
+    bool existed;
+    char *kb;
+    int64_t rc;
+
+    if (count > SIZE_MAX / per / (2 * sizeof(*out))) {
+        goblin__reply_code(s->x, GOBLIN_ENOMEM);
+        return;
+    }
+    nout = count * per;
+    off = (kb_off + kb_len + sizeof(*out) - 1) / sizeof(*out) * sizeof(*out);
+    for (size_t j = start; j < start + count; j++)
+        for (size_t g = 0; g < a->nget; g++)
+            if (lookup(s->x, gets(s)[g], elem(s, j),
+                       (char *)s->base + kb_off, &v))
+                vbytes += v.len;
+    voff = off + nout * sizeof(*out);
+    if (vbytes > SIZE_MAX / 2 - voff ||
+        grow(s, voff + vbytes + 1, &(struct goblin_slice){0}) != 0) {
+        goblin__reply_code(s->x, GOBLIN_ENOMEM);
+        return;
+    }
+    out = (struct goblin_slice *)(void *)(s->base + off);
+    kb = (char *)s->base + kb_off;
+    vend = voff + vbytes;
+    for (size_t j = start, k = 0; j < start + count; j++) {
+        struct goblin_slice e = elem(s, j);
+
+        if (a->nget == 0)
+            out[k++] = e;
+        for (size_t g = 0; g < a->nget; g++) {
+            out[k] = (struct goblin_slice){"", 0};
+            if (lookup(s->x, gets(s)[g], e, kb, &v) &&
+                v.len <= vend - voff) {
+                if (v.len != 0)
+                    memcpy(s->base + voff, v.ptr, v.len);
+                out[k] = (struct goblin_slice){s->base + voff, v.len};
+                voff += v.len;
+            }
+            k++;
+        }
+    }
+    existed = goblin__notify_on(s->x, GOBLIN__NOTIFY_GENERIC) &&
+              goblin_key_exists(s->x->st, *a->store);
+    rc = goblin_list_replace(s->x->st, *a->store, out, nout);
+    if (rc < 0) {
+        goblin__reply_code(s->x, (int)rc);
+        return;
+    }
+    goblin__reply_int(s->x, rc);
+    goblin__notify_stored(s->x, GOBLIN__NOTIFY_LIST, "sortstore", *a->store,
+                          rc, existed);
+}
+
 void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a)
 {
     struct sorter s = {x, a, a->get != NULL ? 0 : a->nget *
                                  sizeof(struct goblin_slice),
                        NULL, 0, 0, 0, 0, false};
     enum goblin_type t = goblin_key_type(x->st, a->key);
-    bool dontsort = a->dontsort, native = false;
-    size_t maxpat = a->by != NULL ? a->by->len : 0, kb_off, kb_len;
+    bool dontsort = a->dontsort, native = false, alpha = a->alpha;
+    const struct goblin_slice *by = a->by;
+    size_t maxpat, kb_off, kb_len, count;
     int64_t vlen, start, end;
     int rc;
 
@@ -378,10 +469,18 @@ void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a)
     }
     if (end >= vlen)
         end = vlen - 1;
-    /* A sorted set keeps its own order when nothing is sorted: only the
-     * LIMIT range is read, in DESC's direction. */
-    if (t == GOBLIN_TYPE_ZSET && dontsort)
+    /* A sorted set or a list keeps its own order when nothing is sorted:
+     * only the LIMIT range is read, in DESC's direction. A set stored
+     * is sorted ALPHA, by the elements (Redis: the same result whatever
+     * the encoding, for replicas and the AOF). */
+    if ((t == GOBLIN_TYPE_ZSET || t == GOBLIN_TYPE_LIST) && dontsort)
         native = true;
+    if (t == GOBLIN_TYPE_SET && dontsort && a->store != NULL) {
+        dontsort = false;
+        alpha = true;
+        by = NULL;
+    }
+    maxpat = by != NULL ? by->len : 0;
     rc = native ? (end >= start ? load(&s, t, start, end, a->desc) : 0)
                 : t != GOBLIN_TYPE_NONE ? load(&s, t, 0, -1, false) : 0;
     if (rc == 0 && s.base == NULL) {
@@ -408,9 +507,9 @@ void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a)
         return;
     }
     if (!dontsort) {
-        struct order o = {&s, a->alpha, a->by != NULL, a->desc};
+        struct order o = {&s, alpha, by != NULL, a->desc, a->store != NULL};
 
-        rc = weigh(&s, kb_off, kb_len);
+        rc = weigh(&s, by, alpha, kb_off, kb_len);
         if (rc < 0) {
             goblin__reply_code(x, rc);
             return;
@@ -423,10 +522,13 @@ void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a)
         kb_off = s.bytes;
         qsort_r(s.base, s.n, sizeof(struct item), item_cmp, &o);
     }
-    if (end < start)
-        reply_range(&s, 0, 0, kb_off);
+    count = end < start ? 0 : (size_t)(end - start + 1);
+    if (count == 0)
+        start = 0;
+    if (a->store != NULL)
+        store_range(&s, (size_t)start, count, kb_off, kb_len);
     else
-        reply_range(&s, (size_t)start, (size_t)(end - start + 1), kb_off);
+        reply_range(&s, (size_t)start, count, kb_off);
 }
 
 /* SORT key [BY pattern] [LIMIT offset count] [GET pattern ...]
@@ -440,6 +542,7 @@ static void sort_cmd(goblin__exec *x, int argc,
                              false, false};
     struct goblin_slice *gets;
     int64_t off, cnt;
+    bool all_keys = goblin__acl_reads_all_keys(x->sess->acl);
 
     if (goblin__scratch_reserve(x->sess, (size_t)argc) != 0) {
         goblin__reply_code(x, GOBLIN_ENOMEM);
@@ -468,9 +571,19 @@ static void sort_cmd(goblin__exec *x, int argc,
             /* A BY without '*' turns sorting off for good, even if a
              * later BY has one (Redis keeps the last pattern). */
             a.by = &argv[++j];
-            if (memchr(a.by->ptr, '*', a.by->len) == NULL)
+            if (memchr(a.by->ptr, '*', a.by->len) == NULL) {
                 a.dontsort = true;
+            } else if (!all_keys) {
+                goblin__reply_error(x, "ERR BY option of SORT denied due "
+                                       "to insufficient ACL permissions.");
+                return;
+            }
         } else if (goblin__arg_is(argv[j], "get") && left >= 1) {
+            if (!all_keys) {
+                goblin__reply_error(x, "ERR GET option of SORT denied due "
+                                       "to insufficient ACL permissions.");
+                return;
+            }
             gets[a.nget++] = argv[++j];
         } else {
             goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
@@ -478,6 +591,12 @@ static void sort_cmd(goblin__exec *x, int argc,
         }
     }
     goblin__exec_sort(x, &a);
+}
+
+void goblin__cmd_sort(goblin__exec *x, int argc,
+                      const struct goblin_slice *argv)
+{
+    sort_cmd(x, argc, argv, false);
 }
 
 void goblin__cmd_sort_ro(goblin__exec *x, int argc,

@@ -132,6 +132,7 @@ goblin__handler goblin__cmd_sunionstore;
 goblin__handler goblin__cmd_sdiff;
 goblin__handler goblin__cmd_sdiffstore;
 /* cmd_sort.c */
+goblin__handler goblin__cmd_sort;
 goblin__handler goblin__cmd_sort_ro;
 goblin__handler goblin__cmd_ping;
 goblin__handler goblin__cmd_echo;

@@ -8,7 +8,8 @@
  * keynum spec cannot be followed (a bad count), Redis falls back to the
  * command's own key procedure, which for every keynum command Goblin has
  * (ZUNIONSTORE, ZINTER, ZINTERCARD, ...) is genericGetKeys: the count
- * read as atoi reads it, the destination last. There is no limit
+ * read as atoi reads it, the destination last; SORT's is sortGetKeys.
+ * There is no limit
  * on how many keys a call may name: the caller sizes the output with
  * goblin__find_keys_cap.
  */
@@ -157,6 +158,33 @@ static int count_keys(const struct goblin__command *c, int argc,
     return i;
 }
 
+/* SORT's keys, as Redis's sortGetKeys finds them (its second key spec is
+ * incomplete): the sorted key, then the destination of the last STORE;
+ * LIMIT's two arguments and GET's and BY's one are skipped, a STORE's
+ * destination is not (it is read as an option name in turn, as Redis
+ * reads it). */
+static int sort_keys(int argc, const struct goblin_slice *argv, int *pos,
+                     uint16_t *flags)
+{
+    int n = 1;
+
+    pos[0] = 1;
+    flags[0] = KS_RO | KS_ACCESS;
+    for (int i = 2; i < argc; i++) {
+        if (goblin__arg_is(argv[i], "limit")) {
+            i += 2;
+        } else if (goblin__arg_is(argv[i], "get") ||
+                   goblin__arg_is(argv[i], "by")) {
+            i += 1;
+        } else if (goblin__arg_is(argv[i], "store") && i + 1 < argc) {
+            pos[1] = i + 1;
+            flags[1] = KS_OW | KS_UPDATE;
+            n = 2;
+        }
+    }
+    return n;
+}
+
 int goblin__find_keys(const struct goblin__command *c, int argc,
                       const struct goblin_slice *argv, int *pos,
                       uint16_t *flags)
@@ -166,6 +194,8 @@ int goblin__find_keys(const struct goblin__command *c, int argc,
     if (c->nkeyspecs == 1 && (c->keyspecs[0].flags & KS_VARIABLE_FLAGS) &&
         strcmp(c->fullname, "set") == 0)
         return set_keys(argc, argv, pos, flags);
+    if (c->flags & CMD_MOVABLEKEYS && strcmp(c->fullname, "sort") == 0)
+        return sort_keys(argc, argv, pos, flags);
     for (s = 0; s < c->nkeyspecs && n >= 0; s++)
         n = spec_keys(&c->keyspecs[s], argc, argv, pos, flags, n);
     if (n >= 0)

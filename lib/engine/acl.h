@@ -122,6 +122,12 @@ static inline bool goblin__acl_unrestricted(const struct goblin__acl_user *u)
 enum goblin__acl_denied goblin__acl_check_typed(
     const struct goblin__acl_user *u, const struct goblin__command *cmd);
 
+/* May u read every key (Redis 7.0's
+ * ACLUserCheckCmdWithUnrestrictedKeyAccess for read access: allkeys, ~*
+ * or %R~*)? SORT's BY and GET patterns, which name keys no key spec
+ * shows, need it. A NULL user (none attached) may. */
+bool goblin__acl_reads_all_keys(const struct goblin__acl_user *u);
+
 /* The error reply text for a refusal, with its code word. */
 const char *goblin__acl_denied_text(enum goblin__acl_denied d,
                                     const struct goblin__command *cmd,

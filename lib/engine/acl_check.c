@@ -45,6 +45,17 @@ static bool has_all_keys(const struct goblin__acl_user *u)
     return false;
 }
 
+bool goblin__acl_reads_all_keys(const struct goblin__acl_user *u)
+{
+    if (u == NULL || u->unrestricted)
+        return true;
+    for (size_t i = 0; i < u->nkeys; i++)
+        if (u->keys[i].len == 1 && u->keys[i].pat[0] == '*' &&
+            (u->keys[i].flags & ACL_KEY_READ))
+            return true;
+    return false;
+}
+
 /* Redis's ACLSelectorCheckKey: the access a key spec asks for. */
 static uint8_t key_needs(uint16_t ksflags)
 {
