@@ -22,9 +22,10 @@ itself leaves room:
 INCRBYFLOAT/HINCRBYFLOAT values (Redis computes in long double) live on
 their own keys and are compared within a relative 1e-9.
 
-Commands Goblin's command table does not have (SORT with
-STORE, ...) are left out; SORT_RO runs with BY, GET, LIMIT, DESC and
-ALPHA (orders Redis leaves open compared as multisets, see sort_form); RANDOMKEY, HRANDFIELD and ZRANDMEMBER too, as their replies
+SORT_RO runs with BY, GET, LIMIT, DESC and ALPHA (orders Redis leaves
+open compared as multisets, see sort_form), and SORT ... STORE in the
+orders Redis fixes (the stored lists are compared with the keyspace);
+RANDOMKEY, HRANDFIELD and ZRANDMEMBER are left out, as their replies
 are random in both servers. SRANDMEMBER and SPOP are compared by what is
 deterministic: the reply's type and size, and that every member returned
 belongs to the set (SPOP's members are then added back on each server, so
@@ -37,7 +38,10 @@ goblin_version.
 The sequence runs over RESP2, then continues over RESP3 (HELLO 3) on new
 connections, then checks short TTLs, then three fixed lists compared byte
 for byte: transactions (MULTI with queued and refused commands, the
-EXECABORT that follows, DISCARD), SORT_RO's fixed cases, score edges (inf, -inf, -0 and the NaN
+EXECABORT that follows, DISCARD), SORT_RO's and SORT ... STORE's fixed
+cases, SORT's BY and GET under ACL users limited to key patterns and
+the @list, @set and @blocking categories taken away (new connections),
+score edges (inf, -inf, -0 and the NaN
 they make through WEIGHTS, AGGREGATE, ZINCRBY and ZADD INCR, the sign of
 zero in both encodings), numbered databases (SELECT, MOVE, COPY of
 every type, SWAPDB, FLUSHDB, WATCH across databases), DUMP of every
@@ -610,6 +614,28 @@ class Gen:
             cmd += self.pick(opts)
         return cmd
 
+    def c_sort_store(self):
+        """SORT ... STORE into a list key (or over a key of another type,
+        which it replaces): only orders Redis fixes, since the stored
+        list is compared exactly (no ALPHA with a BY pattern, whose ties
+        Redis's qsort leaves open)."""
+        key = self.pick(T_KEYS + TI_KEYS + Z_KEYS + L_KEYS + [self.key()])
+        cmd = [b"SORT", key]
+        by = self.pick([None, None, [b"BY", b"w:*"], [b"BY", b"wh:*->f"],
+                        [b"BY", b"nosort"]])
+        if by is not None:
+            cmd += by
+        for _ in range(self.r.choice([0, 1, 2])):
+            cmd += self.pick([[b"GET", b"#"], [b"GET", b"w:*"],
+                              [b"GET", b"wh:*->f"], [b"GET", b"nokey"],
+                              [b"LIMIT", self.num(-1, 5), self.num(-1, 5)],
+                              [b"DESC"]])
+        if by is None and self.chance(0.4):
+            cmd.append(b"ALPHA")
+        dst = self.pick(L_KEYS + L_KEYS + [self.pick(T_KEYS),
+                                           self.pick(S_KEYS)])
+        return cmd + [b"STORE", dst]
+
     def c_lmove(self):
         ends = [b"LEFT", b"RIGHT", b"left", b"right", b"UP"]
         if self.chance(0.3):
@@ -774,7 +800,8 @@ class Gen:
              (8, self.c_sadd), (3, self.c_srem), (5, self.c_sread),
              (1, self.c_smove), (3, self.c_scombine), (2, self.c_srandom),
              (1, self.c_spop), (0.5, self.c_sscan), (1, self.c_sencoding),
-             (2, self.c_sortdata), (3, self.c_sort)]
+             (2, self.c_sortdata), (3, self.c_sort),
+             (2, self.c_sort_store)]
         return t
 
     def next(self):
@@ -1299,6 +1326,20 @@ def blocking_script(srv):
     run(b"LPUSH", b"bl:4", b"p", b"q")
     read(0)
     run(b"LRANGE", b"bl:5", b"0", b"-1")
+    # SORT ... STORE onto a waited key serves its waiter; inside MULTI
+    # only after EXEC, with what the list holds then.
+    run(b"RPUSH", b"bl:ss", b"3", b"1", b"2")
+    block(0, b"BLPOP", b"bl:sorted", b"0")
+    run(b"SORT", b"bl:ss", b"STORE", b"bl:sorted")
+    read(0)
+    run(b"LRANGE", b"bl:sorted", b"0", b"-1")
+    block(1, b"BRPOP", b"bl:sorted2", b"0")
+    for cmd in ([b"MULTI"], [b"SORT", b"bl:ss", b"DESC", b"STORE",
+                             b"bl:sorted2"],
+                [b"RPOP", b"bl:sorted2"], [b"EXEC"]):
+        run(*cmd)
+    read(1)
+    run(b"LRANGE", b"bl:sorted2", b"0", b"-1")
     # A destination of the wrong type: the waiter gets WRONGTYPE.
     run(b"SET", b"bl:wdst", b"str")
     block(0, b"BLMOVE", b"bl:6", b"bl:wdst", b"LEFT", b"LEFT", b"0")
@@ -1524,6 +1565,132 @@ def exact_sort():
     return c
 
 
+def sort_store():
+    """SORT ... STORE byte for byte: the result kept as a list in place of
+    whatever the destination held (its deadline dropped), the count
+    replied, GET values with "" for a missing one, an empty result
+    deleting the destination, a set under a BY without '*' stored sorted
+    ALPHA (Redis makes it independent of the encoding), a list's own
+    order under DESC, a key stored onto itself, inside MULTI, and the
+    errors."""
+    c = [[b"SADD", b"st:i", b"3", b"10", b"-2", b"7"],
+         [b"SADD", b"st:a", b"b", b"a", b"c", b"a b", b"B"],
+         [b"RPUSH", b"st:l", b"5", b"1", b"4", b"1"],
+         [b"ZADD", b"st:z", b"1", b"c", b"2", b"a", b"3", b"b"],
+         [b"MSET", b"st:w_a", b"3", b"st:w_b", b"1", b"st:w_c", b"2",
+          b"st:w_3", b"x", b"st:w_10", b""],
+         [b"HSET", b"st:h_a", b"f", b"z", b"st:h_c", b"f", b""],
+         [b"SET", b"st:str", b"v"], [b"SET", b"st:d", b"old", b"EX", b"100"]]
+    check = [[b"TYPE", b"st:d"], [b"LRANGE", b"st:d", b"0", b"-1"],
+             [b"TTL", b"st:d"], [b"OBJECT", b"ENCODING", b"st:d"]]
+    for args in ([b"st:i"], [b"st:i", b"DESC", b"LIMIT", b"1", b"2"],
+                 [b"st:a", b"ALPHA"], [b"st:a", b"ALPHA", b"DESC"],
+                 [b"st:a", b"BY", b"nosort"],
+                 [b"st:a", b"BY", b"nosort", b"DESC", b"LIMIT", b"1", b"2"],
+                 [b"st:i", b"BY", b"nosort", b"GET", b"st:w_*"],
+                 [b"st:l"], [b"st:l", b"BY", b"nosort", b"DESC"],
+                 [b"st:l", b"BY", b"nosort", b"LIMIT", b"1", b"2"],
+                 [b"st:z", b"BY", b"nosort", b"LIMIT", b"1", b"5"],
+                 [b"st:z", b"BY", b"nosort", b"DESC"],
+                 [b"st:z", b"BY", b"st:w_*", b"GET", b"#", b"GET",
+                  b"st:h_*->f", b"GET", b"st:nokey"],
+                 [b"st:i", b"GET", b"st:w_*", b"GET", b"#"],
+                 [b"st:none"], [b"st:i", b"LIMIT", b"10", b"5"],
+                 [b"st:i", b"BY", b"st:w_*"], [b"st:str"],
+                 [b"st:a"]):
+        c.append([b"SORT"] + args + [b"STORE", b"st:d"])
+        c += check
+    c += [[b"SORT", b"st:l", b"STORE", b"st:l"],
+          [b"LRANGE", b"st:l", b"0", b"-1"],
+          [b"SORT", b"st:i", b"STORE", b"st:str"], [b"TYPE", b"st:str"],
+          [b"LRANGE", b"st:str", b"0", b"-1"],
+          [b"SORT", b"st:none", b"STORE", b"st:missing"],
+          [b"EXISTS", b"st:missing"],
+          [b"SORT", b"st:i", b"STORE"], [b"SORT", b"st:i", b"STORE",
+                                         b"st:d", b"BOGUS"],
+          [b"SORT_RO", b"st:i", b"STORE", b"st:d"],
+          [b"MULTI"], [b"SORT", b"st:i", b"DESC", b"STORE", b"st:m"],
+          [b"LLEN", b"st:m"], [b"SORT", b"st:m", b"STORE", b"st:m2"],
+          [b"EXEC"], [b"LRANGE", b"st:m2", b"0", b"-1"]]
+    return c
+
+
+def acl_script(srv):
+    """SORT's BY and GET patterns under a user limited to key patterns
+    (Redis 7.0 refuses them; a user that may read every key passes), and
+    the @list, @set and @blocking categories taken away; every reply in
+    order."""
+    c = srv.client()
+    got = []
+    for cmd in ([b"RPUSH", b"acl:l", b"2", b"1", b"3"],
+                [b"SET", b"acl:w_1", b"5"], [b"SADD", b"acl:s", b"x"],
+                [b"ACL", b"SETUSER", b"st_keys", b"on", b"nopass", b"~acl:*",
+                 b"+@all"],
+                [b"ACL", b"SETUSER", b"st_read", b"on", b"nopass", b"%R~*",
+                 b"~acl:*", b"+@all"],
+                [b"ACL", b"SETUSER", b"st_nolist", b"on", b"nopass", b"~*",
+                 b"+@all", b"-@list"],
+                [b"ACL", b"SETUSER", b"st_noset", b"on", b"nopass", b"~*",
+                 b"+@all", b"-@set"],
+                [b"ACL", b"SETUSER", b"st_noblock", b"on", b"nopass", b"~*",
+                 b"+@all", b"-@blocking"]):
+        got.append(c.call(*cmd))
+    cases = {
+        b"st_keys": [
+            [b"SORT", b"acl:l"], [b"SORT", b"acl:l", b"BY", b"nosort"],
+            [b"SORT", b"acl:l", b"BY", b"acl:w_*"],
+            [b"SORT", b"acl:l", b"GET", b"#"],
+            [b"SORT_RO", b"acl:l", b"GET", b"acl:w_*"],
+            [b"SORT", b"acl:l", b"LIMIT", b"0", b"1", b"BY", b"acl:w_*",
+             b"BOGUS"],
+            [b"SORT", b"acl:l", b"BOGUS", b"BY", b"acl:w_*"],
+            [b"SORT", b"acl:l", b"STORE", b"acl:d"],
+            [b"SORT", b"acl:l", b"STORE", b"other:d"],
+            [b"LRANGE", b"acl:d", b"0", b"-1"]],
+        b"st_read": [
+            [b"SORT", b"acl:l", b"BY", b"acl:w_*", b"GET", b"#"],
+            [b"SORT_RO", b"acl:l", b"GET", b"acl:w_*"],
+            [b"SORT", b"acl:l", b"GET", b"#", b"STORE", b"acl:d2"],
+            [b"SORT", b"acl:l", b"STORE", b"other:d"]],
+        b"st_nolist": [
+            [b"LPUSH", b"acl:l", b"x"], [b"LRANGE", b"acl:l", b"0", b"-1"],
+            [b"BLPOP", b"acl:l", b"0"], [b"LMPOP", b"1", b"acl:l", b"LEFT"],
+            [b"SORT", b"acl:l"], [b"SADD", b"acl:s", b"y"],
+            [b"SCARD", b"acl:s"]],
+        b"st_noset": [
+            [b"SADD", b"acl:s", b"z"], [b"SMEMBERS", b"acl:s"],
+            [b"SINTERCARD", b"1", b"acl:s"], [b"LLEN", b"acl:l"]],
+        b"st_noblock": [
+            [b"BLPOP", b"acl:l", b"0"], [b"BRPOPLPUSH", b"acl:l", b"acl:m",
+                                          b"0"],
+            [b"BLMOVE", b"acl:l", b"acl:m", b"LEFT", b"LEFT", b"0"],
+            [b"BZPOPMIN", b"acl:z", b"0"], [b"LPOP", b"acl:l"],
+            [b"RPUSH", b"acl:l", b"9"]],
+    }
+    for user, cmds in cases.items():
+        u = srv.client()
+        got.append(u.call(b"AUTH", user, b"x"))
+        for cmd in cmds:
+            got.append(u.call(*cmd))
+        u.close()
+    for name in cases:
+        got.append(c.call(b"ACL", b"DELUSER", name))
+    got.append(c.call(b"DEL", b"acl:l", b"acl:d", b"acl:d2", b"acl:w_1",
+                      b"acl:s", b"acl:m"))
+    c.close()
+    return got
+
+
+def acl_lists_sets(ref, test):
+    """acl_script on both servers, compared reply by reply."""
+    a, b = acl_script(ref), acl_script(test)
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return ("ACL stage, reply #%d:\n  redis-server: %s\n"
+                    "  goblind:      %s" % (i, show(x), show(y)))
+    return None if len(a) == len(b) else "ACL stage: reply counts"
+
+
 def score_edges():
     """inf, -inf and -0 through WEIGHTS, AGGREGATE, ZINCRBY and ZADD INCR;
     the sign of zero in the compact and the skiplist encoding."""
@@ -1703,6 +1870,10 @@ def main():
             err = pair.run(score_edges(), exact=True)
         if not err:
             err = pair.run(exact_sort(), exact=True)
+        if not err:
+            err = pair.run(sort_store(), exact=True)
+        if not err:
+            err = acl_lists_sets(ref, test)
         if not err:
             err = pair.run(databases(), exact=True)
         if not err:
