@@ -12,7 +12,9 @@
  * Replies print as redis-cli prints them: its terminal form when stdout
  * is a terminal (or --no-raw), its raw form otherwise (or --raw). Over
  * SBE every command travels as an Argv message, so any command works and
- * prints like redis-cli -3 (SBE keeps RESP3's types).
+ * prints like redis-cli -3 (SBE keeps RESP3's types). "help @list",
+ * "help @set", "help @blocking", "help lpush" ... print the commands'
+ * syntax and summaries as redis-cli does (cli_help.c).
  *
  * Uses the public API only (goblin/client.h).
  */
@@ -23,6 +25,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "cli_help.h"
 #include "goblin.h"
 #include "goblin/client.h"
 
@@ -50,7 +53,20 @@ static void usage(FILE *f)
           "  --no-raw           Force formatted output even when not a "
           "tty.\n"
           "  --help             Output this help and exit.\n"
-          "  --version          Output version and exit.\n",
+          "  --version          Output version and exit.\n"
+          "\n"
+          "Examples:\n"
+          "  goblin-cli rpush queue job1 job2\n"
+          "  goblin-cli brpop queue 5\n"
+          "  goblin-cli --sbe sadd tags red blue\n"
+          "  goblin-cli --ring /dev/shm/goblin.ring smembers tags\n"
+          "\n"
+          "When no command is given, goblin-cli starts in interactive "
+          "mode.\n"
+          "Type \"help\" in interactive mode for information on "
+          "commands:\n"
+          "\"help @list\", \"help @set\", \"help @blocking\", "
+          "\"help lpush\", ...\n",
           f);
 }
 
@@ -161,8 +177,16 @@ static int run(goblin_client *c, size_t argc, const struct goblin_slice *argv,
 {
     const struct goblin_resp_value *v;
     struct goblin_buf out = {0};
-    int rc = goblin_client_call(c, argc, argv, &v), strings;
+    int rc, strings;
 
+    if (goblin_cli_is_help(argc, argv)) {
+        if (goblin_cli_help(c, argc, argv, stdout) < 0) {
+            fprintf(stderr, "Error: %s\n", goblin_client_error(c));
+            return -1;
+        }
+        return 0;
+    }
+    rc = goblin_client_call(c, argc, argv, &v);
     if (rc < 0) {
         fprintf(stderr, "Error: %s\n", goblin_client_error(c));
         return -1;
