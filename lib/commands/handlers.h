@@ -152,6 +152,7 @@ goblin__handler goblin__cmd_select;
 goblin__handler goblin__cmd_move;
 goblin__handler goblin__cmd_swapdb;
 goblin__handler goblin__cmd_copy;
+goblin__handler goblin__cmd_debug;
 goblin__handler goblin__cmd_dump;
 goblin__handler goblin__cmd_restore;
 goblin__handler goblin__cmd_function_flush;

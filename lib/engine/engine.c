@@ -235,7 +235,8 @@ void goblin_engine_cron(goblin_engine *eng)
     eng->clock_ms = goblin__now_ms(eng->dbs[0].st);
     calibrate(eng);
     sample_ops(eng);
-    goblin__expire_step(eng);
+    if (!eng->active_expire_off)
+        goblin__expire_step(eng);
     goblin__maxmemory_cron(eng);
     goblin__persist_cron(eng);
     goblin__block_cron(eng);

@@ -83,6 +83,8 @@ struct goblin_engine {
     int ndbs;
     int dbs_open;
     int evict_db; /* where eviction looks next (maxmemory.c) */
+    bool active_expire_off; /* DEBUG SET-ACTIVE-EXPIRE 0 */
+    uint32_t replid_gen;    /* DEBUG CHANGE-REPL-ID calls */
     /* Allocation through the store's accounting, for the RESP parser and
      * output buffers (ctx is the store). */
     struct goblin_allocator acct;
