@@ -76,7 +76,9 @@ def masked(reply):
 
 def test_same_as_redis(goblind):
     ref = e2e.redis_server("--enable-debug-command", "yes")
-    srv = e2e.goblind(goblind)
+    # DEBUG RELOAD saves: into a directory of its own, not the cwd, where
+    # every other test's goblind would load it.
+    srv = e2e.goblind(goblind, "--dir", e2e.tmpdir())
     try:
         for resp3 in (False, True):
             a, b = ref.client(), srv.client()
