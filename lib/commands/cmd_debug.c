@@ -162,7 +162,7 @@ static void help(goblin__exec *x)
         "SLEEP <seconds>",
         "    Stop the server for <seconds>. Decimals allowed.",
         "HELP",
-        "    Print this help.",
+        "    Prints this help.",
     };
 
     goblin__reply_help(x, lines, sizeof(lines) / sizeof(*lines));

@@ -16,6 +16,7 @@
 #include "block.h"
 #include "maxmemory.h"
 #include "session.h"
+#include "slowlog.h"
 #include "settings.h"
 #include "util/config_size.h"
 
@@ -75,6 +76,7 @@ static void calibrate(goblin_engine *eng)
     if (!eng->use_tsc || t <= eng->tick0 || ns - eng->ns0 < 1000000)
         return;
     eng->ns_per_tick = (double)(ns - eng->ns0) / (double)(t - eng->tick0);
+    goblin__slowlog_ticks(eng); /* its threshold in the new tick rate */
 }
 
 /* The allocator handed to the RESP parser and output buffers: the store's,
@@ -117,6 +119,8 @@ static int engine_init(goblin_engine *eng)
         rc = goblin__db_settings_init(eng);
     if (rc == 0)
         rc = goblin__persist_init(eng);
+    if (rc == 0)
+        rc = goblin__slowlog_init(eng);
     return rc;
 }
 
@@ -124,6 +128,7 @@ static void engine_free(goblin_engine *eng)
 {
     goblin_store *st = eng->st;
 
+    goblin__slowlog_free(eng);
     goblin__persist_free(eng);
     goblin__settings_free(eng);
     goblin__acl_free(eng);
