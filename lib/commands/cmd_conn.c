@@ -16,6 +16,14 @@
 
 void goblin__exec_ping(goblin__exec *x, const struct goblin_slice *message)
 {
+    /* A subscribed RESP2 connection reads only arrays: ["pong", message]. */
+    if (x->resp == 2 && goblin__ps_total(&x->sess->ps) > 0) {
+        goblin__reply_array(x, 2);
+        goblin__reply_bulk(x, "pong", 4);
+        goblin__reply_bulk(x, message ? message->ptr : "",
+                           message ? message->len : 0);
+        return;
+    }
     if (message == NULL)
         goblin__reply_status(x, "PONG");
     else
@@ -42,26 +50,6 @@ void goblin__cmd_echo(goblin__exec *x, int argc,
 {
     (void)argc;
     goblin__exec_echo(x, argv[1]);
-}
-
-void goblin__cmd_select(goblin__exec *x, int argc,
-                        const struct goblin_slice *argv)
-{
-    int64_t db;
-
-    (void)argc;
-    if (!goblin__arg_int64(x, argv[1], &db, NULL))
-        return;
-    if (db < INT32_MIN || db > INT32_MAX) {
-        goblin__reply_error(x, "ERR value is out of range, value must "
-                               "between -2147483648 and 2147483647");
-        return;
-    }
-    if (db != 0) {
-        goblin__reply_error(x, "ERR DB index is out of range");
-        return;
-    }
-    goblin__reply_ok(x);
 }
 
 void goblin__cmd_quit(goblin__exec *x, int argc,

@@ -143,8 +143,9 @@ static void sec_stats(goblin__exec *x, struct goblin__text *t)
                       "total_net_output_bytes:%llu\r\n"
                       "rejected_connections:0\r\nexpired_keys:%llu\r\n"
                       "evicted_keys:%llu\r\nkeyspace_hits:%llu\r\n"
-                      "keyspace_misses:%llu\r\npubsub_channels:0\r\n"
-                      "pubsub_patterns:0\r\ntotal_error_replies:%llu\r\n"
+                      "keyspace_misses:%llu\r\npubsub_channels:%zu\r\n"
+                      "pubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
+                      "total_error_replies:%llu\r\n"
                       "unexpected_error_replies:0\r\n",
                       (unsigned long long)e->stat_connections,
                       (unsigned long long)e->stat_commands,
@@ -155,6 +156,9 @@ static void sec_stats(goblin__exec *x, struct goblin__text *t)
                       (unsigned long long)e->stat_evicted_keys,
                       (unsigned long long)e->stat_keyspace_hits,
                       (unsigned long long)e->stat_keyspace_misses,
+                      goblin__ps_names(&e->pubsub, GOBLIN__PS_CHANNEL),
+                      goblin__ps_names(&e->pubsub, GOBLIN__PS_PATTERN),
+                      goblin__ps_names(&e->pubsub, GOBLIN__PS_SHARD),
                       (unsigned long long)e->stat_errors);
 }
 
@@ -200,12 +204,18 @@ static void sec_errorstats(goblin__exec *x, struct goblin__text *t)
 
 static void sec_keyspace(goblin__exec *x, struct goblin__text *t)
 {
-    size_t keys = goblin_key_count(x->st);
-    size_t expires = goblin_key_expires_count(x->st);
+    for (int i = 0; i < x->eng->ndbs; i++) {
+        goblin_store *st = goblin__db_peek(x->eng, i);
+        size_t keys, expires;
 
-    if (keys > 0 || expires > 0)
-        goblin__text_addf(t, "db0:keys=%zu,expires=%zu,avg_ttl=0\r\n", keys,
-                          expires);
+        if (st == NULL)
+            continue;
+        keys = goblin_key_count(st);
+        expires = goblin_key_expires_count(st);
+        if (keys > 0 || expires > 0)
+            goblin__text_addf(t, "db%d:keys=%zu,expires=%zu,avg_ttl=0\r\n",
+                              i, keys, expires);
+    }
 }
 
 static void sec_commandstats(goblin__exec *x, struct goblin__text *t)

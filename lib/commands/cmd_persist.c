@@ -237,7 +237,7 @@ int goblin_engine_save(goblin_engine *eng, struct goblin_snapshot_result *res)
     if ((rc = goblin_engine_snapshot_path(eng, path, sizeof(path))) < 0)
         return rc;
     goblin_persist_begin(&p->pi, eng->st);
-    rc = goblin_snapshot_save(eng->st, path, res);
+    rc = goblin_engine_snapshot_save(eng, path, res);
     goblin_persist_end(&p->pi, eng->st, rc, res->bytes);
     if (rc == 0)
         plog(eng, GOBLIN_LOG_NOTICE, "DB saved on disk");
@@ -312,7 +312,7 @@ int goblin_engine_load(goblin_engine *eng, struct goblin_snapshot_result *res)
         return rc;
     if (access(path, F_OK) < 0 && errno == ENOENT)
         return 0;
-    rc = goblin_snapshot_load(eng->st, path, res);
+    rc = goblin__db_load(eng, path, res);
     if (rc < 0)
         return rc;
     goblin_persist_init(&p->pi, eng->st);

@@ -149,6 +149,12 @@ goblin__handler goblin__cmd_acl_setuser;
 goblin__handler goblin__cmd_acl_users;
 goblin__handler goblin__cmd_acl_whoami;
 goblin__handler goblin__cmd_select;
+goblin__handler goblin__cmd_move;
+goblin__handler goblin__cmd_swapdb;
+goblin__handler goblin__cmd_copy;
+goblin__handler goblin__cmd_dump;
+goblin__handler goblin__cmd_restore;
+goblin__handler goblin__cmd_function_flush;
 goblin__handler goblin__cmd_quit;
 goblin__handler goblin__cmd_reset;
 goblin__handler goblin__cmd_client_id;
@@ -190,6 +196,22 @@ goblin__handler goblin__cmd_shutdown;
 
 /* cmd_rewrite.c */
 goblin__handler goblin__cmd_config_rewrite;
+
+/* cmd_pubsub.c */
+goblin__handler goblin__cmd_subscribe;
+goblin__handler goblin__cmd_unsubscribe;
+goblin__handler goblin__cmd_psubscribe;
+goblin__handler goblin__cmd_punsubscribe;
+goblin__handler goblin__cmd_ssubscribe;
+goblin__handler goblin__cmd_sunsubscribe;
+goblin__handler goblin__cmd_publish;
+goblin__handler goblin__cmd_spublish;
+goblin__handler goblin__cmd_pubsub_channels;
+goblin__handler goblin__cmd_pubsub_numsub;
+goblin__handler goblin__cmd_pubsub_numpat;
+goblin__handler goblin__cmd_pubsub_shardchannels;
+goblin__handler goblin__cmd_pubsub_shardnumsub;
+goblin__handler goblin__cmd_pubsub_help;
 
 /* cmd_list.c */
 goblin__handler goblin__cmd_lpush;

@@ -177,6 +177,13 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, GOBLIN__OOM_TEXT);
         return false;
     }
+    if (!goblin__pubsub_allowed(s, x->cmd)) {
+        snprintf(text, sizeof(text), "ERR Can't execute '%s': only "
+                 "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET "
+                 "are allowed in this context", x->cmd->fullname);
+        reject(x, text);
+        return false;
+    }
     return true;
 }
 
@@ -212,7 +219,7 @@ int goblin__dispatch(goblin_session *s, int argc,
                      const struct goblin_slice *argv,
                      struct goblin_sink *sink)
 {
-    goblin__exec x = {s->eng, s,    s->eng->st, sink,
+    goblin__exec x = {s->eng, s,    s->db,      sink,
                       sink,   NULL, s->resp,    false, NULL};
 
     if (s->flags & (SESS_REPLY_OFF | SESS_REPLY_SKIP))

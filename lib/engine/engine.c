@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "acl.h"
+#include "commands/notify.h"
 #include "block.h"
 #include "maxmemory.h"
 #include "session.h"
@@ -95,16 +96,6 @@ static void acct_free(void *ctx, void *p, size_t size)
     goblin__free(ctx, p, size);
 }
 
-static void key_changed(void *ctx, struct goblin_slice key)
-{
-    goblin_engine *eng = ctx;
-
-    if (eng->prev_hook != NULL)
-        eng->prev_hook(eng->prev_hook_ctx, key);
-    goblin__watch_touch(eng, key);
-    goblin__block_touch(eng, key);
-}
-
 static int engine_init(goblin_engine *eng)
 {
     size_t n = goblin__command_count * sizeof(*eng->stats);
@@ -114,7 +105,10 @@ static int engine_init(goblin_engine *eng)
     if (eng->stats == NULL)
         return GOBLIN_ENOMEM;
     memset(eng->stats, 0, n);
-    rc = goblin__touch_rules_build(eng);
+    goblin__ps_init(&eng->pubsub, eng->st);
+    rc = goblin__db_init(eng, 16);
+    if (rc == 0)
+        rc = goblin__touch_rules_build(eng);
     if (rc == 0)
         rc = goblin__lookup_build(eng);
     if (rc == 0)
@@ -122,7 +116,11 @@ static int engine_init(goblin_engine *eng)
     if (rc == 0)
         rc = goblin__settings_init(eng);
     if (rc == 0)
+        rc = goblin__db_settings_init(eng);
+    if (rc == 0)
         rc = goblin__persist_init(eng);
+    if (rc == 0)
+        rc = goblin__notify_init(eng);
     return rc;
 }
 
@@ -139,7 +137,9 @@ static void engine_free(goblin_engine *eng)
     goblin__free(st, eng->stats, goblin__command_count * sizeof(*eng->stats));
     goblin__touch_rules_free(eng);
     goblin__watch_free(eng);
+    goblin__ps_free(&eng->pubsub);
     goblin__block_free(eng);
+    goblin__db_free(eng);
     goblin__free(st, eng, sizeof(*eng));
 }
 
@@ -178,10 +178,7 @@ static int engine_open(const struct goblin_engine_config *cfg,
         engine_free(eng);
         return rc;
     }
-    eng->prev_hook = eng->st->cfg.key_changed;
-    eng->prev_hook_ctx = eng->st->cfg.key_changed_ctx;
-    eng->st->cfg.key_changed = key_changed;
-    eng->st->cfg.key_changed_ctx = eng;
+    goblin__db_hook_install(eng);
     eng->mem_startup = goblin_store_used_memory(eng->st);
     *out = eng;
     return 0;
@@ -206,8 +203,6 @@ void goblin_engine_close(goblin_engine *eng)
         return;
     while (eng->first != NULL)
         goblin_session_close(eng->first);
-    eng->st->cfg.key_changed = eng->prev_hook;
-    eng->st->cfg.key_changed_ctx = eng->prev_hook_ctx;
     engine_free(eng);
 }
 
@@ -242,7 +237,7 @@ uint64_t goblin__ops_per_sec(const goblin_engine *eng)
 
 void goblin_engine_cron(goblin_engine *eng)
 {
-    eng->clock_ms = goblin__now_ms(eng->st);
+    eng->clock_ms = goblin__now_ms(eng->dbs[0].st);
     calibrate(eng);
     sample_ops(eng);
     goblin__expire_step(eng);

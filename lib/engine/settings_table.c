@@ -8,7 +8,7 @@
  * all read it, and every value set, by whichever path and whoever owns
  * the setting, is first parsed by its descriptor (a directive with a
  * syntax of its own names its parser, settings_special.c). Defaults are Goblin's: where they differ from Redis's
- * (bind, save, dbfilename, databases, unixsocketperm) docs/config.md
+ * (bind, save, dbfilename, unixsocketperm) docs/config.md
  * says so. Settings marked
  * F_ENGINE are applied by the engine's own code (settings.c, maxmemory.c,
  * cmd_persist.c), F_SERVER ones by the server that reads them; the rest
@@ -119,8 +119,8 @@ const struct goblin__sdesc goblin__sdescs[] = {
     {"crash-log-enabled", NULL, T_BOOL, 0, 0, 0, NULL, "yes"},
     {"crash-memcheck-enabled", NULL, T_BOOL, 0, 0, 0, NULL, "yes"},
     {"daemonize", NULL, T_BOOL, F_IMMUTABLE | F_SERVER, 0, 0, NULL, "no"},
-    {"databases", NULL, T_INT, F_IMMUTABLE,
-     1, INT32_MAX, NULL, "1"},
+    {"databases", NULL, T_INT, F_IMMUTABLE | F_ENGINE,
+     1, INT32_MAX, NULL, "16"},
     {"dbfilename", NULL, T_STRING, F_ENGINE, 0, 0, NULL, "dump.goblin",
      goblin__sparse_dbfilename},
     {"dir", NULL, T_STRING, F_ENGINE, 0, 0, NULL, "",

@@ -67,6 +67,28 @@ void goblin__obj_free(goblin_store *st, enum goblin_type type, void *obj)
     }
 }
 
+/* Copies a collection's object into store dst (COPY, MOVE): the other
+ * place that knows every collection type (a new type adds its case here
+ * too). Returns 0, or GOBLIN_ENOMEM / GOBLIN_ELIMIT with nothing
+ * allocated. */
+int goblin__obj_copy(goblin_store *dst, enum goblin_type type,
+                     const void *obj, void **out)
+{
+    switch (type) {
+    case GOBLIN_TYPE_HASH:
+        return goblin__hash_obj_copy(dst, obj, out);
+    case GOBLIN_TYPE_ZSET:
+        return goblin__zset_obj_copy(dst, obj, out);
+    case GOBLIN_TYPE_LIST:
+        return goblin__list_obj_copy(dst, obj, out);
+    case GOBLIN_TYPE_SET:
+        return goblin__set_obj_copy(dst, obj, out);
+    default:
+        assert(!"a collection type without a copy function");
+        return GOBLIN_EINVAL;
+    }
+}
+
 static size_t varint_len(size_t v)
 {
     size_t n = 1;
@@ -200,6 +222,11 @@ static void **obj_slot(uint8_t *rec)
 
     goblin__rec_parse(rec, &r);
     return (void **)(void *)(rec + align8(r.voff));
+}
+
+void *goblin__rec_obj(const uint8_t *rec)
+{
+    return *obj_slot((uint8_t *)rec);
 }
 
 /* A string record's value, whose part starts at voff. */
@@ -676,7 +703,7 @@ static inline __attribute__((always_inline)) int key_find(
     if (expired(st, rec)) {
         /* Freed at once unless key is a view of this very record: a read
          * must not end the views that earlier calls handed out. */
-        goblin__key_changed(st, key);
+        goblin__key_gone(st, GOBLIN__GONE_EXPIRED, key);
         if (aliases(key, rec))
             retire(st, id_unlink(st, i, hash));
         else
@@ -1188,7 +1215,7 @@ int goblin_key_random(goblin_store *st, struct goblin_slice *out)
         if (tries < 100 && expired(st, rec)) {
             struct goblin_slice key = {r.key, r.klen};
 
-            goblin__key_changed(st, key);
+            goblin__key_gone(st, GOBLIN__GONE_EXPIRED, key);
             goblin__key_drop_id(st, id);
             continue;
         }
