@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "acl.h"
+#include "goblin/script.h"
 #include "block.h"
 #include "maxmemory.h"
 #include "session.h"
@@ -206,6 +207,11 @@ void goblin_engine_close(goblin_engine *eng)
         return;
     while (eng->first != NULL)
         goblin_session_close(eng->first);
+    /* The scripting library goes after the sessions (none is running a
+     * script) and before the store it may still free keys into. */
+    if (eng->scripting != NULL && eng->scripting->close != NULL)
+        eng->scripting->close(eng->scripting_ctx);
+    eng->scripting = NULL;
     eng->st->cfg.key_changed = eng->prev_hook;
     eng->st->cfg.key_changed_ctx = eng->prev_hook_ctx;
     engine_free(eng);

@@ -147,6 +147,15 @@ struct goblin_engine {
     size_t cron_cursor;
 
     struct goblin__persist *persist; /* cmd_persist.c: SAVE, BGSAVE, policies */
+
+    /* Scripting (script_call.c): the attached library, if any, and the
+     * script running now (NULL when none). */
+    const struct goblin_scripting *scripting;
+    void *scripting_ctx;
+    struct goblin_script_run *script_run;
+    bool script_busy; /* past busy-reply-threshold: others get BUSY */
+    void (*busy_hook)(void *ctx, goblin_session *s);
+    void *busy_hook_ctx;
 };
 
 /* Protocol of a session. */
