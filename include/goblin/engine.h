@@ -322,6 +322,21 @@ GOBLIN_API int goblin_engine_load(goblin_engine *eng,
 GOBLIN_API int goblin_engine_save(goblin_engine *eng,
                                   struct goblin_snapshot_result *res);
 
+/* Writes every database's keys to path (goblin_snapshot_save_dbs), as
+ * SAVE does, without the bookkeeping: what a forked child of BGSAVE calls
+ * (it only reads). Returns as goblin_snapshot_save. */
+GOBLIN_API int goblin_engine_snapshot_save(goblin_engine *eng,
+                                           const char *path,
+                                           struct goblin_snapshot_result
+                                               *res);
+
+/* Imports a Redis dump into the engine's databases, all empty (each
+ * SELECTDB's keys into that database), as goblin_rdb_import_dbs with
+ * flags. res may be NULL. */
+GOBLIN_API int goblin_engine_import_rdb(goblin_engine *eng, const char *path,
+                                        unsigned flags,
+                                        struct goblin_snapshot_result *res);
+
 /* Reports the end of the background save started by the bgsave hook:
  * status 0 when the file is complete and in place, else any negative
  * code. */
@@ -333,6 +348,24 @@ GOBLIN_API bool goblin_engine_bgsave_running(const goblin_engine *eng);
 /* True when the "save" setting holds at least one policy: a server saves
  * on SIGTERM then, as Redis does. */
 GOBLIN_API bool goblin_engine_save_policy_set(const goblin_engine *eng);
+
+/* ---- numbered databases (SELECT, SWAPDB) ----
+ *
+ * Each database is its own store: commands of a session run on the store
+ * of the database it selected. Database 0 starts as the store the engine
+ * was opened on; the others open on first use with its allocator, clock
+ * and seed, and the engine closes them. SWAPDB exchanges the stores of
+ * two databases, so a handle follows its data: ask again after a SWAPDB.
+ * A handle is used under the same rule as the engine (one thread at a
+ * time, the engine lock in goblind). */
+
+/* The "databases" setting (default 16). */
+GOBLIN_API int goblin_engine_db_count(const goblin_engine *eng);
+
+/* The store of database index into *out (opening it if needed). Returns
+ * 0, GOBLIN_ERANGE (index outside 0..count-1) or GOBLIN_ENOMEM. */
+GOBLIN_API int goblin_engine_db(goblin_engine *eng, int index,
+                                goblin_store **out);
 
 /* Number of sessions open on the engine. */
 GOBLIN_API size_t goblin_engine_session_count(const goblin_engine *eng);

@@ -69,6 +69,15 @@ struct goblin_snapshot_result {
 GOBLIN_API int goblin_snapshot_save(goblin_store *st, const char *path,
                                     struct goblin_snapshot_result *res);
 
+/* Saves count stores as the numbered databases 0..count-1 of one file
+ * (an engine's databases: goblin_engine_snapshot_save). dbs[0] is
+ * required; a NULL entry is a database holding nothing. The keys of a
+ * database other than 0 follow a marker naming it (docs/snapshot.md).
+ * Returns as goblin_snapshot_save. */
+GOBLIN_API int goblin_snapshot_save_dbs(goblin_store *const *dbs,
+                                        size_t count, const char *path,
+                                        struct goblin_snapshot_result *res);
+
 /* Writes the snapshot to fd from its current position, without fsync or
  * close (both the caller's). For pipes and sockets too. Returns as
  * goblin_snapshot_save. */
@@ -82,6 +91,15 @@ GOBLIN_API int goblin_snapshot_save_fd(goblin_store *st, int fd,
  * value past a Goblin limit) or -errno. */
 GOBLIN_API int goblin_snapshot_load(goblin_store *st, const char *path,
                                     struct goblin_snapshot_result *res);
+
+/* Loads a file of numbered databases into dbs[0..count-1], which must
+ * all be empty (NULL entries are databases not given): the keys of
+ * database i go to dbs[i]; keys of a database not given fail with
+ * GOBLIN_ESNAPDB. All or nothing across every store. goblin_snapshot_load
+ * is this with database 0 alone. */
+GOBLIN_API int goblin_snapshot_load_dbs(goblin_store *const *dbs,
+                                        size_t count, const char *path,
+                                        struct goblin_snapshot_result *res);
 
 /* As goblin_snapshot_load, from len bytes at data (borrowed for the call):
  * for snapshots received over a connection. */
@@ -118,6 +136,14 @@ GOBLIN_API int goblin_snapshot_verify(const char *path,
 GOBLIN_API int goblin_rdb_import(goblin_store *st, const char *path,
                                  unsigned flags,
                                  struct goblin_snapshot_result *res);
+
+/* As goblin_rdb_import into the numbered databases dbs[0..count-1] (all
+ * empty; NULL entries are databases not given): the keys after SELECTDB
+ * n go to dbs[n]. A database not given is GOBLIN_ESNAPDB, or left out
+ * with GOBLIN_RDB_SKIP_OTHER_DBS. */
+GOBLIN_API int goblin_rdb_import_dbs(goblin_store *const *dbs, size_t count,
+                                     const char *path, unsigned flags,
+                                     struct goblin_snapshot_result *res);
 
 /* As goblin_rdb_import, from len bytes at data (borrowed for the call). */
 GOBLIN_API int goblin_rdb_import_mem(goblin_store *st, const void *data,

@@ -148,11 +148,12 @@ void goblin__client_line(struct goblin__text *t, const goblin_session *s)
     client_flags(s, flags);
     goblin__session_mem(s, &m);
     goblin__text_addf(t, "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld "
-                      "idle=%lld flags=%s db=0 sub=0 psub=0 ssub=0 multi=%lld ",
+                      "idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
+                      "multi=%lld ",
                       (unsigned long long)s->id, s->peer, s->local, s->fd,
                       s->name != NULL ? s->name : "",
                       (long long)(now - s->ctime_ms) / 1000,
-                      (long long)(now - s->last_ms) / 1000, flags,
+                      (long long)(now - s->last_ms) / 1000, flags, s->dbid,
                       s->flags & SESS_MULTI ? (long long)s->nqueue : -1LL);
     goblin__text_addf(t, "qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu "
                       "rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu ",

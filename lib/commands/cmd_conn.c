@@ -44,26 +44,6 @@ void goblin__cmd_echo(goblin__exec *x, int argc,
     goblin__exec_echo(x, argv[1]);
 }
 
-void goblin__cmd_select(goblin__exec *x, int argc,
-                        const struct goblin_slice *argv)
-{
-    int64_t db;
-
-    (void)argc;
-    if (!goblin__arg_int64(x, argv[1], &db, NULL))
-        return;
-    if (db < INT32_MIN || db > INT32_MAX) {
-        goblin__reply_error(x, "ERR value is out of range, value must "
-                               "between -2147483648 and 2147483647");
-        return;
-    }
-    if (db != 0) {
-        goblin__reply_error(x, "ERR DB index is out of range");
-        return;
-    }
-    goblin__reply_ok(x);
-}
-
 void goblin__cmd_quit(goblin__exec *x, int argc,
                       const struct goblin_slice *argv)
 {

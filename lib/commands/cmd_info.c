@@ -200,12 +200,18 @@ static void sec_errorstats(goblin__exec *x, struct goblin__text *t)
 
 static void sec_keyspace(goblin__exec *x, struct goblin__text *t)
 {
-    size_t keys = goblin_key_count(x->st);
-    size_t expires = goblin_key_expires_count(x->st);
+    for (int i = 0; i < x->eng->ndbs; i++) {
+        goblin_store *st = goblin__db_peek(x->eng, i);
+        size_t keys, expires;
 
-    if (keys > 0 || expires > 0)
-        goblin__text_addf(t, "db0:keys=%zu,expires=%zu,avg_ttl=0\r\n", keys,
-                          expires);
+        if (st == NULL)
+            continue;
+        keys = goblin_key_count(st);
+        expires = goblin_key_expires_count(st);
+        if (keys > 0 || expires > 0)
+            goblin__text_addf(t, "db%d:keys=%zu,expires=%zu,avg_ttl=0\r\n",
+                              i, keys, expires);
+    }
 }
 
 static void sec_commandstats(goblin__exec *x, struct goblin__text *t)

@@ -333,28 +333,43 @@ static bool watched_key_exists(goblin_store *st, struct goblin_slice key)
     return goblin_key_exists(st, key) == 1;
 }
 
-void goblin__exec_flush(goblin__exec *x)
+void goblin__exec_flush(goblin__exec *x, bool all)
 {
-    goblin__watch_touch_if(x->eng, watched_key_exists);
-    goblin_store_flush(x->st);
+    goblin_engine *eng = x->eng;
+
+    goblin__watch_touch_if(eng, all ? -1 : x->sess->dbid,
+                           watched_key_exists);
+    if (!all) {
+        goblin_store_flush(x->st);
+    } else {
+        for (int i = 0; i < eng->ndbs; i++)
+            if (goblin__db_peek(eng, i) != NULL)
+                goblin_store_flush(goblin__db_peek(eng, i));
+    }
     goblin__reply_ok(x);
 }
 
 /* FLUSHALL and FLUSHDB [SYNC|ASYNC]: Goblin frees at once either way. */
-void goblin__cmd_flushall(goblin__exec *x, int argc,
-                          const struct goblin_slice *argv)
+static void flush(goblin__exec *x, int argc, const struct goblin_slice *argv,
+                  bool all)
 {
     if (argc > 2 || (argc == 2 && !goblin__arg_is(argv[1], "sync") &&
                      !goblin__arg_is(argv[1], "async")))
         goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
     else
-        goblin__exec_flush(x);
+        goblin__exec_flush(x, all);
+}
+
+void goblin__cmd_flushall(goblin__exec *x, int argc,
+                          const struct goblin_slice *argv)
+{
+    flush(x, argc, argv, true);
 }
 
 void goblin__cmd_flushdb(goblin__exec *x, int argc,
                          const struct goblin_slice *argv)
 {
-    goblin__cmd_flushall(x, argc, argv);
+    flush(x, argc, argv, false);
 }
 
 /* EXPIRE's NX, XX, GT and LT (Redis 7's parseExtendedExpireArguments). */
@@ -581,8 +596,14 @@ void goblin__expire_step(goblin_engine *eng)
     uint64_t start = eng->cfg.now_ns(eng->cfg.now_ns_ctx);
     size_t expired = 0;
 
-    while (goblin_store_expire_step(eng->st, 200, &expired) == 1 &&
-           eng->cfg.now_ns(eng->cfg.now_ns_ctx) - start < 2000000)
-        ;
+    for (int i = 0; i < eng->ndbs; i++) {
+        goblin_store *st = goblin__db_peek(eng, i);
+
+        while (st != NULL && goblin_store_expire_step(st, 200, &expired) == 1 &&
+               eng->cfg.now_ns(eng->cfg.now_ns_ctx) - start < 2000000)
+            ;
+        if (eng->dbs_open == 0)
+            break;
+    }
     eng->stat_expired_keys += expired;
 }

@@ -131,10 +131,14 @@ static void expire_watched(goblin_session *s)
 {
     uint32_t i;
 
-    for (i = 0; i < s->nwatched && !(s->flags & SESS_DIRTY_CAS); i++)
-        goblin_key_exists(s->eng->st,
-                          (struct goblin_slice){s->watched[i]->key,
-                                                s->watched[i]->keylen});
+    for (i = 0; i < s->nwatched && !(s->flags & SESS_DIRTY_CAS); i++) {
+        goblin_store *st = goblin__db_peek(s->eng, s->watched[i]->db);
+
+        if (st != NULL)
+            goblin_key_exists(st, (struct goblin_slice){
+                                      s->watched[i]->key,
+                                      s->watched[i]->keylen});
+    }
 }
 
 /* ACL rules may have changed since a command was queued: Redis checks

@@ -23,7 +23,7 @@
 #include "engine/settings.h"
 #include "engine/text.h"
 
-#define MAX_POLICIES 16
+#define MAX_POLICIES GOBLIN__SAVE_POLICIES
 #define RETRY_DELAY_MS 5000 /* after a failed background save, as Redis */
 
 struct goblin__persist {
@@ -103,37 +103,22 @@ static int get_save(void *ctx, char *buf, size_t cap)
     return (int)len;
 }
 
-/* "seconds changes ..." pairs, Redis's checks: seconds >= 1, changes >= 0. */
+/* The descriptor checks the pairs (settings_special.c); its normal form
+ * is "seconds changes ..." in decimal. */
 static int set_save(void *ctx, struct goblin_slice v, const char **why)
 {
     struct goblin__persist *p = ((goblin_engine *)ctx)->persist;
-    char text[GOBLIN_SETTING_VALUE_MAX + 1], *s, *end;
-    int64_t vals[2 * MAX_POLICIES];
+    char norm[GOBLIN_SETTING_VALUE_MAX + 1], *s = norm;
     int n = 0;
 
-    *why = "Invalid save parameters";
-    if (v.len >= sizeof(text))
+    if (goblin__setting_norm("save", v, norm, sizeof(norm), why) != 0)
         return GOBLIN_EINVAL;
-    memcpy(text, v.ptr, v.len);
-    text[v.len] = '\0';
-    for (s = strtok(text, " "); s != NULL; s = strtok(NULL, " ")) {
-        long long x;
-
-        if (n == 2 * MAX_POLICIES)
-            return GOBLIN_EINVAL;
-        errno = 0;
-        x = strtoll(s, &end, 10);
-        if (errno != 0 || *end != '\0' || x < (n % 2 == 0 ? 1 : 0))
-            return GOBLIN_EINVAL;
-        vals[n++] = x;
+    while (*s != '\0' && n < MAX_POLICIES) {
+        p->policy[n].seconds = strtoll(s, &s, 10);
+        p->policy[n++].changes = strtoll(s, &s, 10);
+        s += strspn(s, " ");
     }
-    if (n % 2 != 0)
-        return GOBLIN_EINVAL;
-    for (int i = 0; i < n / 2; i++) {
-        p->policy[i].seconds = vals[2 * i];
-        p->policy[i].changes = vals[2 * i + 1];
-    }
-    p->npolicies = n / 2;
+    p->npolicies = n;
     return 0;
 }
 
@@ -152,30 +137,24 @@ static int get_dir(void *ctx, char *buf, size_t cap)
     return (int)len;
 }
 
-/* An existing directory, kept as its absolute path (the library does not
- * chdir: the process's working directory is the application's). */
+/* The descriptor checks it is an existing directory and gives its
+ * absolute path (the library does not chdir: the process's working
+ * directory is the application's). The default, "", is the working
+ * directory only at start: Redis's chdir("") fails, and so does this. */
 static int set_dir(void *ctx, struct goblin_slice v, const char **why)
 {
     goblin_engine *eng = ctx;
-    char text[PATH_MAX], *abs;
-    struct stat sb;
+    char abs[PATH_MAX], *copy;
 
     *why = "No such file or directory";
-    if (v.len == 0 || v.len >= sizeof(text))
+    if (v.len == 0 ||
+        goblin__setting_norm("dir", v, abs, sizeof(abs), why) != 0)
         return GOBLIN_EINVAL;
-    memcpy(text, v.ptr, v.len);
-    text[v.len] = '\0';
-    abs = realpath(text, NULL);
-    if (abs == NULL || stat(abs, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-        *why = abs == NULL ? "No such file or directory" : "Not a directory";
-        free(abs);
-        return GOBLIN_EINVAL;
-    }
-    text[0] = '\0';
+    if ((copy = dup_text(eng, abs, strlen(abs))) == NULL)
+        return GOBLIN_ENOMEM;
     free_text(eng, eng->persist->dir);
-    eng->persist->dir = dup_text(eng, abs, strlen(abs));
-    free(abs);
-    return eng->persist->dir != NULL ? 0 : GOBLIN_ENOMEM;
+    eng->persist->dir = copy;
+    return 0;
 }
 
 static int get_dbfilename(void *ctx, char *buf, size_t cap)
@@ -191,11 +170,10 @@ static int get_dbfilename(void *ctx, char *buf, size_t cap)
 static int set_dbfilename(void *ctx, struct goblin_slice v, const char **why)
 {
     goblin_engine *eng = ctx;
-    char *s;
+    char norm[GOBLIN_SETTING_VALUE_MAX + 1], *s;
 
-    *why = "dbfilename can't be a path, just a filename";
-    if (v.len == 0 || memchr(v.ptr, '/', v.len) != NULL ||
-        memchr(v.ptr, '\0', v.len) != NULL)
+    /* Checked by the descriptor; kept as given, of any length. */
+    if (goblin__setting_norm("dbfilename", v, norm, sizeof(norm), why) != 0)
         return GOBLIN_EINVAL;
     if ((s = dup_text(eng, v.ptr, v.len)) == NULL)
         return GOBLIN_ENOMEM;
@@ -259,7 +237,7 @@ int goblin_engine_save(goblin_engine *eng, struct goblin_snapshot_result *res)
     if ((rc = goblin_engine_snapshot_path(eng, path, sizeof(path))) < 0)
         return rc;
     goblin_persist_begin(&p->pi, eng->st);
-    rc = goblin_snapshot_save(eng->st, path, res);
+    rc = goblin_engine_snapshot_save(eng, path, res);
     goblin_persist_end(&p->pi, eng->st, rc, res->bytes);
     if (rc == 0)
         plog(eng, GOBLIN_LOG_NOTICE, "DB saved on disk");
@@ -334,7 +312,7 @@ int goblin_engine_load(goblin_engine *eng, struct goblin_snapshot_result *res)
         return rc;
     if (access(path, F_OK) < 0 && errno == ENOENT)
         return 0;
-    rc = goblin_snapshot_load(eng->st, path, res);
+    rc = goblin__db_load(eng, path, res);
     if (rc < 0)
         return rc;
     goblin_persist_init(&p->pi, eng->st);

@@ -98,8 +98,9 @@ void goblin__exec_scan(goblin__exec *x, uint64_t cursor,
                        const struct goblin_scan_options *o, bool type_known);
 void goblin__exec_randomkey(goblin__exec *x);
 void goblin__exec_dbsize(goblin__exec *x);
-/* FLUSHDB and FLUSHALL (SYNC and ASYNC are the same in Goblin). */
-void goblin__exec_flush(goblin__exec *x);
+/* FLUSHDB (all false: the session's database) and FLUSHALL (every
+ * database); SYNC and ASYNC are the same in Goblin. */
+void goblin__exec_flush(goblin__exec *x, bool all);
 
 /* The EXPIRE family: t in the unit and base its command names. */
 enum goblin__expire_kind {

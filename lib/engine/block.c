@@ -35,8 +35,7 @@ struct goblin__bkey {
 
 int goblin__block_db(const goblin_session *s)
 {
-    (void)s;
-    return 0;
+    return s != NULL ? s->dbid : 0;
 }
 
 static uint64_t key_hash(const goblin_engine *eng, int db,
@@ -304,10 +303,9 @@ oom:
     return GOBLIN_ENOMEM;
 }
 
-void goblin__block_touch(goblin_engine *eng, struct goblin_slice key)
+void goblin__block_touch(goblin_engine *eng, int db, struct goblin_slice key)
 {
     struct goblin__block_table *t = eng->blocking;
-    int db = goblin__block_db(eng->running);
     struct goblin__bkey *k;
 
     if (t == NULL || t->nkeys == 0)
@@ -322,6 +320,19 @@ void goblin__block_touch(goblin_engine *eng, struct goblin_slice key)
     else
         t->ready = k;
     t->ready_last = k;
+}
+
+void goblin__block_touch_db(goblin_engine *eng, int db)
+{
+    struct goblin__block_table *t = eng->blocking;
+    goblin_store *st = eng->dbs[db].st;
+
+    if (t == NULL || t->nkeys == 0 || st == NULL)
+        return;
+    for (size_t i = 0; i <= t->mask; i++)
+        for (struct goblin__bkey *k = t->buckets[i]; k != NULL; k = k->next)
+            if (k->db == db && goblin_key_exists(st, key_of(k)) == 1)
+                goblin__block_touch(eng, db, key_of(k));
 }
 
 void goblin__session_wake(goblin_session *s)
@@ -344,7 +355,7 @@ static bool answer(goblin_session *s, goblin__block_serve_fn *fn,
     goblin_engine *eng = s->eng;
     struct goblin__blocked *b = s->blk;
     goblin_session *running = eng->running;
-    goblin__exec x = {eng, s, eng->st, b->sink, b->sink, b->cmd, s->resp,
+    goblin__exec x = {eng, s, s->db, b->sink, b->sink, b->cmd, s->resp,
                       false, NULL};
     struct goblin_buf out = s->out;
     bool done = true;
@@ -374,9 +385,10 @@ static bool answer(goblin_session *s, goblin__block_serve_fn *fn,
 static void serve_key(goblin_engine *eng, struct goblin__bkey *k)
 {
     struct goblin__bwait *w, *next;
+    goblin_store *st = eng->dbs[k->db].st; /* the database k waits in */
 
     for (w = k->first; w != NULL; w = next) {
-        enum goblin_type type = goblin_key_type(eng->st, key_of(k));
+        enum goblin_type type = goblin_key_type(st, key_of(k));
 
         next = w->next;
         if (type == GOBLIN_TYPE_NONE)

@@ -103,8 +103,15 @@ bool goblin__block_allowed(const goblin__exec *x);
 int goblin__block(goblin__exec *x, const struct goblin_slice *keys, size_t n,
                   const struct goblin__block_spec *spec);
 
-/* The store's key_changed hook: a waited key becomes ready. */
-void goblin__block_touch(goblin_engine *eng, struct goblin_slice key);
+/* The store's key_changed hook: a waited key of database db becomes
+ * ready (db is the store's database, not the running session's: MOVE
+ * and COPY ... DB write into another one). */
+void goblin__block_touch(goblin_engine *eng, int db, struct goblin_slice key);
+
+/* SWAPDB: every waited key of database db that now holds a value
+ * becomes ready (Redis 7.0's scanDatabaseForReadyKeys); serving checks
+ * the type. */
+void goblin__block_touch_db(goblin_engine *eng, int db);
 
 /* Serves the waiters of every ready key (see the top of this file). */
 void goblin__block_serve(goblin_engine *eng);

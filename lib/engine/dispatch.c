@@ -239,7 +239,7 @@ int goblin__dispatch(goblin_session *s, int argc,
                      const struct goblin_slice *argv,
                      struct goblin_sink *sink)
 {
-    goblin__exec x = {s->eng, s,    s->eng->st, sink,
+    goblin__exec x = {s->eng, s,    s->db,      sink,
                       sink,   NULL, s->resp,    false, NULL};
 
     if (s->flags & (SESS_REPLY_OFF | SESS_REPLY_SKIP))

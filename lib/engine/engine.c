@@ -96,16 +96,6 @@ static void acct_free(void *ctx, void *p, size_t size)
     goblin__free(ctx, p, size);
 }
 
-static void key_changed(void *ctx, struct goblin_slice key)
-{
-    goblin_engine *eng = ctx;
-
-    if (eng->prev_hook != NULL)
-        eng->prev_hook(eng->prev_hook_ctx, key);
-    goblin__watch_touch(eng, key);
-    goblin__block_touch(eng, key);
-}
-
 static int engine_init(goblin_engine *eng)
 {
     size_t n = goblin__command_count * sizeof(*eng->stats);
@@ -115,13 +105,17 @@ static int engine_init(goblin_engine *eng)
     if (eng->stats == NULL)
         return GOBLIN_ENOMEM;
     memset(eng->stats, 0, n);
-    rc = goblin__touch_rules_build(eng);
+    rc = goblin__db_init(eng, 16);
+    if (rc == 0)
+        rc = goblin__touch_rules_build(eng);
     if (rc == 0)
         rc = goblin__lookup_build(eng);
     if (rc == 0)
         rc = goblin__acl_init(eng);
     if (rc == 0)
         rc = goblin__settings_init(eng);
+    if (rc == 0)
+        rc = goblin__db_settings_init(eng);
     if (rc == 0)
         rc = goblin__persist_init(eng);
     return rc;
@@ -141,6 +135,7 @@ static void engine_free(goblin_engine *eng)
     goblin__touch_rules_free(eng);
     goblin__watch_free(eng);
     goblin__block_free(eng);
+    goblin__db_free(eng);
     goblin__free(st, eng, sizeof(*eng));
 }
 
@@ -179,10 +174,7 @@ static int engine_open(const struct goblin_engine_config *cfg,
         engine_free(eng);
         return rc;
     }
-    eng->prev_hook = eng->st->cfg.key_changed;
-    eng->prev_hook_ctx = eng->st->cfg.key_changed_ctx;
-    eng->st->cfg.key_changed = key_changed;
-    eng->st->cfg.key_changed_ctx = eng;
+    goblin__db_hook_install(eng);
     eng->mem_startup = goblin_store_used_memory(eng->st);
     *out = eng;
     return 0;
@@ -212,8 +204,6 @@ void goblin_engine_close(goblin_engine *eng)
     if (eng->scripting != NULL && eng->scripting->close != NULL)
         eng->scripting->close(eng->scripting_ctx);
     eng->scripting = NULL;
-    eng->st->cfg.key_changed = eng->prev_hook;
-    eng->st->cfg.key_changed_ctx = eng->prev_hook_ctx;
     engine_free(eng);
 }
 
@@ -248,7 +238,7 @@ uint64_t goblin__ops_per_sec(const goblin_engine *eng)
 
 void goblin_engine_cron(goblin_engine *eng)
 {
-    eng->clock_ms = goblin__now_ms(eng->st);
+    eng->clock_ms = goblin__now_ms(eng->dbs[0].st);
     calibrate(eng);
     sample_ops(eng);
     goblin__expire_step(eng);

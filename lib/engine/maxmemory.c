@@ -56,6 +56,23 @@ static int get_policy(void *ctx, char *buf, size_t cap)
                     policy_names[((goblin_engine *)ctx)->policy]);
 }
 
+/* The eviction settings live in eng->st; every other database's store
+ * takes a copy (clear: its pool's scores meant another policy). */
+static void sync_stores(goblin_engine *eng, bool clear)
+{
+    for (int i = 0; eng->dbs_open > 0 && i < eng->ndbs; i++) {
+        goblin_store *st = goblin__db_peek(eng, i);
+
+        if (st == NULL || st == eng->st)
+            continue;
+        if (clear)
+            goblin__evpool_clear(st);
+        st->lfu = eng->st->lfu;
+        st->lfu_log_factor = eng->st->lfu_log_factor;
+        st->lfu_decay_time = eng->st->lfu_decay_time;
+    }
+}
+
 /* Switching between LRU and LFU reinterprets every key's stamp, as in
  * Redis ("LRU and LFU data will take some time to adjust"). */
 static int set_policy(void *ctx, struct goblin_slice v, const char **why)
@@ -65,10 +82,13 @@ static int set_policy(void *ctx, struct goblin_slice v, const char **why)
     for (int i = 0; i < GOBLIN__POLICY_COUNT; i++) {
         if (!goblin__arg_is(v, policy_names[i]))
             continue;
-        if (eng->policy != i) /* the pool's scores meant another thing */
+        bool clear = eng->policy != i;
+
+        if (clear) /* the pool's scores meant another thing */
             goblin__evpool_clear(eng->st);
         eng->policy = i;
         eng->st->lfu = is_lfu(i);
+        sync_stores(eng, clear);
         return 0;
     }
     return goblin__setting_parse("maxmemory-policy", v, &(int64_t){0}, why);
@@ -113,8 +133,11 @@ static int get_log_factor(void *ctx, char *buf, size_t cap)
 
 static int set_log_factor(void *ctx, struct goblin_slice v, const char **why)
 {
-    return set_int(&((goblin_engine *)ctx)->st->lfu_log_factor,
-                   "lfu-log-factor", v, why);
+    int rc = set_int(&((goblin_engine *)ctx)->st->lfu_log_factor,
+                     "lfu-log-factor", v, why);
+
+    sync_stores(ctx, false);
+    return rc;
 }
 
 static int get_decay(void *ctx, char *buf, size_t cap)
@@ -124,8 +147,11 @@ static int get_decay(void *ctx, char *buf, size_t cap)
 
 static int set_decay(void *ctx, struct goblin_slice v, const char **why)
 {
-    return set_int(&((goblin_engine *)ctx)->st->lfu_decay_time,
-                   "lfu-decay-time", v, why);
+    int rc = set_int(&((goblin_engine *)ctx)->st->lfu_decay_time,
+                     "lfu-decay-time", v, why);
+
+    sync_stores(ctx, false);
+    return rc;
 }
 
 int goblin__maxmemory_init(goblin_engine *eng)
@@ -150,23 +176,46 @@ int goblin__maxmemory_init(goblin_engine *eng)
 
 void goblin__maxmemory_cron(goblin_engine *eng)
 {
-    goblin_store *st = eng->st;
+    for (int i = 0; i < eng->ndbs; i++) {
+        goblin_store *st = goblin__db_peek(eng, i);
 
-    goblin__lru_tick(st);
-    /* Every key visited within 2^15 s: count / 16384 per call at 10 calls
-     * a second walks the keyspace in under half an hour. */
-    goblin__lru_age_step(st, st->ks.count / 16384 + 64);
+        if (st == NULL)
+            continue;
+        goblin__lru_tick(st);
+        /* Every key visited within 2^15 s: count / 16384 per call at 10
+         * calls a second walks the keyspace in under half an hour. */
+        goblin__lru_age_step(st, st->ks.count / 16384 + 64);
+        if (eng->dbs_open == 0)
+            break;
+    }
+}
+
+/* Evicts one key: from the store when there is one database, else from
+ * the databases in turn (Redis fills one pool from every database; a
+ * pool per store, visited round robin, keeps each store's own). */
+static bool evict_one(goblin_engine *eng)
+{
+    enum goblin__policy p = (enum goblin__policy)eng->policy;
+
+    if (eng->dbs_open == 0)
+        return goblin__evict_one(eng->dbs[0].st, p, eng->samples) == 1;
+    for (int n = 0; n < eng->ndbs; n++) {
+        goblin_store *st;
+
+        eng->evict_db = (eng->evict_db + 1) % eng->ndbs;
+        st = goblin__db_peek(eng, eng->evict_db);
+        if (st != NULL && goblin__evict_one(st, p, eng->samples) == 1)
+            return true;
+    }
+    return false;
 }
 
 bool goblin__maxmemory_fits(goblin_engine *eng)
 {
-    goblin_store *st = eng->st;
-
     if (eng->maxmemory == 0)
         return true;
-    while (goblin_store_used_memory(st) > eng->maxmemory) {
-        if (goblin__evict_one(st, (enum goblin__policy)eng->policy,
-                              eng->samples) != 1)
+    while (goblin__db_used_memory(eng) > eng->maxmemory) {
+        if (!evict_one(eng))
             return false;
         eng->stat_evicted_keys++;
     }
@@ -333,14 +382,17 @@ static double pct(uint64_t a, uint64_t b)
 void goblin__info_memory(goblin__exec *x, struct goblin__text *t)
 {
     goblin_engine *e = x->eng;
-    uint64_t used = goblin_store_used_memory(x->st), rss = rss_bytes();
+    uint64_t used = goblin__db_used_memory(e), rss = rss_bytes();
     uint64_t total = (uint64_t)sysconf(_SC_PHYS_PAGES) *
                      (uint64_t)sysconf(_SC_PAGESIZE);
     uint64_t clients = clients_bytes(e);
-    uint64_t overhead = e->mem_startup + clients +
-                        goblin__keyspace_overhead(x->st);
+    uint64_t overhead = e->mem_startup + clients;
     uint64_t dataset = used > overhead ? used - overhead : 0;
     char h[5][32];
+
+    for (int i = 0; i < e->ndbs; i++)
+        if (goblin__db_peek(e, i) != NULL)
+            overhead += goblin__keyspace_overhead(goblin__db_peek(e, i));
 
     if (used > e->mem_peak)
         e->mem_peak = used;
@@ -381,5 +433,5 @@ void goblin__info_memory(goblin__exec *x, struct goblin__text *t)
                       used > 0 ? (double)rss / (double)used : 0.0,
                       (long long)rss - (long long)used,
                       (unsigned long long)clients,
-                      x->st->libc ? "libc" : "custom");
+                      e->st->libc ? "libc" : "custom");
 }

@@ -139,6 +139,7 @@ static int session_init(goblin_session *s,
     if (goblin__acl_default_open(eng))
         s->flags |= SESS_AUTHED;
     s->proto = GOBLIN__PROTO_UNDECIDED;
+    s->db = eng->dbs[0].st;
     return 0;
 }
 
@@ -275,6 +276,8 @@ void goblin__session_reset(goblin_session *s)
     s->acl = s->eng->default_user;
     if (goblin__acl_default_open(s->eng))
         s->flags |= SESS_AUTHED;
+    s->db = s->eng->dbs[0].st;
+    s->dbid = 0;
 }
 
 void goblin__session_mem(const goblin_session *s,

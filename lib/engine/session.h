@@ -47,10 +47,12 @@ struct goblin__sval {
     char *text; /* NUL-terminated, from the store's allocator */
 };
 
-/* One watched key: its bytes and the sessions watching it. */
+/* One watched key: its database, its bytes and the sessions watching
+ * it. */
 struct goblin__watch {
     struct goblin__watch *next; /* hash chain */
     uint64_t hash;
+    int db;
     goblin_session **watchers;
     uint32_t nwatchers, capwatchers;
     size_t keylen;
@@ -60,8 +62,27 @@ struct goblin__watch {
 /* Error replies by their first word, for INFO errorstats. */
 #define GOBLIN__ERRSTATS 12
 
-struct goblin_engine {
+/* One numbered database: its store (NULL until first used, except
+ * database 0) and its number; the slot is the ctx of the store's change
+ * hook, so a change knows its database (db.c). */
+struct goblin__db {
+    goblin_engine *eng;
     goblin_store *st;
+    int id;
+};
+
+struct goblin_engine {
+    /* The store the engine was opened on: the one engine memory
+     * (sessions, buffers, settings) is charged to. It holds database 0
+     * until SWAPDB moves it (dbs[0].st is always database 0). */
+    goblin_store *st;
+    /* The numbered databases (the "databases" setting, default 16), and
+     * how many besides dbs[0] are open: 0 keeps every loop over them to
+     * the one store of a program that never SELECTs. */
+    struct goblin__db *dbs;
+    int ndbs;
+    int dbs_open;
+    int evict_db; /* where eviction looks next (maxmemory.c) */
     /* Allocation through the store's accounting, for the RESP parser and
      * output buffers (ctx is the store). */
     struct goblin_allocator acct;
@@ -195,6 +216,8 @@ enum {
 
 struct goblin_session {
     goblin_engine *eng;
+    goblin_store *db; /* the selected database's store (SELECT) */
+    int dbid;
     goblin_session *prev, *next; /* the engine's list, in id order */
     uint64_t id;
     uint32_t flags; /* SESS_* */
@@ -405,14 +428,46 @@ const char *goblin__errstat_name(size_t i);
 int goblin__lookup_build(goblin_engine *eng);
 void goblin__lookup_free(goblin_engine *eng);
 
-/* watch.c */
+/* watch.c: keys are watched in the session's database. */
 int goblin__watch_key(goblin_session *s, struct goblin_slice key);
 void goblin__unwatch_all(goblin_session *s);
-void goblin__watch_touch(goblin_engine *eng, struct goblin_slice key);
-void goblin__watch_touch_if(goblin_engine *eng,
+void goblin__watch_touch(goblin_engine *eng, int db, struct goblin_slice key);
+/* Marks dirty the sessions watching a key of database db (-1: of every
+ * database) for which changed(store of that database, key) is true. */
+void goblin__watch_touch_if(goblin_engine *eng, int db,
                             bool (*changed)(goblin_store *st,
                                             struct goblin_slice key));
 void goblin__watch_free(goblin_engine *eng);
+
+/* db.c: the numbered databases. init makes the slots (n of them) with
+ * database 0 on eng->st; free closes every store but eng->st. */
+int goblin__db_init(goblin_engine *eng, int n);
+void goblin__db_free(goblin_engine *eng);
+/* Installs the change hook on database 0's store, keeping the store's
+ * own hook (called first, for changes in eng->st). */
+void goblin__db_hook_install(goblin_engine *eng);
+/* The store of database id (0 <= id < ndbs), opened on first use with
+ * the configuration of eng->st. NULL on GOBLIN_ENOMEM. */
+goblin_store *goblin__db_store(goblin_engine *eng, int id);
+/* The store of database id if it is open, else NULL (for loops that only
+ * read: an unopened database holds nothing). */
+static inline goblin_store *goblin__db_peek(const goblin_engine *eng, int id)
+{
+    return eng->dbs[id].st;
+}
+/* Swaps databases a and b (SWAPDB): the stores change slots, and the
+ * sessions that selected either follow the slot. 0 or GOBLIN_ENOMEM. */
+int goblin__db_swap(goblin_engine *eng, int a, int b);
+/* Memory of every open database's store. */
+size_t goblin__db_used_memory(const goblin_engine *eng);
+/* Points s at database id; 0 or GOBLIN_ENOMEM. */
+int goblin__db_select(goblin_session *s, int id);
+/* Loads the snapshot file at path into every database (all empty);
+ * as goblin_snapshot_load_dbs. */
+int goblin__db_load(goblin_engine *eng, const char *path,
+                    struct goblin_snapshot_result *res);
+/* Registers the "databases" setting. */
+int goblin__db_settings_init(goblin_engine *eng);
 
 /* session_io.c: the pieces of a session's input that lib/sbe/input.c
  * (goblin_session_input_commit, goblin_session_feed) puts together.

@@ -5,11 +5,14 @@
  * and the engine's own: requirepass, proto-max-bulk-len,
  * client-query-buffer-limit, client-output-buffer-limit and hz.
  *
- * Validation texts and ranges are Redis 7.0's (config.c): a setting's set
+ * Every setter here first parses its value with the setting's descriptor
+ * (the table's one parser for each directive, settings_value.c and
+ * settings_special.c), then applies the normal form; a setting's set
  * either applies the whole value or changes nothing.
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "acl.h"
@@ -201,6 +204,18 @@ static int fmt_u64(char *buf, size_t cap, uint64_t v)
     return snprintf(buf, cap, "%llu", (unsigned long long)v);
 }
 
+int goblin__setting_norm(const char *name, struct goblin_slice v,
+                         char *norm, size_t cap, const char **why)
+{
+    static char whybuf[200];
+    const struct goblin__sdesc *d =
+        goblin__sdesc_find((struct goblin_slice){name, strlen(name)});
+    int64_t num;
+
+    return goblin__sdesc_parse(d, v, norm, cap, &num, why, whybuf,
+                               sizeof(whybuf));
+}
+
 int goblin__setting_parse(const char *name, struct goblin_slice v,
                           int64_t *num, const char **why)
 {
@@ -289,9 +304,15 @@ int goblin__set_requirepass(goblin_engine *eng, const void *p, size_t len)
     return 0;
 }
 
+/* Checked by its descriptor; the password itself is taken as given, of
+ * any length and binary. */
 static int set_requirepass(void *ctx, struct goblin_slice v,
                            const char **why)
 {
+    char norm[GOBLIN_SETTING_VALUE_MAX + 1];
+
+    if (goblin__setting_norm("requirepass", v, norm, sizeof(norm), why) != 0)
+        return GOBLIN_EINVAL;
     *why = "out of memory";
     return goblin__set_requirepass(ctx, v.ptr, v.len);
 }
@@ -329,67 +350,32 @@ static int get_obuf(void *ctx, char *buf, size_t cap)
     return (int)(n < cap ? n : cap);
 }
 
-static int obuf_class_of(struct goblin_slice name)
-{
-    if (eq_nocase("normal", name))
-        return 0;
-    if (eq_nocase("slave", name) || eq_nocase("replica", name))
-        return 1;
-    if (eq_nocase("pubsub", name))
-        return 2;
-    return -1;
-}
-
-/* Splits v at spaces into at most max words; returns how many, or -1 when
- * there are more. */
-static int split_words(struct goblin_slice v, struct goblin_slice *w,
-                       int max)
-{
-    const char *p = v.ptr, *end = p + v.len;
-    int n = 0;
-
-    while (p < end) {
-        const char *q;
-
-        while (p < end && *p == ' ')
-            p++;
-        if (p == end)
-            break;
-        for (q = p; q < end && *q != ' '; q++)
-            ;
-        if (n == max)
-            return -1;
-        w[n++] = (struct goblin_slice){p, (size_t)(q - p)};
-        p = q;
-    }
-    return n;
-}
-
+/* The descriptor's normal form: "class hard soft seconds" groups with
+ * Redis's class names and the amounts in bytes; classes not named keep
+ * their limits. */
 static int set_obuf(void *ctx, struct goblin_slice v, const char **why)
 {
     goblin_engine *eng = ctx;
+    char norm[GOBLIN_SETTING_VALUE_MAX + 1], *p = norm, *end;
     uint64_t lim[3][3];
-    struct goblin_slice w[12];
-    int n = split_words(v, w, 12), i, c, k;
 
-    if (n < 0 || n % 4 != 0) {
-        *why = "Wrong number of arguments in buffer limit configuration.";
+    if (goblin__setting_norm("client-output-buffer-limit", v, norm,
+                             sizeof(norm), why) != 0)
         return GOBLIN_EINVAL;
-    }
     memcpy(lim, eng->obuf_limit, sizeof(lim));
-    for (i = 0; i < n; i += 4) {
-        if ((c = obuf_class_of(w[i])) < 0) {
-            *why = "Invalid client class specified in buffer limit "
-                   "configuration.";
-            return GOBLIN_EINVAL;
+    while (*p != '\0') {
+        size_t len = strcspn(p, " ");
+        int c = 0;
+
+        while (c < 2 && (strlen(obuf_class[c]) != len ||
+                         memcmp(obuf_class[c], p, len) != 0))
+            c++;
+        p += len;
+        for (int k = 0; k < 3; k++) {
+            lim[c][k] = strtoull(p, &end, 10);
+            p = end;
         }
-        for (k = 0; k < 3; k++) {
-            if (goblin__parse_memory(w[i + 1 + k], &lim[c][k]) != 0) {
-                *why = "Error in hard, soft or soft_seconds setting in "
-                       "buffer limit configuration.";
-                return GOBLIN_EINVAL;
-            }
-        }
+        p += strspn(p, " ");
     }
     memcpy(eng->obuf_limit, lim, sizeof(lim));
     goblin__obuf_trip_update(eng);

@@ -28,6 +28,13 @@ enum goblin__stype {
 #define GOBLIN__SF_GOBLIN 0x100u   /* Goblin's own, not one of Redis's */
 
 #define GOBLIN__MAX_BIND 16 /* addresses in bind, as Redis's CONFIG_BINDADDR_MAX */
+#define GOBLIN__SAVE_POLICIES 16 /* "seconds changes" pairs in save */
+
+/* A descriptor's own parser (settings_special.c): checks v and writes its
+ * normal form into norm (cap bytes, cut short if longer); 0, or
+ * GOBLIN_EINVAL with *why Redis's text (static). */
+typedef int goblin__sparse_fn(struct goblin_slice v, char *norm, size_t cap,
+                              const char **why);
 
 struct goblin__sdesc {
     const char *name;    /* Redis 7.0's name, lower case */
@@ -38,6 +45,8 @@ struct goblin__sdesc {
     uint64_t hi;         /* INT64_MAX the values are unsigned */
     const char *choices; /* ENUM: "a|b|c", in Redis's order */
     const char *def;     /* the default, as CONFIG GET shows it */
+    goblin__sparse_fn *parse; /* SPECIAL (or a STRING with rules): its
+                               * syntax; NULL: the type's */
 };
 
 extern const struct goblin__sdesc goblin__sdescs[];
@@ -58,6 +67,21 @@ int goblin__sdesc_parse(const struct goblin__sdesc *d, struct goblin_slice v,
  * engine's own setters, so each value is checked in one place. */
 int goblin__setting_parse(const char *name, struct goblin_slice v,
                           int64_t *num, const char **why);
+
+/* Parses v as the descriptor called name (which must exist) into the
+ * caller's norm (cap bytes): for an owner whose values may be longer than
+ * GOBLIN_SETTING_VALUE_MAX. */
+int goblin__setting_norm(const char *name, struct goblin_slice v,
+                         char *norm, size_t cap, const char **why);
+
+/* Redis's string2ll: no '+', no leading zeros, no "-0", no spaces. */
+bool goblin__strict_ll(const char *p, size_t n, int64_t *out);
+
+/* The descriptors' own parsers (settings_special.c). */
+goblin__sparse_fn goblin__sparse_notify, goblin__sparse_oom_values,
+    goblin__sparse_percentiles, goblin__sparse_title, goblin__sparse_hostname,
+    goblin__sparse_bind, goblin__sparse_save, goblin__sparse_obuf,
+    goblin__sparse_dir, goblin__sparse_dbfilename;
 
 /* A descriptor's type as docs and --help name it ("bool", "integer"...). */
 const char *goblin__stype_name(const struct goblin__sdesc *d);

@@ -5,8 +5,10 @@
  *
  * The table is the one place a setting is described: CONFIG GET/SET, the
  * config-file reader, the command line, CONFIG REWRITE and goblind --help
- * all read it. Defaults are Goblin's: where they differ from Redis's
- * (bind, save, dbfilename, databases, unixsocketperm) docs/config.md
+ * all read it, and every value set, by whichever path and whoever owns
+ * the setting, is first parsed by its descriptor (a directive with a
+ * syntax of its own names its parser, settings_special.c). Defaults are Goblin's: where they differ from Redis's
+ * (bind, save, dbfilename, unixsocketperm) docs/config.md
  * says so. Settings marked
  * F_ENGINE are applied by the engine's own code (settings.c, maxmemory.c,
  * cmd_persist.c), F_SERVER ones by the server that reads them; the rest
@@ -32,6 +34,10 @@
 #define F_PERCENT GOBLIN__SF_PERCENT
 #define F_HIDDEN GOBLIN__SF_HIDDEN
 #define F_GOBLIN GOBLIN__SF_GOBLIN
+
+/* Only the directives with a syntax of their own name a parser: the rest
+ * leave the last field out. */
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 const struct goblin__sdesc goblin__sdescs[] = {
     {"acl-pubsub-default", NULL, T_ENUM, 0,
@@ -67,7 +73,8 @@ const struct goblin__sdesc goblin__sdescs[] = {
     {"auto-aof-rewrite-percentage", NULL, T_INT, 0, 0, INT32_MAX, NULL, "100"},
     {"bgsave_cpulist", NULL, T_STRING, F_IMMUTABLE, 0, 0, NULL, ""},
     {"bind", NULL, T_SPECIAL, F_IMMUTABLE | F_MULTI_ARG | F_SERVER,
-     0, 0, NULL, "127.0.0.1 ::1"},
+     0, 0, NULL, "127.0.0.1 ::1",
+     goblin__sparse_bind},
     {"bind-source-addr", NULL, T_STRING, 0, 0, 0, NULL, ""},
     {"bio_cpulist", NULL, T_STRING, F_IMMUTABLE, 0, 0, NULL, ""},
     {"busy-reply-threshold", "lua-time-limit", T_INT, 0,
@@ -77,7 +84,8 @@ const struct goblin__sdesc goblin__sdescs[] = {
      0, 0,
      NULL,
      "normal 0 0 0 slave 268435456 67108864 60 "
-     "pubsub 33554432 8388608 60"},
+     "pubsub 33554432 8388608 60",
+     goblin__sparse_obuf},
     {"client-query-buffer-limit", NULL, T_MEMORY, F_ENGINE,
      1048576, INT64_MAX, NULL, "1073741824"},
     {"cluster-allow-pubsubshard-when-down", NULL, T_BOOL, 0,
@@ -85,7 +93,8 @@ const struct goblin__sdesc goblin__sdescs[] = {
     {"cluster-allow-reads-when-down", NULL, T_BOOL, 0, 0, 0, NULL, "no"},
     {"cluster-allow-replica-migration", NULL, T_BOOL, 0, 0, 0, NULL, "yes"},
     {"cluster-announce-bus-port", NULL, T_INT, 0, 0, 65535, NULL, "0"},
-    {"cluster-announce-hostname", NULL, T_SPECIAL, 0, 0, 0, NULL, ""},
+    {"cluster-announce-hostname", NULL, T_SPECIAL, 0, 0, 0, NULL, "",
+     goblin__sparse_hostname},
     {"cluster-announce-ip", NULL, T_STRING, 0, 0, 0, NULL, ""},
     {"cluster-announce-port", NULL, T_INT, 0, 0, 65535, NULL, "0"},
     {"cluster-announce-tls-port", NULL, T_INT, 0, 0, 65535, NULL, "0"},
@@ -110,10 +119,12 @@ const struct goblin__sdesc goblin__sdescs[] = {
     {"crash-log-enabled", NULL, T_BOOL, 0, 0, 0, NULL, "yes"},
     {"crash-memcheck-enabled", NULL, T_BOOL, 0, 0, 0, NULL, "yes"},
     {"daemonize", NULL, T_BOOL, F_IMMUTABLE | F_SERVER, 0, 0, NULL, "no"},
-    {"databases", NULL, T_INT, F_IMMUTABLE,
-     1, INT32_MAX, NULL, "1"},
-    {"dbfilename", NULL, T_STRING, F_ENGINE, 0, 0, NULL, "dump.goblin"},
-    {"dir", NULL, T_STRING, F_ENGINE, 0, 0, NULL, ""},
+    {"databases", NULL, T_INT, F_IMMUTABLE | F_ENGINE,
+     1, INT32_MAX, NULL, "16"},
+    {"dbfilename", NULL, T_STRING, F_ENGINE, 0, 0, NULL, "dump.goblin",
+     goblin__sparse_dbfilename},
+    {"dir", NULL, T_STRING, F_ENGINE, 0, 0, NULL, "",
+     goblin__sparse_dir},
     {"disable-thp", NULL, T_BOOL, F_IMMUTABLE, 0, 0, NULL, "yes"},
     {"dynamic-hz", NULL, T_BOOL, 0, 0, 0, NULL, "yes"},
     {"enable-debug-command", NULL, T_ENUM, F_IMMUTABLE,
@@ -141,7 +152,8 @@ const struct goblin__sdesc goblin__sdescs[] = {
     {"latency-monitor-threshold", NULL, T_INT, 0, 0, INT64_MAX, NULL, "0"},
     {"latency-tracking", NULL, T_BOOL, 0, 0, 0, NULL, "yes"},
     {"latency-tracking-info-percentiles", NULL, T_SPECIAL, F_MULTI_ARG,
-     0, 0, NULL, "50 99 99.9"},
+     0, 0, NULL, "50 99 99.9",
+     goblin__sparse_percentiles},
     {"lazyfree-lazy-eviction", NULL, T_BOOL, 0, 0, 0, NULL, "no"},
     {"lazyfree-lazy-expire", NULL, T_BOOL, 0, 0, 0, NULL, "no"},
     {"lazyfree-lazy-server-del", NULL, T_BOOL, 0, 0, 0, NULL, "no"},
@@ -173,14 +185,17 @@ const struct goblin__sdesc goblin__sdescs[] = {
     {"min-replicas-to-write", "min-slaves-to-write", T_INT, 0,
      0, INT32_MAX, NULL, "0"},
     {"no-appendfsync-on-rewrite", NULL, T_BOOL, 0, 0, 0, NULL, "no"},
-    {"notify-keyspace-events", NULL, T_SPECIAL, 0, 0, 0, NULL, ""},
+    {"notify-keyspace-events", NULL, T_SPECIAL, 0, 0, 0, NULL, "",
+     goblin__sparse_notify},
     {"oom-score-adj", NULL, T_ENUM, 0, 0, 0, "no|yes|relative|absolute", "no"},
     {"oom-score-adj-values", NULL, T_SPECIAL, F_MULTI_ARG,
-     0, 0, NULL, "0 200 800"},
+     0, 0, NULL, "0 200 800",
+     goblin__sparse_oom_values},
     {"pidfile", NULL, T_STRING, F_IMMUTABLE | F_SERVER, 0, 0, NULL, ""},
     {"port", NULL, T_INT, F_IMMUTABLE | F_SERVER, 0, 65535, NULL, "6379"},
     {"proc-title-template", NULL, T_SPECIAL, 0,
-     0, 0, NULL, "{title} {listen-addr} {server-mode}"},
+     0, 0, NULL, "{title} {listen-addr} {server-mode}",
+     goblin__sparse_title},
     {"propagation-error-behavior", NULL, T_ENUM, 0,
      0, 0, "ignore|panic|panic-on-replicas", "ignore"},
     {"protected-mode", NULL, T_BOOL, F_SERVER, 0, 0, NULL, "yes"},
@@ -220,7 +235,8 @@ const struct goblin__sdesc goblin__sdescs[] = {
     {"requirepass", NULL, T_STRING, F_SENSITIVE | F_ENGINE, 0, 0, NULL, ""},
     {"sanitize-dump-payload", NULL, T_ENUM, 0, 0, 0, "no|yes|clients", "no"},
     {"save", NULL, T_SPECIAL, F_MULTI_ARG | F_APPEND | F_ENGINE,
-     0, 0, NULL, ""},
+     0, 0, NULL, "",
+     goblin__sparse_save},
     {"sbe-ring", NULL, T_BOOL, F_IMMUTABLE | F_SERVER | F_GOBLIN,
      0, 0, NULL, "yes"},
     {"sbe-tcp", NULL, T_BOOL, F_IMMUTABLE | F_SERVER | F_GOBLIN,

@@ -11,11 +11,9 @@
  *            kb = 1024); maxmemory-clients also takes a percentage "5%";
  *   octal    base 8, range shown in octal;
  *   enum     one of the choices, in any case, shown in the table's case;
- *   special  its own syntax: notify-keyspace-events (flag letters, shown
- *            in Redis's canonical order), oom-score-adj-values,
- *            latency-tracking-info-percentiles, cluster-announce-hostname
- *            and bind; save and client-output-buffer-limit are the
- *            engine's own (cmd_persist.c, settings.c).
+ *   special  its own syntax: the descriptor's parser (settings_special.c:
+ *            notify-keyspace-events, save, client-output-buffer-limit,
+ *            bind, ...), which a string may also name (dir, dbfilename).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -65,8 +63,7 @@ const char *goblin__stype_name(const struct goblin__sdesc *d)
     return names[d->type];
 }
 
-/* Redis's string2ll: no '+', no leading zeros, no "-0", no spaces. */
-static bool strict_ll(const char *p, size_t n, int64_t *out)
+bool goblin__strict_ll(const char *p, size_t n, int64_t *out)
 {
     bool neg = n > 0 && p[0] == '-';
     uint64_t v = 0, lim = neg ? (uint64_t)INT64_MAX + 1 : INT64_MAX;
@@ -159,201 +156,6 @@ static int parse_enum(const struct goblin__sdesc *d, struct goblin_slice v,
     return GOBLIN_EINVAL;
 }
 
-/* notify-keyspace-events: letters in, Redis's canonical order out. */
-static int parse_notify(struct goblin_slice v, char *norm, size_t cap,
-                        const char **why)
-{
-    static const char all[] = "g$lshzxetd", order[] = "g$lshzxetdn";
-    bool on[128] = {false};
-    const char *p = v.ptr;
-    size_t n = 0;
-    bool every = true;
-
-    for (size_t i = 0; i < v.len; i++) {
-        unsigned char c = (unsigned char)p[i];
-
-        if (c >= 128 || strchr("Ag$lshzxeKEtmdn", c) == NULL || c == 0) {
-            *why = "Invalid event class character. Use "
-                   "'Ag$lshzxeKEtmdn'.";
-            return GOBLIN_EINVAL;
-        }
-        if (c == 'A')
-            for (const char *a = all; *a != '\0'; a++)
-                on[(unsigned char)*a] = true;
-        on[c] = true;
-    }
-    for (const char *a = all; *a != '\0'; a++)
-        every = every && on[(unsigned char)*a];
-    if (every && cap > 1)
-        norm[n++] = 'A';
-    for (const char *o = order; *o != '\0' && n + 1 < cap; o++)
-        if (on[(unsigned char)*o] && (!every || *o == 'n'))
-            norm[n++] = *o;
-    for (const char *o = "KEm"; *o != '\0' && n + 1 < cap; o++)
-        if (on[(unsigned char)*o])
-            norm[n++] = *o;
-    norm[n] = '\0';
-    return 0;
-}
-
-/* Words of v split at spaces, copied NUL-terminated; how many, or -1. */
-static int words(struct goblin_slice v, char w[][64], int max)
-{
-    const char *p = v.ptr, *end = p + v.len;
-    int n = 0;
-
-    while (p < end) {
-        size_t len;
-
-        while (p < end && *p == ' ')
-            p++;
-        if (p == end)
-            break;
-        len = strcspn(p, " ");
-        len = len < (size_t)(end - p) ? len : (size_t)(end - p);
-        if (n == max || len >= 64)
-            return -1;
-        memcpy(w[n], p, len);
-        w[n++][len] = '\0';
-        p += len;
-    }
-    return n;
-}
-
-static int parse_oom_values(struct goblin_slice v, char *norm, size_t cap,
-                            const char **why)
-{
-    char w[4][64];
-    int64_t x[3];
-    int n = words(v, w, 4);
-
-    if (n != 3) {
-        *why = "wrong number of arguments";
-        return GOBLIN_EINVAL;
-    }
-    for (int i = 0; i < 3; i++) {
-        if (!strict_ll(w[i], strlen(w[i]), &x[i]) || x[i] < -2000 ||
-            x[i] > 2000) {
-            *why = "Invalid oom-score-adj-values, elements must be between "
-                   "-2000 and 2000.";
-            return GOBLIN_EINVAL;
-        }
-    }
-    snprintf(norm, cap, "%lld %lld %lld", (long long)x[0], (long long)x[1],
-             (long long)x[2]);
-    return 0;
-}
-
-static int parse_percentiles(struct goblin_slice v, char *norm, size_t cap,
-                             const char **why)
-{
-    char w[16][64];
-    int n = words(v, w, 16);
-    size_t len = 0;
-
-    norm[0] = '\0';
-    if (n < 0) {
-        *why = "Invalid latency-tracking-info-percentiles parameters";
-        return GOBLIN_EINVAL;
-    }
-    for (int i = 0; i < n; i++) {
-        char *end;
-        double d;
-
-        errno = 0;
-        d = strtod(w[i], &end);
-        if (errno != 0 || end == w[i] || *end != '\0') {
-            *why = "Invalid latency-tracking-info-percentiles parameters";
-            return GOBLIN_EINVAL;
-        }
-        if (!(d >= 0.0 && d <= 100.0)) {
-            *why = "latency-tracking-info-percentiles parameters should sit "
-                   "between [0.0,100.0]";
-            return GOBLIN_EINVAL;
-        }
-        len += (size_t)snprintf(norm + len, len < cap ? cap - len : 0,
-                                "%s%g", i > 0 ? " " : "", d);
-    }
-    return 0;
-}
-
-/* proc-title-template: {variables} Redis knows, and something left once
- * they are expanded with an empty title (Redis's validation). */
-static int check_title(struct goblin_slice v, const char **why)
-{
-    static const char *const vars[] = {"title", "server-mode", "unixsocket",
-                                       "config-file", "listen-addr", "port",
-                                       "tls-port"};
-    const char *p = v.ptr, *end = p + v.len;
-    bool shows = false;
-
-    while (p < end) {
-        const char *close;
-        size_t i;
-
-        if (*p != '{') {
-            shows = shows || *p != ' ';
-            p++;
-            continue;
-        }
-        close = memchr(p, '}', (size_t)(end - p));
-        for (i = 0; close != NULL && i < 7; i++)
-            if (eq_nocase(vars[i], strlen(vars[i]), p + 1,
-                          (size_t)(close - p - 1)))
-                break;
-        if (close == NULL || i == 7) {
-            *why = "template format is invalid or contains unknown variables";
-            return GOBLIN_EINVAL;
-        }
-        shows = shows || i >= 4;   /* the address and ports are never "" */
-        p = close + 1;
-    }
-    if (!shows) {
-        *why = "template format is invalid or contains unknown variables";
-        return GOBLIN_EINVAL;
-    }
-    return 0;
-}
-
-static int parse_special(const struct goblin__sdesc *d,
-                         struct goblin_slice v, char *norm, size_t cap,
-                         const char **why)
-{
-    const char *p = v.ptr;
-
-    if (strcmp(d->name, "notify-keyspace-events") == 0)
-        return parse_notify(v, norm, cap, why);
-    if (strcmp(d->name, "oom-score-adj-values") == 0)
-        return parse_oom_values(v, norm, cap, why);
-    if (strcmp(d->name, "latency-tracking-info-percentiles") == 0)
-        return parse_percentiles(v, norm, cap, why);
-    if (strcmp(d->name, "proc-title-template") == 0 &&
-        check_title(v, why) != 0)
-        return GOBLIN_EINVAL;
-    if (strcmp(d->name, "cluster-announce-hostname") == 0) {
-        for (size_t i = 0; i < v.len; i++) {
-            unsigned char c = (unsigned char)p[i];
-
-            if (!(c == '-' || c == '.' || (c >= '0' && c <= '9') ||
-                  ((c | 32) >= 'a' && (c | 32) <= 'z'))) {
-                *why = "Hostnames may only contain alphanumeric characters, "
-                       "hyphens or dots";
-                return GOBLIN_EINVAL;
-            }
-        }
-    }
-    if (strcmp(d->name, "bind") == 0) {
-        char w[GOBLIN__MAX_BIND + 1][64];
-
-        if (words(v, w, GOBLIN__MAX_BIND + 1) > GOBLIN__MAX_BIND) {
-            *why = "Too many bind addresses specified.";
-            return GOBLIN_EINVAL;
-        }
-    }
-    snprintf(norm, cap, "%.*s", (int)v.len, p);
-    return 0;
-}
-
 static int parse_memory(const struct goblin__sdesc *d, struct goblin_slice v,
                         char *norm, size_t cap, int64_t *num,
                         const char **why, char *whybuf, size_t whycap)
@@ -372,7 +174,8 @@ static int parse_memory(const struct goblin__sdesc *d, struct goblin_slice v,
         return 0;
     }
     if ((d->flags & GOBLIN__SF_PERCENT) && v.len > 1 &&
-        p[v.len - 1] == '%' && strict_ll(p, v.len - 1, &pct) && pct >= 0) {
+        p[v.len - 1] == '%' && goblin__strict_ll(p, v.len - 1, &pct) &&
+        pct >= 0) {
         if (pct > 100) {
             *why = "percentage argument must be less or equal to 100";
             return GOBLIN_EINVAL;
@@ -396,6 +199,8 @@ int goblin__sdesc_parse(const struct goblin__sdesc *d, struct goblin_slice v,
     int64_t n;
 
     *num = 0;
+    if (d->parse != NULL)
+        return d->parse(v, norm, cap, why);
     switch (d->type) {
     case GOBLIN__ST_BOOL:
         if (eq_nocase("yes", 3, p, v.len) &&
@@ -416,7 +221,7 @@ int goblin__sdesc_parse(const struct goblin__sdesc *d, struct goblin_slice v,
         *why = "argument must be 'yes' or 'no'";
         return GOBLIN_EINVAL;
     case GOBLIN__ST_INT:
-        if (!strict_ll(p, v.len, &n)) {
+        if (!goblin__strict_ll(p, v.len, &n)) {
             *why = "argument couldn't be parsed into an integer";
             return GOBLIN_EINVAL;
         }
@@ -443,8 +248,6 @@ int goblin__sdesc_parse(const struct goblin__sdesc *d, struct goblin_slice v,
         return 0;
     case GOBLIN__ST_ENUM:
         return parse_enum(d, v, norm, cap, num, why, whybuf, whycap);
-    case GOBLIN__ST_SPECIAL:
-        return parse_special(d, v, norm, cap, why);
     default:
         snprintf(norm, cap, "%.*s", (int)v.len, p);
         return 0;

@@ -11,12 +11,14 @@
 
 #include "session.h"
 
-static uint64_t key_hash(const goblin_engine *eng, struct goblin_slice key)
+static uint64_t key_hash(const goblin_engine *eng, int db,
+                         struct goblin_slice key)
 {
-    return goblin__hash_bytes(eng->st->hash_seed, key.ptr, key.len);
+    return goblin__hash_bytes(eng->st->hash_seed, key.ptr, key.len) ^
+           (uint64_t)db * 0x9e3779b97f4a7c15ull;
 }
 
-static struct goblin__watch *find(const goblin_engine *eng,
+static struct goblin__watch *find(const goblin_engine *eng, int db,
                                   struct goblin_slice key, uint64_t h)
 {
     struct goblin__watch *w;
@@ -24,7 +26,7 @@ static struct goblin__watch *find(const goblin_engine *eng,
     if (eng->wbuckets == NULL)
         return NULL;
     for (w = eng->wbuckets[h & eng->wmask]; w != NULL; w = w->next)
-        if (w->hash == h && w->keylen == key.len &&
+        if (w->hash == h && w->db == db && w->keylen == key.len &&
             memcmp(w->key, key.ptr, key.len) == 0)
             return w;
     return NULL;
@@ -54,11 +56,11 @@ static int grow_buckets(goblin_engine *eng)
     return 0;
 }
 
-static struct goblin__watch *entry_get(goblin_engine *eng,
+static struct goblin__watch *entry_get(goblin_engine *eng, int db,
                                        struct goblin_slice key)
 {
-    uint64_t h = key_hash(eng, key);
-    struct goblin__watch *w = find(eng, key, h);
+    uint64_t h = key_hash(eng, db, key);
+    struct goblin__watch *w = find(eng, db, key, h);
 
     if (w != NULL)
         return w;
@@ -70,6 +72,7 @@ static struct goblin__watch *entry_get(goblin_engine *eng,
         return NULL;
     memset(w, 0, sizeof(*w));
     w->hash = h;
+    w->db = db;
     w->keylen = key.len;
     if (key.len > 0)
         memcpy(w->key, key.ptr, key.len);
@@ -118,12 +121,12 @@ int goblin__watch_key(goblin_session *s, struct goblin_slice key)
     uint32_t i;
 
     for (i = 0; i < s->nwatched; i++)
-        if (s->watched[i]->keylen == key.len &&
+        if (s->watched[i]->db == s->dbid && s->watched[i]->keylen == key.len &&
             memcmp(s->watched[i]->key, key.ptr, key.len) == 0)
             return 0;
     if (reserve(eng->st, &s->watched, &s->capwatched, s->nwatched) != 0)
         return GOBLIN_ENOMEM;
-    w = entry_get(eng, key);
+    w = entry_get(eng, s->dbid, key);
     if (w == NULL)
         return GOBLIN_ENOMEM;
     if (reserve(eng->st, &w->watchers, &w->capwatchers, w->nwatchers) != 0) {
@@ -156,14 +159,14 @@ void goblin__unwatch_all(goblin_session *s)
     s->flags &= ~(uint32_t)SESS_DIRTY_CAS;
 }
 
-void goblin__watch_touch(goblin_engine *eng, struct goblin_slice key)
+void goblin__watch_touch(goblin_engine *eng, int db, struct goblin_slice key)
 {
     struct goblin__watch *w;
     uint32_t i;
 
     if (eng->nwatched == 0)
         return;
-    w = find(eng, key, key_hash(eng, key));
+    w = find(eng, db, key, key_hash(eng, db, key));
     if (w == NULL)
         return;
     for (i = 0; i < w->nwatchers; i++)
@@ -173,7 +176,7 @@ void goblin__watch_touch(goblin_engine *eng, struct goblin_slice key)
 /* Marks dirty every session watching a key for which changed() says the
  * flush changes it (Redis's touchAllWatchedKeysInDb marks keys that
  * exist). */
-void goblin__watch_touch_if(goblin_engine *eng,
+void goblin__watch_touch_if(goblin_engine *eng, int db,
                             bool (*changed)(goblin_store *st,
                                             struct goblin_slice key))
 {
@@ -183,7 +186,13 @@ void goblin__watch_touch_if(goblin_engine *eng,
 
     for (b = 0; eng->nwatched > 0 && b <= eng->wmask; b++) {
         for (w = eng->wbuckets[b]; w != NULL; w = w->next) {
-            if (!changed(eng->st, (struct goblin_slice){w->key, w->keylen}))
+            goblin_store *st;
+
+            if (db >= 0 && w->db != db)
+                continue;
+            st = goblin__db_peek(eng, w->db);
+            if (st == NULL ||
+                !changed(st, (struct goblin_slice){w->key, w->keylen}))
                 continue;
             for (i = 0; i < w->nwatchers; i++)
                 w->watchers[i]->flags |= SESS_DIRTY_CAS;

@@ -160,7 +160,7 @@ void goblin__sbe_dbsize(struct goblin__sbe_req *r)
         goblin__exec_dbsize(&r->x);
 }
 
-#define FLUSH_REQUEST(name)                                                   \
+#define FLUSH_REQUEST(name, all)                                              \
     void goblin__sbe_##name(struct goblin__sbe_req *r)                        \
     {                                                                         \
         struct goblin_sbe_##name v;                                           \
@@ -168,10 +168,10 @@ void goblin__sbe_dbsize(struct goblin__sbe_req *r)
         if (!GOBLIN__SBE_DECODED(name, v))                                    \
             return;                                                           \
         if (goblin_sbe_flush_mode_valid(goblin_sbe_##name##_mode(&v)))        \
-            goblin__exec_flush(&r->x);                                        \
+            goblin__exec_flush(&r->x, all);                                   \
         else                                                                  \
             goblin__reply_error(&r->x, GOBLIN__ERR_SYNTAX);                   \
     }
 
-FLUSH_REQUEST(flushdb)
-FLUSH_REQUEST(flushall)
+FLUSH_REQUEST(flushdb, false)
+FLUSH_REQUEST(flushall, true)

@@ -262,7 +262,7 @@ static void one_frame(goblin_session *s, struct goblin__sbe_state *ss,
     memset(&r, 0, sizeof(r));
     r.x.eng = s->eng;
     r.x.sess = s;
-    r.x.st = s->eng->st;
+    r.x.st = s->db;
     r.x.sink = &ss->sink.sink;
     r.x.resp = s->resp;
     r.ss = ss;

@@ -93,7 +93,7 @@ static int import_rdb(const struct goblin_serve_persist *p, char *err,
 {
     struct goblin_snapshot_result res;
     double t0 = now_s();
-    int rc = goblin_rdb_import(p->store, p->import_rdb, 0, &res);
+    int rc = goblin_engine_import_rdb(p->engine, p->import_rdb, 0, &res);
 
     if (rc < 0) {
         const char *why = res.message[0] ? res.message
@@ -214,7 +214,7 @@ int goblin_serve_bgsave_child_sized(const struct goblin_serve_persist *in,
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     close_all_but(keep_fd);
-    rc = goblin_snapshot_save(c.store, path, &res);
+    rc = goblin_engine_snapshot_save(c.engine, path, &res);
     if (rc == 0)
         say(&c, GOBLIN_LOG_NOTICE, "DB saved on disk");
     else

@@ -64,7 +64,10 @@
 #define ST_BLOCKS 24
 #define ST_CRC 28
 
-/* Record tags. */
+/* Record tags. Tag 0 (type 0) is not a key: it marks the start of a
+ * database other than 0, whose number follows as a varint; the records
+ * after it, up to the next marker, are that database's keys. */
+#define SNAP_TAG_DB 0x00
 #define TAG_TYPE 0x03
 #define TAG_DEADLINE 0x04
 #define TAG_ENC_SHIFT 3

@@ -36,7 +36,11 @@ struct chunk {
 
 struct imp {
     struct goblin__rdb r;
-    goblin_store *st;
+    goblin_store *st;               /* the store keys go to now */
+    goblin_store *home;             /* database 0's: the scratch memory */
+    goblin_store *const *dbs;       /* the databases given (ndbs) */
+    size_t ndbs;
+    bool skip_db;                   /* keys of a database not given */
     struct goblin_snapshot_result *res;
     unsigned flags, version;
     int64_t now;
@@ -66,7 +70,7 @@ static void arena_reset(struct imp *im)
         struct chunk *c = im->chunks;
 
         im->chunks = c->next;
-        goblin__free(im->st, c, sizeof(*c) + c->size);
+        goblin__free(im->home, c, sizeof(*c) + c->size);
     }
 }
 
@@ -79,7 +83,7 @@ static struct goblin_slice arena_copy(struct imp *im, struct goblin_slice s)
     if (c == NULL || c->size - c->used < s.len) {
         size_t size = s.len > CHUNK ? s.len : CHUNK;
 
-        c = goblin__alloc(im->st, sizeof(*c) + size);
+        c = goblin__alloc(im->home, sizeof(*c) + size);
         if (c == NULL) {
             im->err = GOBLIN_ENOMEM;
             return out;
@@ -211,7 +215,7 @@ static int zset_begin(struct imp *im, uint64_t n)
 
     im->zn = 0;
     im->have_pending = false;
-    im->zp = goblin__alloc(im->st, bytes);
+    im->zp = goblin__alloc(im->home, bytes);
     if (im->zp == NULL)
         return GOBLIN_ENOMEM;
     im->zcap = (size_t)n;
@@ -220,7 +224,7 @@ static int zset_begin(struct imp *im, uint64_t n)
 
 static void zset_drop(struct imp *im)
 {
-    goblin__free(im->st, im->zp, im->zcap * sizeof(*im->zp));
+    goblin__free(im->home, im->zp, im->zcap * sizeof(*im->zp));
     im->zp = NULL;
     im->zcap = im->zn = 0;
     arena_reset(im);
@@ -420,12 +424,12 @@ static int read_key(struct imp *im)
     if (rc != 0)
         return rc;
     if (k.len > im->keycap) {
-        uint8_t *b = goblin__alloc(im->st, k.len);
+        uint8_t *b = goblin__alloc(im->home, k.len);
 
         if (b == NULL)
             return goblin__rdb_fail(&im->r, GOBLIN_ENOMEM,
                                     goblin__rdb_off(&im->r), "out of memory");
-        goblin__free(im->st, im->keybuf, im->keycap);
+        goblin__free(im->home, im->keybuf, im->keycap);
         im->keybuf = b;
         im->keycap = k.len;
     }
@@ -461,7 +465,7 @@ static int load_key(struct imp *im, unsigned t, int64_t deadline)
 {
     uint64_t off = goblin__rdb_off(&im->r) - 1, pairs = 0;
     bool expired = deadline >= 0 && im->now > deadline;
-    bool skip = expired || im->db != 0;
+    bool skip = expired || im->skip_db;
     struct goblin_slice v;
     int rc = read_key(im);
 
@@ -517,7 +521,7 @@ static int load_key(struct imp *im, unsigned t, int64_t deadline)
     } else {
         return key_fail(im, GOBLIN_ESNAPFORMAT, off, "unknown RDB type");
     }
-    im->res->expired += expired && im->db == 0;
+    im->res->expired += expired && !im->skip_db;
     if (!skip)
         count_key(im, t, deadline);
     return 0;
@@ -568,16 +572,29 @@ static int skip_strings(struct imp *im, int n)
     return rc;
 }
 
+/* SELECTDB: the keys that follow go to that database's store, or are
+ * left out (GOBLIN_RDB_SKIP_OTHER_DBS) when it was not given. A skipped
+ * key's object is still built (in database 0's store) and dropped. */
 static int select_db(struct imp *im, uint64_t off)
 {
     int rc = goblin__rdb_len(&im->r, &im->db, NULL);
 
-    if (rc != 0 || im->db == 0 || (im->flags & GOBLIN_RDB_SKIP_OTHER_DBS))
+    if (rc != 0)
         return rc;
+    im->skip_db = false;
+    if (im->db < im->ndbs && im->dbs[im->db] != NULL) {
+        im->st = im->dbs[im->db];
+        goblin__write_begin(im->st);
+        return 0;
+    }
+    im->st = im->home;
+    im->skip_db = true;
+    if (im->flags & GOBLIN_RDB_SKIP_OTHER_DBS)
+        return 0;
     return goblin__snap_fail(im->res, GOBLIN_ESNAPDB, off, "database %"
-                             PRIu64 " selected at byte %" PRIu64 ": Goblin "
-                             "keeps database 0 only (GOBLIN_RDB_SKIP_OTHER_DBS"
-                             " leaves the others out)", im->db, off);
+                             PRIu64 " selected at byte %" PRIu64 ": not "
+                             "loaded (GOBLIN_RDB_SKIP_OTHER_DBS leaves it "
+                             "out)", im->db, off);
 }
 
 /* An opcode other than a key's type. Returns 0, 1 at EOF, or an error. */
@@ -651,15 +668,20 @@ static int import_all(struct imp *im)
     return rc;
 }
 
-static int import_src(goblin_store *st, struct goblin__src *src,
-                      unsigned flags, struct goblin_snapshot_result *res)
+static int import_src(goblin_store *const *dbs, size_t ndbs,
+                      struct goblin__src *src, unsigned flags,
+                      struct goblin_snapshot_result *res)
 {
+    goblin_store *st = ndbs > 0 ? dbs[0] : NULL;
     struct imp *im;
     int rc;
 
-    if (goblin_key_count(st) != 0)
-        return goblin__snap_fail(res, GOBLIN_EINVAL, 0, "the store is not "
-                                 "empty");
+    if (st == NULL)
+        return goblin__snap_fail(res, GOBLIN_EINVAL, 0, "no database 0");
+    for (size_t i = 0; i < ndbs; i++)
+        if (dbs[i] != NULL && goblin_key_count(dbs[i]) != 0)
+            return goblin__snap_fail(res, GOBLIN_EINVAL, 0, "the store is "
+                                     "not empty");
     goblin__write_begin(st);
     if ((im = goblin__alloc(st, sizeof(*im))) == NULL)
         return goblin__snap_fail(res, GOBLIN_ENOMEM, 0, "out of memory");
@@ -668,6 +690,9 @@ static int import_src(goblin_store *st, struct goblin__src *src,
     im->r.src = src;
     im->r.res = res;
     im->st = st;
+    im->home = st;
+    im->dbs = dbs;
+    im->ndbs = ndbs;
     im->res = res;
     im->flags = flags;
     im->now = goblin__now_ms(st);
@@ -679,7 +704,9 @@ static int import_src(goblin_store *st, struct goblin__src *src,
     goblin__rdb_fini(&im->r);
     goblin__free(st, im, sizeof(*im));
     if (rc != 0) {
-        goblin__snap_rollback(st, res);
+        for (size_t i = 0; i < ndbs; i++)
+            if (dbs[i] != NULL)
+                goblin__snap_rollback(dbs[i], res);
     }
     return rc;
 }
@@ -696,7 +723,25 @@ int goblin_rdb_import(goblin_store *st, const char *path, unsigned flags,
         return goblin__snap_fail(res, rc, 0, "cannot open %s: %s", path,
                                  rc == GOBLIN_EINVAL ? "not a regular file"
                                                      : strerror(-rc));
-    rc = import_src(st, &src, flags, res);
+    rc = import_src(&st, 1, &src, flags, res);
+    goblin__src_close(&src);
+    return rc;
+}
+
+int goblin_rdb_import_dbs(goblin_store *const *dbs, size_t count,
+                          const char *path, unsigned flags,
+                          struct goblin_snapshot_result *res)
+{
+    struct goblin_snapshot_result local;
+    struct goblin__src src;
+    int rc;
+
+    res = goblin__snap_res_init(res, &local);
+    if ((rc = goblin__src_open(&src, path)) != 0)
+        return goblin__snap_fail(res, rc, 0, "cannot open %s: %s", path,
+                                 rc == GOBLIN_EINVAL ? "not a regular file"
+                                                     : strerror(-rc));
+    rc = import_src(dbs, count, &src, flags, res);
     goblin__src_close(&src);
     return rc;
 }
@@ -709,5 +754,5 @@ int goblin_rdb_import_mem(goblin_store *st, const void *data, size_t len,
 
     res = goblin__snap_res_init(res, &local);
     goblin__src_mem(&src, data, len);
-    return import_src(st, &src, flags, res);
+    return import_src(&st, 1, &src, flags, res);
 }

@@ -35,6 +35,9 @@
 struct ld {
     struct goblin__rd rd;
     goblin_store *st;        /* NULL when verifying */
+    goblin_store *const *dbs; /* the databases loaded into (ndbs) */
+    size_t ndbs;
+    uint64_t db;             /* the database of the records read now */
     int64_t now;
     uint8_t *key;            /* the current key, copied */
     size_t key_cap;
@@ -477,6 +480,33 @@ static int load_string(struct ld *l, uint64_t off, struct goblin_slice k,
                                   "key appears twice" : goblin_strerror(rc));
 }
 
+/* A database marker (its tag read): the records that follow go to the
+ * store of that database. Numbers only grow, so a database cannot come
+ * twice. */
+static int load_marker(struct ld *l, uint64_t off,
+                       struct goblin_snapshot_result *res)
+{
+    uint64_t db;
+    int rc = goblin__rd_varint(&l->rd, &db);
+
+    if (rc != 0)
+        return rc;
+    if (db <= l->db)
+        return goblin__snap_fail(res, GOBLIN_ESNAPFORMAT, off, "database "
+                                 "%" PRIu64 " out of order at byte %" PRIu64,
+                                 db, off);
+    l->db = db;
+    if (l->dbs == NULL) /* verifying */
+        return 0;
+    if (db >= l->ndbs || l->dbs[db] == NULL)
+        return goblin__snap_fail(res, GOBLIN_ESNAPDB, off, "keys of "
+                                 "database %" PRIu64 " at byte %" PRIu64
+                                 ", which is not loaded", db, off);
+    l->st = l->dbs[db];
+    goblin__write_begin(l->st);
+    return 0;
+}
+
 /* Reads one record. Returns 0 (loaded), 1 (skipped: expired) or an
  * error. */
 static int load_record(struct ld *l, struct goblin_snapshot_result *res)
@@ -488,6 +518,13 @@ static int load_record(struct ld *l, struct goblin_snapshot_result *res)
 
     if ((rc = goblin__rd_byte(&l->rd, &tag)) != 0)
         return rc;
+    if (tag == SNAP_TAG_DB) {
+        if ((rc = load_marker(l, off, res)) != 0)
+            return rc;
+        off = goblin__rd_off(&l->rd);
+        if ((rc = goblin__rd_byte(&l->rd, &tag)) != 0)
+            return rc;
+    }
     type = tag_type(tag);
     if (type == 0 || type > GOBLIN_TYPE_SET || (tag & TAG_RESERVED) ||
         (type != GOBLIN_TYPE_STRING && (tag & TAG_ENC)) ||
@@ -541,11 +578,13 @@ static int load_all(struct ld *l, struct goblin_snapshot_result *res)
     return rc;
 }
 
-/* Runs a load (st not NULL) or a verify over src. */
-static int run(goblin_store *st, const struct goblin_allocator *al,
+/* Runs a load (dbs not NULL) or a verify over src. */
+static int run(goblin_store *const *dbs, size_t ndbs,
+               const struct goblin_allocator *al,
                struct goblin__src *src, struct goblin_snapshot_result *res)
 {
     struct ld *l;
+    goblin_store *st = dbs != NULL ? dbs[0] : NULL;
     struct goblin__mem mem = {st, al};
     int rc;
 
@@ -557,6 +596,8 @@ static int run(goblin_store *st, const struct goblin_allocator *al,
     l->rd.src = src;
     l->rd.res = res;
     l->st = st;
+    l->dbs = dbs;
+    l->ndbs = ndbs;
     l->now = st != NULL ? goblin__now_ms(st) : 0;
     rc = load_all(l, res);
     goblin__mem_free(&mem, l->key, l->key_cap);
@@ -565,18 +606,24 @@ static int run(goblin_store *st, const struct goblin_allocator *al,
     return rc;
 }
 
-static int load_src(goblin_store *st, struct goblin__src *src,
+static int load_src(goblin_store *const *dbs, size_t ndbs,
+                    struct goblin__src *src,
                     struct goblin_snapshot_result *res)
 {
     int rc;
 
-    if (goblin_key_count(st) != 0)
-        return goblin__snap_fail(res, GOBLIN_EINVAL, 0, "the store is not "
-                                 "empty");
-    goblin__write_begin(st);
-    rc = run(st, NULL, src, res);
+    if (ndbs == 0 || dbs[0] == NULL)
+        return goblin__snap_fail(res, GOBLIN_EINVAL, 0, "no database 0");
+    for (size_t i = 0; i < ndbs; i++)
+        if (dbs[i] != NULL && goblin_key_count(dbs[i]) != 0)
+            return goblin__snap_fail(res, GOBLIN_EINVAL, 0, "the store is "
+                                     "not empty");
+    goblin__write_begin(dbs[0]);
+    rc = run(dbs, ndbs, NULL, src, res);
     if (rc != 0) {
-        goblin__snap_rollback(st, res);
+        for (size_t i = 0; i < ndbs; i++)
+            if (dbs[i] != NULL)
+                goblin__snap_rollback(dbs[i], res);
     }
     return rc;
 }
@@ -599,7 +646,23 @@ int goblin_snapshot_load(goblin_store *st, const char *path,
     res = goblin__snap_res_init(res, &local);
     if ((rc = goblin__src_open(&src, path)) != 0)
         return open_fail(res, rc, path);
-    rc = load_src(st, &src, res);
+    rc = load_src(&st, 1, &src, res);
+    goblin__src_close(&src);
+    return rc;
+}
+
+int goblin_snapshot_load_dbs(goblin_store *const *dbs, size_t count,
+                             const char *path,
+                             struct goblin_snapshot_result *res)
+{
+    struct goblin_snapshot_result local;
+    struct goblin__src src;
+    int rc;
+
+    res = goblin__snap_res_init(res, &local);
+    if ((rc = goblin__src_open(&src, path)) != 0)
+        return open_fail(res, rc, path);
+    rc = load_src(dbs, count, &src, res);
     goblin__src_close(&src);
     return rc;
 }
@@ -612,7 +675,7 @@ int goblin_snapshot_load_mem(goblin_store *st, const void *data, size_t len,
 
     res = goblin__snap_res_init(res, &local);
     goblin__src_mem(&src, data, len);
-    return load_src(st, &src, res);
+    return load_src(&st, 1, &src, res);
 }
 
 int goblin_snapshot_verify(const char *path,
@@ -626,7 +689,7 @@ int goblin_snapshot_verify(const char *path,
     res = goblin__snap_res_init(res, &local);
     if ((rc = goblin__src_open(&src, path)) != 0)
         return open_fail(res, rc, path);
-    rc = run(NULL, alloc, &src, res);
+    rc = run(NULL, 0, alloc, &src, res);
     goblin__src_close(&src);
     return rc;
 }

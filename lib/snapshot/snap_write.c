@@ -369,13 +369,44 @@ static void put_trailer(struct wr *w, uint64_t keys)
     write_all(w, t, SNAP_TRAILER_SIZE);
 }
 
-static int save_fd(goblin_store *st, int fd,
+/* The records of one store; a database other than 0 that holds a live
+ * key starts with its marker (tag 0, varint database number). */
+static void put_db(struct wr *w, const goblin_store *st, size_t db,
+                   int64_t now, uint64_t live,
                    struct goblin_snapshot_result *res)
 {
+    if (db > 0 && live > 0) {
+        *reserve(w, 1) = SNAP_TAG_DB;
+        w->len++;
+        put_varint(w, db);
+    }
+    for (size_t id = 0; id < st->ks.count && w->err == 0; id++) {
+        int64_t deadline = goblin__key_deadline(st, (uint32_t)id);
+
+        if (deadline >= 0 && now > deadline)
+            continue;
+        put_record(w, goblin__key_rec(st, (uint32_t)id), deadline, res);
+    }
+}
+
+static int save_fd(goblin_store *const *dbs, size_t ndbs, int fd,
+                   struct goblin_snapshot_result *res)
+{
+    goblin_store *st = dbs[0];
     struct wr w = {st, fd, NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
     int64_t now = goblin__now_ms(st);
-    uint64_t expired = count_expired(st, now);
-    uint64_t keys = st->ks.count - expired;
+    uint64_t expired = 0, keys = 0, expires = 0;
+
+    for (size_t i = 0; i < ndbs; i++) {
+        uint64_t e;
+
+        if (dbs[i] == NULL)
+            continue;
+        e = count_expired(dbs[i], now);
+        expired += e;
+        keys += dbs[i]->ks.count - e;
+        expires += dbs[i]->ks.exp_count - e;
+    }
 
     w.buf = goblin__alloc(st, WR_BUF_SIZE + SNAP_ZCHUNK);
     if (w.buf == NULL)
@@ -384,14 +415,11 @@ static int save_fd(goblin_store *st, int fd,
     w.zbuf = w.buf + WR_BUF_SIZE;
     res->created_ms = now;
     res->expired = expired;
-    put_header(&w, now, keys, st->ks.exp_count - expired);
-    for (size_t id = 0; id < st->ks.count && w.err == 0; id++) {
-        int64_t deadline = goblin__key_deadline(st, (uint32_t)id);
-
-        if (deadline >= 0 && now > deadline)
-            continue;
-        put_record(&w, goblin__key_rec(st, (uint32_t)id), deadline, res);
-    }
+    put_header(&w, now, keys, expires);
+    for (size_t i = 0; i < ndbs; i++)
+        if (dbs[i] != NULL)
+            put_db(&w, dbs[i], i, now,
+                   dbs[i]->ks.count - count_expired(dbs[i], now), res);
     put_trailer(&w, keys);
     goblin__free(st, w.buf, WR_BUF_SIZE + SNAP_ZCHUNK);
     res->bytes = w.bytes;
@@ -412,7 +440,7 @@ int goblin_snapshot_save_fd(goblin_store *st, int fd,
         res = &local;
     memset(res, 0, sizeof(*res));
     res->version = GOBLIN_SNAPSHOT_VERSION;
-    return save_fd(st, fd, res);
+    return save_fd(&st, 1, fd, res);
 }
 
 /* fsyncs the directory holding path, so a rename in it is durable. */
@@ -443,10 +471,10 @@ static int sync_dir(const char *path)
 }
 
 /* Writes into the open temporary file and makes it durable. */
-static int save_tmp(goblin_store *st, int fd, const char *tmp,
-                    struct goblin_snapshot_result *res)
+static int save_tmp(goblin_store *const *dbs, size_t ndbs, int fd,
+                    const char *tmp, struct goblin_snapshot_result *res)
 {
-    int r = save_fd(st, fd, res);
+    int r = save_fd(dbs, ndbs, fd, res);
 
     if (r != 0)
         return r;
@@ -461,6 +489,13 @@ static int save_tmp(goblin_store *st, int fd, const char *tmp,
 int goblin_snapshot_save(goblin_store *st, const char *path,
                          struct goblin_snapshot_result *res)
 {
+    return goblin_snapshot_save_dbs(&st, 1, path, res);
+}
+
+int goblin_snapshot_save_dbs(goblin_store *const *dbs, size_t count,
+                             const char *path,
+                             struct goblin_snapshot_result *res)
+{
     struct goblin_snapshot_result local;
     char tmp[PATH_MAX];
     int fd, r;
@@ -469,6 +504,8 @@ int goblin_snapshot_save(goblin_store *st, const char *path,
         res = &local;
     memset(res, 0, sizeof(*res));
     res->version = GOBLIN_SNAPSHOT_VERSION;
+    if (count == 0 || dbs[0] == NULL)
+        return goblin__snap_fail(res, GOBLIN_EINVAL, 0, "no database 0");
     if (snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid()) >=
         (int)sizeof(tmp))
         return goblin__snap_fail(res, -ENAMETOOLONG, 0, "path too long");
@@ -478,7 +515,7 @@ int goblin_snapshot_save(goblin_store *st, const char *path,
         return goblin__snap_fail(res, r, 0, "cannot create %s: %s", tmp,
                                  strerror(-r));
     }
-    r = save_tmp(st, fd, tmp, res);
+    r = save_tmp(dbs, count, fd, tmp, res);
     if (close(fd) != 0 && r == 0) {
         r = -errno;
         goblin__snap_fail(res, r, res->bytes, "close of %s: %s", tmp,

@@ -107,6 +107,39 @@ int goblin__snap_hash_set(goblin_store *st, void **objp,
 /* The hash or sorted-set object of a keyspace record. */
 void *goblin__snap_rec_obj(const uint8_t *rec);
 
+/* ---- DUMP and RESTORE (rdb_write.c) ---- */
+
+/* Appends the RDB encoding of the record's value (type byte, body) to
+ * out. 0, GOBLIN_ENOMEM or GOBLIN_ESNAPTYPE. */
+struct goblin_buf;
+int goblin__rdb_write_value(const uint8_t *rec, struct goblin_buf *out);
+/* Appends the DUMP payload of the record (value, RDB version 10 as 2
+ * bytes little-endian, CRC64 of both, little-endian). */
+int goblin__dump_payload(goblin_store *st, const uint8_t *rec,
+                         struct goblin_buf *out);
+/* Checks a payload's footer as Redis's verifyDumpPayload: 0, or
+ * GOBLIN_ESNAPFORMAT (too short), GOBLIN_ESNAPVERSION (newer than 10),
+ * GOBLIN_ESNAPCRC, GOBLIN_ENOMEM. */
+int goblin__dump_verify(goblin_store *st, const void *p, size_t len);
+/* Loads a checked payload's value as key into scratch, an empty store.
+ * 0 or the RDB import's error (the value is bad or of a type Goblin does
+ * not hold). */
+int goblin__dump_restore(goblin_store *scratch, struct goblin_slice key,
+                         const void *payload, size_t len);
+
+/* ---- the listpack writer (lp_write.c) ---- */
+
+/* Bytes element e takes as a listpack entry. */
+size_t goblin__lp_entry_size(struct goblin_slice e);
+/* Bytes of a whole listpack whose entries take entry_bytes. */
+size_t goblin__lp_size(size_t entry_bytes);
+/* A listpack is its header (its total size and count), its entries,
+ * its end byte; each put marks b failed when it cannot grow. */
+void goblin__lp_put_header(struct goblin_buf *b, size_t entry_bytes,
+                           size_t count);
+void goblin__lp_put_entry(struct goblin_buf *b, struct goblin_slice e);
+void goblin__lp_put_end(struct goblin_buf *b);
+
 /* The string encoding SET would give value (enum goblin__str_enc). */
 int goblin__snap_str_enc(struct goblin_slice value);
 

@@ -67,6 +67,28 @@ void goblin__obj_free(goblin_store *st, enum goblin_type type, void *obj)
     }
 }
 
+/* Copies a collection's object into store dst (COPY, MOVE): the other
+ * place that knows every collection type (a new type adds its case here
+ * too). Returns 0, or GOBLIN_ENOMEM / GOBLIN_ELIMIT with nothing
+ * allocated. */
+int goblin__obj_copy(goblin_store *dst, enum goblin_type type,
+                     const void *obj, void **out)
+{
+    switch (type) {
+    case GOBLIN_TYPE_HASH:
+        return goblin__hash_obj_copy(dst, obj, out);
+    case GOBLIN_TYPE_ZSET:
+        return goblin__zset_obj_copy(dst, obj, out);
+    case GOBLIN_TYPE_LIST:
+        return goblin__list_obj_copy(dst, obj, out);
+    case GOBLIN_TYPE_SET:
+        return goblin__set_obj_copy(dst, obj, out);
+    default:
+        assert(!"a collection type without a copy function");
+        return GOBLIN_EINVAL;
+    }
+}
+
 static size_t varint_len(size_t v)
 {
     size_t n = 1;
@@ -200,6 +222,11 @@ static void **obj_slot(uint8_t *rec)
 
     goblin__rec_parse(rec, &r);
     return (void **)(void *)(rec + align8(r.voff));
+}
+
+void *goblin__rec_obj(const uint8_t *rec)
+{
+    return *obj_slot((uint8_t *)rec);
 }
 
 /* A string record's value, whose part starts at voff. */

@@ -181,6 +181,24 @@ void goblin__hash_free(goblin_store *st, void *obj);
 /* Frees the object of a collection of the given type (keyspace.c). */
 void goblin__obj_free(goblin_store *st, enum goblin_type type, void *obj);
 void goblin__zset_free(goblin_store *st, void *obj);
+/* Copies a collection's object into store dst (keyspace.c dispatches by
+ * type to the modules' copies, obj_copy.c). 0, GOBLIN_ENOMEM or
+ * GOBLIN_ELIMIT, with nothing allocated on failure. */
+int goblin__obj_copy(goblin_store *dst, enum goblin_type type,
+                     const void *obj, void **out);
+int goblin__hash_obj_copy(goblin_store *dst, const void *obj, void **out);
+int goblin__zset_obj_copy(goblin_store *dst, const void *obj, void **out);
+int goblin__list_obj_copy(goblin_store *dst, const void *obj, void **out);
+int goblin__set_obj_copy(goblin_store *dst, const void *obj, void **out);
+/* The object pointer of a collection record. */
+void *goblin__rec_obj(const uint8_t *rec);
+/* Copies key of src to new_key of dst (which may be src, with another
+ * key), value, encoding and deadline (key_copy.c). Returns 1 when copied,
+ * 0 when key is absent or new_key exists and !replace, or GOBLIN_ENOMEM /
+ * GOBLIN_ELIMIT with nothing changed. Reports new_key changed in dst. */
+int goblin__key_copy(goblin_store *src, struct goblin_slice key,
+                     goblin_store *dst, struct goblin_slice new_key,
+                     bool replace);
 const char *goblin__hash_encoding(const void *obj); /* "listpack" or "hashtable" */
 const char *goblin__zset_encoding(const void *obj); /* "listpack" or "skiplist" */
 void goblin__list_free(goblin_store *st, void *obj);

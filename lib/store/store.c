@@ -157,6 +157,36 @@ int goblin_store_open_sized(const struct goblin_config *cfg, size_t cfg_size,
     return store_open(&c, out);
 }
 
+int goblin__store_open_like(const goblin_store *proto, goblin_store **out)
+{
+    goblin_store *st = proto->alloc.malloc(proto->alloc.ctx, sizeof(*st));
+
+    if (st == NULL)
+        return GOBLIN_ENOMEM;
+    memset(st, 0, sizeof(*st));
+    st->alloc = proto->alloc;
+    st->libc = proto->libc;
+    st->cfg = proto->cfg;
+    st->cfg.allocator = &st->alloc;
+    st->cfg.key_changed = NULL;
+    st->cfg.key_changed_ctx = NULL;
+    /* The clock adapters of clock_init take their own store as ctx. */
+    if (st->cfg.clock_ctx == proto)
+        st->cfg.clock_ctx = st;
+    st->now_us = proto->now_us;
+    st->now_us_ctx = proto->now_us_ctx == proto ? st : proto->now_us_ctx;
+    st->hash_seed = proto->hash_seed;
+    st->hash_secret = proto->hash_secret;
+    st->rng = proto->rng ^ (uint64_t)(uintptr_t)st;
+    goblin__keyspace_init(st);
+    st->lfu = proto->lfu;
+    st->lfu_log_factor = proto->lfu_log_factor;
+    st->lfu_decay_time = proto->lfu_decay_time;
+    goblin__lru_tick(st);
+    *out = st;
+    return 0;
+}
+
 void goblin_store_close(goblin_store *st)
 {
     struct goblin_allocator a;

@@ -48,6 +48,11 @@ struct goblin_store {
     struct goblin__keyspace ks;
 };
 
+/* Opens an empty store with proto's allocator, clock, seed and
+ * eviction settings, and no change hook: another numbered database of
+ * the same server. 0 or GOBLIN_ENOMEM. */
+int goblin__store_open_like(const goblin_store *proto, goblin_store **out);
+
 void *goblin__alloc(goblin_store *st, size_t size);
 void *goblin__realloc(goblin_store *st, void *ptr, size_t old_size,
                       size_t new_size);

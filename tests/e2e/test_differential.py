@@ -22,7 +22,7 @@ itself leaves room:
 INCRBYFLOAT/HINCRBYFLOAT values (Redis computes in long double) live on
 their own keys and are compared within a relative 1e-9.
 
-Commands Goblin's command table does not have (COPY, MOVE, SORT with
+Commands Goblin's command table does not have (SORT with
 STORE, ...) are left out; SORT_RO runs with BY, GET, LIMIT, DESC and
 ALPHA (orders Redis leaves open compared as multisets, see sort_form); RANDOMKEY, HRANDFIELD and ZRANDMEMBER too, as their replies
 are random in both servers. SRANDMEMBER and SPOP are compared by what is
@@ -39,7 +39,11 @@ connections, then checks short TTLs, then three fixed lists compared byte
 for byte: transactions (MULTI with queued and refused commands, the
 EXECABORT that follows, DISCARD), SORT_RO's fixed cases, score edges (inf, -inf, -0 and the NaN
 they make through WEIGHTS, AGGREGATE, ZINCRBY and ZADD INCR, the sign of
-zero in both encodings), and which commands leave a key's access time
+zero in both encodings), numbered databases (SELECT, MOVE, COPY of
+every type, SWAPDB, FLUSHDB, WATCH across databases), DUMP of every
+type on each server RESTOREd in the other (same values, encodings and
+deadlines; RESTORE's refusals), and which
+commands leave a key's access time
 alone (OBJECT IDLETIME after one 3 s wait, compared only as 'recent' or
 'idle'); then compares a full dump. On the
 first difference it prints the command, both replies and the commands
@@ -1056,6 +1060,138 @@ def transactions():
     return c
 
 
+def databases():
+    """Numbered databases: SELECT, MOVE, COPY of every type (DB,
+    REPLACE, with deadlines), SWAPDB, FLUSHDB, DBSIZE and their errors.
+    Works in databases 1-9 and on db: keys of database 0, which it
+    deletes again, so the final dump compares what it did before."""
+    c = [[b"SET", b"db:s", b"12345"], [b"SET", b"db:e", b"hello"],
+         [b"SET", b"db:r", b"x" * 60], [b"HSET", b"db:h", b"f", b"v",
+                                          b"g", b"w"],
+         [b"ZADD", b"db:z", b"1", b"a", b"2.5", b"b"],
+         [b"EXPIRE", b"db:z", b"1000"],
+         [b"RPUSH", b"db:l", b"a", b"7", b"c" * 100],
+         [b"SADD", b"db:si", b"3", b"-1", b"70000"],
+         [b"SADD", b"db:ss", b"x", b"y", b"5"], [b"EXPIRE", b"db:ss", b"900"]]
+    c += [[b"SADD", b"db:sb"] + [b"%d" % (i * 7) for i in range(600)],
+          [b"SREM", b"db:sb"] + [b"%d" % (i * 7) for i in range(550)]]
+    for bad in (b"16", b"-1", b"x", b"99999999999", b"1.5"):
+        c += [[b"SELECT", bad], [b"MOVE", b"db:s", bad],
+              [b"COPY", b"db:s", b"db:t", b"DB", bad],
+              [b"SWAPDB", bad, b"1"], [b"SWAPDB", b"1", bad]]
+    c += [[b"COPY", b"db:s", b"db:s"], [b"COPY", b"db:s", b"db:s", b"DB",
+                                        b"0"],
+          [b"COPY", b"db:s", b"db:t", b"BOGUS"],
+          [b"COPY", b"db:s", b"db:t", b"DB"], [b"MOVE", b"db:s", b"0"],
+          [b"COPY", b"db:nope", b"db:t"], [b"MOVE", b"db:nope", b"1"]]
+    for k in (b"db:s", b"db:e", b"db:r", b"db:h", b"db:z", b"db:l",
+              b"db:si", b"db:ss", b"db:sb"):
+        c += [[b"COPY", k, k, b"DB", b"1"], [b"COPY", k, k, b"DB", b"1"],
+              [b"COPY", k, k + b"2"], [b"OBJECT", b"ENCODING", k + b"2"],
+              [b"TYPE", k + b"2"], [b"TTL", k + b"2"],
+              [b"COPY", k, b"db:s2", b"REPLACE"], [b"TYPE", b"db:s2"]]
+    c += [[b"MOVE", b"db:e", b"2"], [b"EXISTS", b"db:e"],
+          [b"SET", b"db:e", b"again"], [b"MOVE", b"db:e", b"2"],
+          [b"SELECT", b"1"], [b"DBSIZE"], [b"GET", b"db:s"],
+          [b"HGETALL", b"db:h"], [b"ZRANGE", b"db:z", b"0", b"-1",
+                                  b"WITHSCORES"], [b"TTL", b"db:z"],
+          [b"LRANGE", b"db:l", b"0", b"-1"], [b"SORT_RO", b"db:si"],
+          [b"SORT_RO", b"db:ss", b"ALPHA"], [b"TTL", b"db:ss"],
+          [b"SCARD", b"db:sb"], [b"OBJECT", b"ENCODING", b"db:sb"],
+          [b"SORT_RO", b"db:sb"],
+          [b"SELECT", b"2"], [b"GET", b"db:e"], [b"DBSIZE"],
+          [b"SWAPDB", b"1", b"2"], [b"DBSIZE"], [b"GET", b"db:s"],
+          [b"SWAPDB", b"2", b"2"], [b"SELECT", b"1"], [b"DBSIZE"],
+          [b"GET", b"db:e"], [b"FLUSHDB"], [b"DBSIZE"], [b"SELECT", b"2"],
+          [b"DBSIZE"], [b"FLUSHDB", b"BOGUS"], [b"FLUSHDB", b"ASYNC"],
+          [b"DBSIZE"], [b"SELECT", b"9"], [b"SET", b"k", b"v"],
+          [b"WATCH", b"k"], [b"SELECT", b"8"], [b"SET", b"k", b"w"],
+          [b"MULTI"], [b"GET", b"k"], [b"EXEC"], [b"FLUSHDB"],
+          [b"SELECT", b"9"], [b"FLUSHDB"], [b"SELECT", b"0"]]
+    c += [[b"DEL", b"db:s", b"db:e", b"db:r", b"db:h", b"db:z", b"db:s2",
+           b"db:e2", b"db:r2", b"db:h2", b"db:z2", b"db:l", b"db:l2",
+           b"db:si", b"db:si2", b"db:ss", b"db:ss2", b"db:sb", b"db:sb2"],
+          [b"DBSIZE"]]
+    return c
+
+
+DUMP_SETUP = [
+    [b"SET", b"du:int", b"-12345"], [b"SET", b"du:big", b"99999999999"],
+    [b"SET", b"du:emb", b"hello\x00\r\nworld"],
+    [b"SET", b"du:raw", b"r" * 300],
+    [b"HSET", b"du:h", b"f", b"v", b"n", b"1"],
+    [b"ZADD", b"du:z", b"-inf", b"a", b"0", b"b", b"1.5", b"c", b"inf",
+     b"d"]]
+for _i in range(200):
+    DUMP_SETUP += [[b"HSET", b"du:hb", b"f%d" % _i, b"v" * (_i % 90)],
+                   [b"ZADD", b"du:zb", b"%d.25" % _i, b"m%d" % _i]]
+# Lists: one listpack node, and many nodes with every listpack entry
+# encoding (7-bit, 13, 16, 24, 32, 64-bit integers, 6, 12 and 32-bit
+# strings) and elements bigger than a node. Sets: intset (2, 4 and 8-byte
+# values), small and large hashtable, and a large integer set.
+DUMP_SETUP += [[b"RPUSH", b"du:l", b"a", b"1", b"-1", b""]]
+_lv = [b"0", b"127", b"128", b"-4096", b"4095", b"-32768", b"32767",
+       b"8388607", b"-8388608", b"2147483647", b"-2147483648",
+       b"9223372036854775807", b"-9223372036854775808", b"007", b"-0",
+       b"+1", b"1.5", b"e" * 63, b"f" * 64, b"g" * 4095, b"h" * 4096,
+       b"i" * 20000]
+for _i in range(40):
+    DUMP_SETUP += [[b"RPUSH", b"du:lb"] + _lv + [b"x%d" % _i * 30]]
+DUMP_SETUP += [[b"SADD", b"du:si", b"1", b"-2", b"300"],
+               [b"SADD", b"du:si4", b"1", b"100000"],
+               [b"SADD", b"du:si8", b"1", b"-9223372036854775808"],
+               [b"SADD", b"du:ss", b"a", b"b", b"12"],
+               [b"SADD", b"du:sh"] + [b"m%d" % _i for _i in range(300)],
+               [b"SADD", b"du:sn"] + [b"%d" % (_i * 3) for _i in range(700)]]
+DUMP_KEYS = [b"du:int", b"du:big", b"du:emb", b"du:raw", b"du:h", b"du:hb",
+             b"du:z", b"du:zb", b"du:l", b"du:lb", b"du:si", b"du:si4",
+             b"du:si8", b"du:ss", b"du:sh", b"du:sn"]
+
+
+def dump_restore(pair):
+    """DUMP of every type on each server RESTOREd in the other: both
+    then hold the same values, encodings and deadlines."""
+    err = pair.run(DUMP_SETUP + [[b"PEXPIRE", b"du:zb", b"500000"]])
+    if err:
+        return err
+    for k in DUMP_KEYS:
+        ta, pa = pair.ref.call(b"DUMP", k)
+        tb, pb = pair.test.call(b"DUMP", k)
+        if ta != "$" or tb != "$":
+            return "DUMP %r: %r %r" % (k, (ta, pa), (tb, pb))
+        pttl = b"%d" % max(0, e2e.plain(pair.ref.call(b"PTTL", k)))
+        for c, p in ((pair.ref, pb), (pair.test, pa)):
+            r = c.call(b"RESTORE", k + b":x", pttl, p)
+            if r != ("+", b"OK"):
+                return "RESTORE %r of the other's DUMP: %r" % (k, r)
+    checks = []
+    for k in DUMP_KEYS:
+        x = k + b":x"
+        checks += [[b"TYPE", x], [b"OBJECT", b"ENCODING", x],
+                   [b"EXISTS", x]]
+        if k.startswith(b"du:h"):
+            checks += [[b"HLEN", x], [b"HGET", x, b"f"], [b"HGET", x,
+                                                             b"f150"]]
+        elif k.startswith(b"du:z"):
+            checks += [[b"ZRANGE", x, b"0", b"-1", b"WITHSCORES"],
+                       [b"TTL", x]]
+        elif k.startswith(b"du:l"):
+            checks += [[b"LLEN", x], [b"LRANGE", x, b"0", b"-1"]]
+        elif k.startswith(b"du:s"):
+            checks += [[b"SCARD", x], [b"SORT_RO", x, b"ALPHA"]]
+        else:
+            checks += [[b"GET", x], [b"STRLEN", x]]
+    checks += [[b"RESTORE", b"du:int", b"0", b"garbage"],
+               [b"RESTORE", b"du:new", b"0", b"garbage"],
+               [b"RESTORE", b"du:new", b"-5", b"garbage"],
+               [b"RESTORE", b"du:new", b"0", b"garbage", b"IDLETIME", b"-1"],
+               [b"RESTORE", b"du:new", b"0", b"garbage", b"FREQ", b"300"],
+               [b"RESTORE", b"du:new", b"0", b"garbage", b"BOGUS"],
+               [b"DUMP", b"du:nope"]]
+    checks += [[b"DEL"] + DUMP_KEYS + [k + b":x" for k in DUMP_KEYS]]
+    return pair.run(checks)
+
+
 def zmpop_cases(gen):
     """ZMPOP and the blocking forms' argument checks on the random
     sequence's keys (a list of their own, so that the random sequence,
@@ -1169,6 +1305,58 @@ def blocking_script(srv):
     run(b"RPUSH", b"bl:6", b"m")
     read(0)
     run(b"LRANGE", b"bl:6", b"0", b"-1")
+    # Databases (11-13, flushed after): a waiter waits in its own
+    # database; a list or sorted set made by COPY (and COPY ... DB), MOVE,
+    # RENAME, RESTORE or SWAPDB wakes it, as Redis 7.0's dbAdd and
+    # scanDatabaseForReadyKeys do; a swapped-in string does not.
+    got.append(w[0].call(b"SELECT", b"11"))
+    got.append(w[1].call(b"SELECT", b"13"))
+    run(b"SELECT", b"11")
+    block(0, b"BLPOP", b"bd:k", b"0")
+    for cmd in ([b"SELECT", b"12"], [b"RPUSH", b"bd:k", b"x"],
+                [b"SELECT", b"11"], [b"RPUSH", b"bd:k", b"y"]):
+        run(*cmd)
+    read(0)
+    block(0, b"BLPOP", b"bd:c1", b"0")
+    run(b"RPUSH", b"bd:src", b"a", b"b")
+    run(b"COPY", b"bd:src", b"bd:c1")
+    read(0)
+    block(1, b"BZPOPMIN", b"bd:z", b"0")
+    run(b"ZADD", b"bd:zs", b"1", b"a", b"2", b"b")
+    run(b"COPY", b"bd:zs", b"bd:z", b"DB", b"13")
+    read(1)
+    block(1, b"BLPOP", b"bd:m", b"0")
+    run(b"RPUSH", b"bd:m", b"q")
+    run(b"MOVE", b"bd:m", b"13")
+    read(1)
+    block(0, b"BRPOP", b"bd:rn", b"0")
+    run(b"RPUSH", b"bd:rs", b"1", b"2")
+    run(b"RENAME", b"bd:rs", b"bd:rn")
+    read(0)
+    block(0, b"BZPOPMAX", b"bd:re", b"0")
+    run(b"ZADD", b"bd:tmp", b"5", b"z")
+    payload = c.call(b"DUMP", b"bd:tmp")[1]  # each server's own bytes
+    run(b"RESTORE", b"bd:re", b"0", payload)
+    read(0)
+    block(0, b"BLPOP", b"bd:sw", b"0")
+    for cmd in ([b"SELECT", b"12"], [b"RPUSH", b"bd:sw", b"s"],
+                [b"SWAPDB", b"11", b"12"]):
+        run(*cmd)
+    read(0)
+    block(0, b"BLPOP", b"bd:wt", b"0")
+    for cmd in ([b"SELECT", b"12"], [b"SET", b"bd:wt", b"v"],
+                [b"SWAPDB", b"11", b"12"], [b"SELECT", b"11"],
+                [b"TYPE", b"bd:wt"], [b"DEL", b"bd:wt"],
+                [b"RPUSH", b"bd:wt", b"ok"]):
+        run(*cmd)
+    read(0)
+    for db in (b"11", b"12", b"13"):
+        run(b"SELECT", db)
+        run(b"DBSIZE")
+        run(b"FLUSHDB")
+    run(b"SELECT", b"0")
+    got.append(w[0].call(b"SELECT", b"0"))
+    got.append(w[1].call(b"SELECT", b"0"))
     # Timeouts and MULTI.
     got.append(w[0].call(b"BLPOP", b"bl:7", b"0.05"))
     got.append(w[0].call(b"BLMOVE", b"bl:7", b"bl:8", b"LEFT", b"LEFT",
@@ -1515,6 +1703,10 @@ def main():
             err = pair.run(score_edges(), exact=True)
         if not err:
             err = pair.run(exact_sort(), exact=True)
+        if not err:
+            err = pair.run(databases(), exact=True)
+        if not err:
+            err = dump_restore(pair)
         if not err:
             err = pair.run(zmpop_cases(gen))
         if not err:

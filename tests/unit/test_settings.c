@@ -333,6 +333,157 @@ static void test_other_redis_directives(void **state)
     unlink(path);
 }
 
+/* The directives with a syntax of their own that the engine applies
+ * (save, client-output-buffer-limit, dir, dbfilename, requirepass): one
+ * descriptor parses each, so the descriptor, CONFIG SET/GET, the config
+ * file, the command line, CONFIG REWRITE and --help agree. */
+static const struct own_case {
+    const char *name, *good, *shown, *bad, *why;
+} own_cases[] = {
+    {"save", "100 10  +200 20", "100 10 200 20", "100",
+     "Invalid save parameters"},
+    {"client-output-buffer-limit", "replica 1mb 2kb 3",
+     "normal 0 0 0 slave 1048576 2048 3 pubsub 33554432 8388608 60",
+     "normal 1 2", "Wrong number of arguments in buffer limit "
+                   "configuration."},
+    {"client-output-buffer-limit", "Normal 64mb 32MB 3 slave 256mb 64mb 60",
+     "normal 67108864 33554432 3 slave 268435456 67108864 60 pubsub "
+     "33554432 8388608 60", "bogus 1 2 3",
+     "Invalid client class specified in buffer limit configuration."},
+    {"dir", "/tmp/", "/tmp", "/nonexistent/goblin",
+     "No such file or directory"},
+    {"dir", "/", "/", "/dev/null", "Not a directory"},
+    {"dbfilename", "x.rdb", "x.rdb", "a/b",
+     "dbfilename can't be a path, just a filename"},
+    {"requirepass", "s3cret", "s3cret", NULL, NULL},
+};
+
+static void expect_get(goblin_engine *eng, const struct own_case *c)
+{
+    char text[600];
+
+    assert_true(goblin_engine_config_get(eng, c->name, text,
+                                         sizeof(text)) >= 0);
+    if (strcmp(text, c->shown) != 0)
+        fail_msg("%s %s: '%s', want '%s'", c->name, c->good, text,
+                 c->shown);
+}
+
+/* CONFIG SET name value, value sent as one bulk string. */
+static const char *config_set(struct cfix *f, const char *name,
+                              const char *value)
+{
+    static char req[1024];
+
+    snprintf(req, sizeof(req), "*4\r\n$6\r\nconfig\r\n$3\r\nset\r\n"
+             "$%zu\r\n%s\r\n$%zu\r\n%s\r\n", strlen(name), name,
+             strlen(value), value);
+    return FEED(req);
+}
+
+static void test_own_syntax_on_every_path(void **state)
+{
+    struct cfix *f = *state;
+    static char help[1 << 16];
+    char text[1024], err[1024], *path;
+    FILE *fp;
+
+    for (size_t i = 0; i < sizeof(own_cases) / sizeof(own_cases[0]); i++) {
+        const struct own_case *c = &own_cases[i];
+        const struct goblin__sdesc *d = goblin__sdesc_find(
+            (struct goblin_slice){c->name, strlen(c->name)});
+        char *argv[] = {"goblind", "--", (char *)c->good, NULL};
+        struct goblin_engine_config ec = {0};
+        goblin_engine *eng;
+        goblin_store *st;
+
+        if (strcmp(c->name, "client-output-buffer-limit") != 0)
+            expect_ok(d, c->good, c->shown);
+        if (c->bad != NULL)
+            expect_bad(d, c->bad, c->why);
+
+        assert_string_equal(config_set(f, c->name, c->good), "+OK\r\n");
+        expect_get(f->eng, c);
+        if (c->bad != NULL) {
+            char want[300];
+
+            snprintf(want, sizeof(want), "-ERR CONFIG SET failed (possibly "
+                     "related to argument '%s') - %s\r\n", c->name, c->why);
+            assert_string_equal(config_set(f, c->name, c->bad), want);
+            expect_get(f->eng, c);   /* a refused value changes nothing */
+        }
+
+        /* A config file, the command line, and what CONFIG REWRITE wrote
+         * back, each into a fresh engine. */
+        for (int way = 0; way < 3; way++) {
+            assert_int_equal(goblin_store_open(NULL, &st), 0);
+            ec.store = st;
+            assert_int_equal(goblin_engine_open(&ec, &eng), 0);
+            snprintf(text, sizeof(text), "%s \"%s\"\n", c->name, c->good);
+            path = write_file(text);
+            if (way == 1) {
+                snprintf(text, sizeof(text), "--%s", c->name);
+                argv[1] = text;
+                assert_int_equal(goblin_engine_config_args(eng, 3, argv, err,
+                                                           sizeof(err)), 0);
+            } else {
+                assert_int_equal(goblin_engine_config_load(eng, path, err,
+                                                           sizeof(err)), 0);
+            }
+            if (way == 2) {   /* rewritten from the first, read again */
+                struct goblin_session_info si = {GOBLIN_TRANSPORT_LOCAL, "",
+                                                 "", -1, NULL};
+                goblin_session *s;
+
+                assert_int_equal(goblin_session_open(eng, &si, &s), 0);
+                if (strcmp(c->name, "requirepass") == 0)
+                    cmd_on(f, s, "auth s3cret");
+                assert_string_equal(cmd_on(f, s, "config rewrite"),
+                                    "+OK\r\n");
+                goblin_session_close(s);
+                goblin_engine_close(eng);
+                goblin_store_close(st);
+                assert_int_equal(goblin_store_open(NULL, &st), 0);
+                ec.store = st;
+                assert_int_equal(goblin_engine_open(&ec, &eng), 0);
+                assert_int_equal(goblin_engine_config_load(eng, path, err,
+                                                           sizeof(err)), 0);
+            }
+            expect_get(eng, c);
+            unlink(path);
+            if (c->bad != NULL && way == 0) {
+                snprintf(text, sizeof(text), "%s \"%s\"\n", c->name,
+                         c->bad);
+                path = write_file(text);
+                assert_int_equal(goblin_engine_config_load(eng, path, err,
+                                                           sizeof(err)),
+                                 GOBLIN_EINVAL);
+                assert_non_null(strstr(err, c->why));
+                unlink(path);
+            }
+            goblin_engine_close(eng);
+            goblin_store_close(st);
+        }
+    }
+
+    /* The descriptor's own normal form of a partial limit. */
+    expect_ok(goblin__sdesc_find(S("client-output-buffer-limit")),
+              "replica 1mb 2kb 3", "slave 1048576 2048 3");
+
+    /* --help lists each with the value it has now. */
+    assert_non_null(fp = fmemopen(help, sizeof(help), "w"));
+    goblin_engine_config_usage(f->eng, fp);
+    fclose(fp);
+    for (size_t i = 0; i < sizeof(own_cases) / sizeof(own_cases[0]); i++) {
+        const struct own_case *c = &own_cases[i];
+
+        snprintf(text, sizeof(text), "--%s", c->name);
+        assert_non_null(strstr(help, text));
+    }
+    assert_non_null(strstr(help, "\"x.rdb\""));
+    assert_non_null(strstr(help, "\"normal 67108864 33554432 3 slave"));
+}
+
 /* CONFIG GET * of an engine, as one string. */
 static void config_all(struct cfix *f, goblin_engine *eng, char *out,
                        size_t cap)
@@ -404,6 +555,7 @@ int main(void)
         CMD_TEST(test_command_line),
         CMD_TEST(test_other_redis_directives),
         CMD_TEST(test_rewrite_round_trip),
+        CMD_TEST(test_own_syntax_on_every_path),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
