@@ -123,8 +123,9 @@ void goblin__cmd_acl_dryrun(goblin__exec *x, int argc,
         struct goblin__text t;
         goblin__text_init(&t, x->st);
         goblin__text_addf(&t, "This user has no permissions to access the "
-                          "'%.*s' key", (int)argv[3 + pos].len,
-                          (const char *)argv[3 + pos].ptr);
+                          "'%.*s' %s", (int)argv[3 + pos].len,
+                          (const char *)argv[3 + pos].ptr,
+                          d == ACL_DENIED_CHANNEL ? "channel" : "key");
         if (t.oom)
             goblin__reply_code(x, GOBLIN_ENOMEM);
         else

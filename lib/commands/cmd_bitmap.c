@@ -16,6 +16,7 @@
 #include "exec.h"
 #include "goblin/numtext.h"
 #include "goblin/str.h"
+#include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
 #include "store/bitmap.h"
@@ -66,7 +67,11 @@ static bool bit_offset(goblin__exec *x, struct goblin_slice a, bool hash,
 void goblin__exec_setbit(goblin__exec *x, struct goblin_slice key,
                          uint64_t offset, int on)
 {
-    int_reply(x, goblin__bit_set(x->st, key, offset, on));
+    int rc = goblin__bit_set(x->st, key, offset, on);
+
+    if (rc >= 0)
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "setbit", key);
+    int_reply(x, rc);
 }
 
 void goblin__cmd_setbit(goblin__exec *x, int argc,
@@ -336,7 +341,12 @@ void goblin__exec_bitop(goblin__exec *x, enum goblin__bitop op,
                         struct goblin_slice dst,
                         const struct goblin_slice *keys, size_t n)
 {
-    int_reply(x, goblin__bit_op(x->st, op, dst, keys, n));
+    bool existed = goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC) &&
+                   goblin_key_exists(x->st, dst);
+    int64_t rc = goblin__bit_op(x->st, op, dst, keys, n);
+
+    goblin__notify_stored(x, GOBLIN__NOTIFY_STRING, "set", dst, rc, existed);
+    int_reply(x, rc);
 }
 
 void goblin__cmd_bitop(goblin__exec *x, int argc,
@@ -365,6 +375,7 @@ void goblin__exec_bitfield(goblin__exec *x, struct goblin_slice key,
                            struct goblin__bf_result *out)
 {
     int rc = goblin__bit_field(x->st, key, ops, n, out);
+    size_t changes = 0;
 
     if (rc < 0) {
         goblin__reply_code(x, rc);
@@ -376,7 +387,11 @@ void goblin__exec_bitfield(goblin__exec *x, struct goblin_slice key,
             goblin__reply_null(x);
         else
             goblin__reply_int(x, out[i].value);
+        /* Redis counts every SET and every INCRBY that did not fail. */
+        changes += ops[i].kind != GOBLIN__BF_GET && !out[i].failed;
     }
+    if (changes > 0)
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "setbit", key);
 }
 
 /* A BITFIELD type: i1..i64 or u1..u63 (lower case, as Redis reads it). */

@@ -14,6 +14,7 @@
 #include "exec.h"
 #include "goblin/zset.h"
 #include "handlers.h"
+#include "notify.h"
 #include "respond.h"
 
 struct emit {
@@ -49,7 +50,9 @@ static void zpop_keyed(goblin__exec *x, struct goblin_slice key, int max,
         goblin__reply_array(x, (size_t)n * 2 + 1);
         goblin__reply_slice(x, key);
     }
-    goblin_zset_pop(x->st, key, max, n, emit_member, &e);
+    if (goblin_zset_pop(x->st, key, max, n, emit_member, &e) > 0)
+        goblin__notify_removed(x, GOBLIN__NOTIFY_ZSET,
+                               max ? "zpopmax" : "zpopmin", key);
 }
 
 /* The first of keys holding a sorted set: 1 with its index in *at, 0 when

@@ -119,6 +119,8 @@ static void client_flags(const goblin_session *s, char *buf)
 {
     char *p = buf;
 
+    if (goblin__ps_total(&s->ps) > 0)
+        *p++ = 'P';
     if (s->flags & SESS_MULTI)
         *p++ = 'x';
     if (s->flags & SESS_BLOCKED)
@@ -148,12 +150,15 @@ void goblin__client_line(struct goblin__text *t, const goblin_session *s)
     client_flags(s, flags);
     goblin__session_mem(s, &m);
     goblin__text_addf(t, "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld "
-                      "idle=%lld flags=%s db=%d sub=0 psub=0 ssub=0 "
+                      "idle=%lld flags=%s db=%d sub=%u psub=%u ssub=%u "
                       "multi=%lld ",
                       (unsigned long long)s->id, s->peer, s->local, s->fd,
                       s->name != NULL ? s->name : "",
                       (long long)(now - s->ctime_ms) / 1000,
                       (long long)(now - s->last_ms) / 1000, flags, s->dbid,
+                      goblin__ps_count(&s->ps, GOBLIN__PS_CHANNEL),
+                      goblin__ps_count(&s->ps, GOBLIN__PS_PATTERN),
+                      goblin__ps_count(&s->ps, GOBLIN__PS_SHARD),
                       s->flags & SESS_MULTI ? (long long)s->nqueue : -1LL);
     goblin__text_addf(t, "qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu "
                       "rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu ",

@@ -16,6 +16,14 @@
 
 void goblin__exec_ping(goblin__exec *x, const struct goblin_slice *message)
 {
+    /* A subscribed RESP2 connection reads only arrays: ["pong", message]. */
+    if (x->resp == 2 && goblin__ps_total(&x->sess->ps) > 0) {
+        goblin__reply_array(x, 2);
+        goblin__reply_bulk(x, "pong", 4);
+        goblin__reply_bulk(x, message ? message->ptr : "",
+                           message ? message->len : 0);
+        return;
+    }
     if (message == NULL)
         goblin__reply_status(x, "PONG");
     else

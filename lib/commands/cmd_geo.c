@@ -20,6 +20,7 @@
 #include "exec.h"
 #include "goblin/numtext.h"
 #include "goblin/zset.h"
+#include "notify.h"
 #include "respond.h"
 #include "store/geo.h"
 #include "util/pqsort.h"
@@ -112,6 +113,9 @@ void goblin__exec_geoadd(goblin__exec *x, struct goblin_slice key,
 {
     int64_t rc = goblin_zset_add_pairs(x->st, key, flags, pairs, n);
 
+    /* GEOADD is ZADD underneath, and says so (see goblin__exec_zadd). */
+    if (rc > 0 || (rc == 0 && !(flags & GOBLIN_ZADD_NX)))
+        goblin__notify(x, GOBLIN__NOTIFY_ZSET, "zadd", key);
     if (rc < 0)
         goblin__reply_code(x, (int)rc);
     else
@@ -451,13 +455,23 @@ void goblin__exec_geosearch(goblin__exec *x, struct goblin__geo_query *q)
     else if (sort != SORT_NONE && n > 0 && pts.n > 1)
         goblin__pqsort(pts.v, pts.n, sizeof(*pts.v),
                        sort == SORT_ASC ? cmp_asc : cmp_desc, 0, n - 1);
-    if (!q->has_store)
+    if (!q->has_store) {
         geo_reply(x, q, pts.v, n);
-    else if ((rc = goblin__geo_store(x->st, q->store, pts.v, n, q->storedist,
-                                     q->shape.conversion)) < 0)
-        goblin__reply_code(x, rc);
-    else
-        goblin__reply_int(x, (int64_t)n);
+    } else {
+        bool existed = goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC) &&
+                       goblin_key_exists(x->st, q->store);
+
+        if ((rc = goblin__geo_store(x->st, q->store, pts.v, n, q->storedist,
+                                    q->shape.conversion)) < 0) {
+            goblin__reply_code(x, rc);
+        } else {
+            goblin__reply_int(x, (int64_t)n);
+            goblin__notify_stored(x, GOBLIN__NOTIFY_ZSET,
+                                  q->radius ? "georadiusstore"
+                                            : "geosearchstore",
+                                  q->store, (int64_t)n, existed);
+        }
+    }
     goblin__geo_points_free(x->st, &pts);
 }
 
@@ -471,6 +485,7 @@ static void georadius_generic(goblin__exec *x, int argc,
 
     goblin__geo_query_init(&q);
     q.key = argv[src];
+    q.radius = !(flags & GEOSEARCH);
     if ((card = goblin_zset_card(x->st, q.key)) < 0) {
         goblin__reply_code(x, (int)card);
         return;
@@ -497,12 +512,17 @@ static void georadius_generic(goblin__exec *x, int argc,
     if (card == 0) {
         /* A missing source: STORE deletes its destination. */
         if (q.has_store) {
+            bool existed = goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC) &&
+                           goblin_key_exists(x->st, q.store);
             int rc = goblin__geo_store(x->st, q.store, NULL, 0, false, 1);
 
-            if (rc < 0)
+            if (rc < 0) {
                 goblin__reply_code(x, rc);
-            else
+            } else {
                 goblin__reply_int(x, 0);
+                goblin__notify_stored(x, GOBLIN__NOTIFY_ZSET, "", q.store, 0,
+                                      existed);
+            }
         } else {
             goblin__reply_array(x, 0);
         }

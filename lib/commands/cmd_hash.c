@@ -14,6 +14,7 @@
 #include "goblin/hash.h"
 #include "goblin/keys.h"
 #include "goblin/numtext.h"
+#include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
 
@@ -37,7 +38,11 @@ static bool pairs_ok(goblin__exec *x, int argc)
 void goblin__exec_hset(goblin__exec *x, struct goblin_slice key,
                        const struct goblin_slice *fv, size_t npairs)
 {
-    int_reply(x, goblin_hash_set(x->st, key, fv, npairs));
+    int rc = goblin_hash_set(x->st, key, fv, npairs);
+
+    if (rc >= 0)
+        goblin__notify(x, GOBLIN__NOTIFY_HASH, "hset", key);
+    int_reply(x, rc);
 }
 
 void goblin__cmd_hset(goblin__exec *x, int argc,
@@ -52,6 +57,8 @@ void goblin__exec_hmset(goblin__exec *x, struct goblin_slice key,
 {
     int rc = goblin_hash_set(x->st, key, fv, npairs);
 
+    if (rc >= 0)
+        goblin__notify(x, GOBLIN__NOTIFY_HASH, "hset", key);
     if (rc < 0)
         goblin__reply_code(x, rc);
     else
@@ -68,7 +75,11 @@ void goblin__cmd_hmset(goblin__exec *x, int argc,
 void goblin__exec_hsetnx(goblin__exec *x, struct goblin_slice key,
                          struct goblin_slice field, struct goblin_slice value)
 {
-    int_reply(x, goblin_hash_setnx(x->st, key, field, value));
+    int rc = goblin_hash_setnx(x->st, key, field, value);
+
+    if (rc == 1)
+        goblin__notify(x, GOBLIN__NOTIFY_HASH, "hset", key);
+    int_reply(x, rc);
 }
 
 void goblin__cmd_hsetnx(goblin__exec *x, int argc,
@@ -124,7 +135,11 @@ void goblin__cmd_hmget(goblin__exec *x, int argc,
 void goblin__exec_hdel(goblin__exec *x, struct goblin_slice key,
                        const struct goblin_slice *fields, size_t n)
 {
-    int_reply(x, goblin_hash_del(x->st, key, fields, n));
+    int rc = goblin_hash_del(x->st, key, fields, n);
+
+    if (rc > 0)
+        goblin__notify_removed(x, GOBLIN__NOTIFY_HASH, "hdel", key);
+    int_reply(x, rc);
 }
 
 void goblin__cmd_hdel(goblin__exec *x, int argc,
@@ -248,6 +263,8 @@ void goblin__exec_hincrby(goblin__exec *x, struct goblin_slice key,
     int64_t result;
     int rc = goblin_hash_incrby(x->st, key, field, incr, &result);
 
+    if (rc >= 0)
+        goblin__notify(x, GOBLIN__NOTIFY_HASH, "hincrby", key);
     if (rc < 0)
         goblin__reply_code(x, rc);
     else
@@ -278,6 +295,8 @@ void goblin__exec_hincrbyfloat(goblin__exec *x, struct goblin_slice key,
     }
     rc = isinf(incr) ? GOBLIN_EINVAL
                      : goblin_hash_incrbyfloat(x->st, key, field, incr, &v);
+    if (rc >= 0)
+        goblin__notify(x, GOBLIN__NOTIFY_HASH, "hincrbyfloat", key);
     if (rc == GOBLIN_EINVAL)
         goblin__reply_error(x, "ERR value is NaN or Infinity");
     else if (rc < 0)

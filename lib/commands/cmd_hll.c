@@ -11,6 +11,7 @@
 
 #include "engine/session.h"
 #include "exec.h"
+#include "notify.h"
 #include "respond.h"
 #include "store/hll.h"
 
@@ -34,6 +35,8 @@ void goblin__exec_pfadd(goblin__exec *x, struct goblin_slice key,
     int rc = goblin__hll_add(x->st, key, elems, n,
                              (size_t)x->eng->hll_sparse_max_bytes);
 
+    if (rc == 1)
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "pfadd", key);
     if (rc < 0)
         hll_error(x, rc);
     else
@@ -70,6 +73,8 @@ void goblin__exec_pfmerge(goblin__exec *x, struct goblin_slice dst,
     int rc = goblin__hll_merge(x->st, dst, keys, n,
                                (size_t)x->eng->hll_sparse_max_bytes);
 
+    if (rc >= 0)
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "pfadd", dst);
     if (rc < 0)
         hll_error(x, rc);
     else

@@ -143,8 +143,9 @@ static void sec_stats(goblin__exec *x, struct goblin__text *t)
                       "total_net_output_bytes:%llu\r\n"
                       "rejected_connections:0\r\nexpired_keys:%llu\r\n"
                       "evicted_keys:%llu\r\nkeyspace_hits:%llu\r\n"
-                      "keyspace_misses:%llu\r\npubsub_channels:0\r\n"
-                      "pubsub_patterns:0\r\ntotal_error_replies:%llu\r\n"
+                      "keyspace_misses:%llu\r\npubsub_channels:%zu\r\n"
+                      "pubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
+                      "total_error_replies:%llu\r\n"
                       "unexpected_error_replies:0\r\n",
                       (unsigned long long)e->stat_connections,
                       (unsigned long long)e->stat_commands,
@@ -155,6 +156,9 @@ static void sec_stats(goblin__exec *x, struct goblin__text *t)
                       (unsigned long long)e->stat_evicted_keys,
                       (unsigned long long)e->stat_keyspace_hits,
                       (unsigned long long)e->stat_keyspace_misses,
+                      goblin__ps_names(&e->pubsub, GOBLIN__PS_CHANNEL),
+                      goblin__ps_names(&e->pubsub, GOBLIN__PS_PATTERN),
+                      goblin__ps_names(&e->pubsub, GOBLIN__PS_SHARD),
                       (unsigned long long)e->stat_errors);
 }
 

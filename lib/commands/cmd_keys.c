@@ -17,6 +17,7 @@
 #include "exec.h"
 #include "goblin/keys.h"
 #include "engine/maxmemory.h"
+#include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
 
@@ -35,7 +36,16 @@ static void sum_keys(goblin__exec *x, const struct goblin_slice *keys,
 void goblin__exec_del(goblin__exec *x, const struct goblin_slice *keys,
                       size_t n)
 {
-    sum_keys(x, keys, n, goblin_key_delete);
+    int64_t count = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        int rc = goblin_key_delete(x->st, keys[i]);
+
+        if (rc > 0)
+            goblin__notify(x, GOBLIN__NOTIFY_GENERIC, "del", keys[i]);
+        count += rc;
+    }
+    goblin__reply_int(x, count);
 }
 
 void goblin__cmd_del(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -95,7 +105,13 @@ void goblin__exec_rename(goblin__exec *x, struct goblin_slice key,
                          struct goblin_slice new_key, int nx)
 {
     int rc = goblin_key_rename(x->st, key, new_key, nx);
+    bool same = key.len == new_key.len &&
+                memcmp(key.ptr, new_key.ptr, key.len) == 0;
 
+    if (rc >= 0 && (!nx || rc == 1) && !same) {
+        goblin__notify(x, GOBLIN__NOTIFY_GENERIC, "rename_from", key);
+        goblin__notify(x, GOBLIN__NOTIFY_GENERIC, "rename_to", new_key);
+    }
     if (rc == GOBLIN_ENOKEY)
         goblin__reply_error(x, "ERR no such key");
     else if (rc < 0)
@@ -416,6 +432,10 @@ void goblin__exec_expire(goblin__exec *x, enum goblin__expire_kind kind,
         goblin_key_pexpireat};
     int rc = fns[kind](x->st, key, t, flags);
 
+    /* A deadline already past deletes the key. */
+    if (rc == 1 && goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC))
+        goblin__notify(x, GOBLIN__NOTIFY_GENERIC,
+                       goblin_key_exists(x->st, key) ? "expire" : "del", key);
     if (rc == GOBLIN_EINVAL)
         goblin__reply_errorf(x, "ERR invalid expire time in '%s' command",
                              x->cmd->fullname);
@@ -504,6 +524,8 @@ void goblin__exec_persist(goblin__exec *x, struct goblin_slice key)
 {
     int rc = goblin_key_persist(x->st, key);
 
+    if (rc == 1)
+        goblin__notify(x, GOBLIN__NOTIFY_GENERIC, "persist", key);
     if (rc < 0)
         goblin__reply_code(x, rc);
     else

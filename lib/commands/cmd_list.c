@@ -10,10 +10,13 @@
  *
  * Each command is an execution function (exec.h), which SBE's typed
  * requests call too, and a RESP handler that parses argv and calls it.
+ * The execution functions publish Redis's keyspace events (notify.h), so
+ * every protocol, and a blocked client when it is served, emits them.
  */
 #include "exec.h"
 #include "goblin/keys.h"
 #include "goblin/list.h"
+#include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
 
@@ -47,7 +50,12 @@ void goblin__exec_listpush(goblin__exec *x, struct goblin_slice key,
                            const struct goblin_slice *elems, size_t n,
                            bool exists)
 {
-    int_reply(x, goblin_list_push(x->st, key, end, elems, n, exists));
+    int64_t rc = goblin_list_push(x->st, key, end, elems, n, exists);
+
+    int_reply(x, rc);
+    if (rc > 0)
+        goblin__notify(x, GOBLIN__NOTIFY_LIST,
+                       end == GOBLIN_LIST_HEAD ? "lpush" : "rpush", key);
 }
 
 void goblin__cmd_lpush(goblin__exec *x, int argc,
@@ -86,6 +94,16 @@ static int reply_elem(void *ctx, struct goblin_slice e)
     return 0;
 }
 
+/* After n elements left key's end: Redis's listElementsRemoved. */
+static void popped(goblin__exec *x, struct goblin_slice key,
+                   enum goblin_list_end end, int64_t n)
+{
+    if (n > 0)
+        goblin__notify_removed(x, GOBLIN__NOTIFY_LIST,
+                               end == GOBLIN_LIST_HEAD ? "lpop" : "rpop",
+                               key);
+}
+
 void goblin__reply_list_pop(goblin__exec *x, struct goblin_slice key,
                             enum goblin_list_end end, int64_t count)
 {
@@ -96,7 +114,8 @@ void goblin__reply_list_pop(goblin__exec *x, struct goblin_slice key,
         return;
     }
     goblin__reply_array(x, (size_t)(count < len ? count : len));
-    goblin_list_pop(x->st, key, end, count, reply_elem, x);
+    popped(x, key, end, goblin_list_pop(x->st, key, end, count, reply_elem,
+                                        x));
 }
 
 void goblin__exec_listpop(goblin__exec *x, struct goblin_slice key,
@@ -113,7 +132,8 @@ void goblin__exec_listpop(goblin__exec *x, struct goblin_slice key,
         else
             goblin__reply_null(x);
     } else if (!has_count) {
-        goblin_list_pop(x->st, key, end, 1, reply_elem, x);
+        popped(x, key, end, goblin_list_pop(x->st, key, end, 1, reply_elem,
+                                            x));
     } else {
         goblin__reply_list_pop(x, key, end, count);
     }
@@ -211,10 +231,12 @@ void goblin__exec_lset(goblin__exec *x, struct goblin_slice key,
 {
     int rc = goblin_list_set(x->st, key, index, elem);
 
-    if (rc < 0)
+    if (rc < 0) {
         goblin__reply_code(x, rc);
-    else
+    } else {
         goblin__reply_ok(x);
+        goblin__notify(x, GOBLIN__NOTIFY_LIST, "lset", key);
+    }
 }
 
 void goblin__cmd_lset(goblin__exec *x, int argc,
@@ -272,12 +294,19 @@ void goblin__cmd_lrange(goblin__exec *x, int argc,
 void goblin__exec_ltrim(goblin__exec *x, struct goblin_slice key,
                         int64_t start, int64_t stop)
 {
+    /* Redis reports "ltrim" for any list, even when nothing went. */
+    bool existed = goblin__notify_on(x, GOBLIN__NOTIFY_LIST |
+                                            GOBLIN__NOTIFY_GENERIC) &&
+                   goblin_key_type(x->st, key) == GOBLIN_TYPE_LIST;
     int rc = goblin_list_trim(x->st, key, start, stop);
 
-    if (rc < 0)
+    if (rc < 0) {
         goblin__reply_code(x, rc);
-    else
-        goblin__reply_ok(x);
+        return;
+    }
+    goblin__reply_ok(x);
+    if (existed)
+        goblin__notify_removed(x, GOBLIN__NOTIFY_LIST, "ltrim", key);
 }
 
 void goblin__cmd_ltrim(goblin__exec *x, int argc,
@@ -302,6 +331,8 @@ void goblin__exec_linsert(goblin__exec *x, struct goblin_slice key,
         goblin__reply_code(x, rc);
     else
         goblin__reply_int(x, len);
+    if (rc == 1)
+        goblin__notify(x, GOBLIN__NOTIFY_LIST, "linsert", key);
 }
 
 void goblin__cmd_linsert(goblin__exec *x, int argc,
@@ -319,7 +350,11 @@ void goblin__cmd_linsert(goblin__exec *x, int argc,
 void goblin__exec_lrem(goblin__exec *x, struct goblin_slice key,
                        int64_t count, struct goblin_slice elem)
 {
-    int_reply(x, goblin_list_rem(x->st, key, count, elem));
+    int64_t rc = goblin_list_rem(x->st, key, count, elem);
+
+    int_reply(x, rc);
+    if (rc > 0)
+        goblin__notify_removed(x, GOBLIN__NOTIFY_LIST, "lrem", key);
 }
 
 void goblin__cmd_lrem(goblin__exec *x, int argc,
@@ -432,6 +467,12 @@ void goblin__exec_lmove(goblin__exec *x, struct goblin_slice src,
         goblin__reply_code(x, rc);
     else if (rc == 0)
         goblin__reply_null(x);
+    if (rc == 1) {
+        /* Redis's order: the push to dst, then the pop from src. */
+        goblin__notify(x, GOBLIN__NOTIFY_LIST,
+                       to == GOBLIN_LIST_HEAD ? "lpush" : "rpush", dst);
+        popped(x, src, from, 1);
+    }
 }
 
 void goblin__cmd_lmove(goblin__exec *x, int argc,

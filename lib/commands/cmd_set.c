@@ -5,13 +5,15 @@
  * a set (RESP3 '~'); SRANDMEMBER with a count an array, as Redis does.
  *
  * Each command is an execution function (exec.h), which SBE's typed
- * requests call too, and a RESP handler that parses argv and calls it.
+ * requests call too, and a RESP handler that parses argv and calls it;
+ * the execution functions publish Redis's keyspace events (notify.h).
  */
 #include <string.h>
 
 #include "exec.h"
 #include "goblin/keys.h"
 #include "goblin/set.h"
+#include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
 
@@ -95,7 +97,11 @@ static int gather_reserve(goblin__exec *x, struct gather *g)
 void goblin__exec_sadd(goblin__exec *x, struct goblin_slice key,
                        const struct goblin_slice *members, size_t n)
 {
-    int_reply(x, goblin_set_add(x->st, key, members, n));
+    int64_t rc = goblin_set_add(x->st, key, members, n);
+
+    int_reply(x, rc);
+    if (rc > 0)
+        goblin__notify(x, GOBLIN__NOTIFY_SET, "sadd", key);
 }
 
 void goblin__cmd_sadd(goblin__exec *x, int argc,
@@ -107,7 +113,11 @@ void goblin__cmd_sadd(goblin__exec *x, int argc,
 void goblin__exec_srem(goblin__exec *x, struct goblin_slice key,
                        const struct goblin_slice *members, size_t n)
 {
-    int_reply(x, goblin_set_rem(x->st, key, members, n));
+    int64_t rc = goblin_set_rem(x->st, key, members, n);
+
+    int_reply(x, rc);
+    if (rc > 0)
+        goblin__notify_removed(x, GOBLIN__NOTIFY_SET, "srem", key);
 }
 
 void goblin__cmd_srem(goblin__exec *x, int argc,
@@ -256,11 +266,14 @@ void goblin__exec_spop(goblin__exec *x, struct goblin_slice key,
             goblin__reply_null(x);
         else if (rc < 0)
             goblin__reply_code(x, (int)rc);
-        return;
+    } else {
+        rc = goblin_set_pop(x->st, key, count, stream_begin, stream_member,
+                            &o);
+        if (rc < 0)
+            goblin__reply_code(x, (int)rc);
     }
-    rc = goblin_set_pop(x->st, key, count, stream_begin, stream_member, &o);
-    if (rc < 0)
-        goblin__reply_code(x, (int)rc);
+    if (rc > 0)
+        goblin__notify_removed(x, GOBLIN__NOTIFY_SET, "spop", key);
 }
 
 void goblin__cmd_spop(goblin__exec *x, int argc,
@@ -281,7 +294,18 @@ void goblin__cmd_spop(goblin__exec *x, int argc,
 void goblin__exec_smove(goblin__exec *x, struct goblin_slice src,
                         struct goblin_slice dst, struct goblin_slice member)
 {
-    int_reply(x, goblin_set_move(x->st, src, dst, member));
+    /* Redis reports "sadd" only when dst did not hold member yet. */
+    bool had = goblin__notify_on(x, GOBLIN__NOTIFY_SET) &&
+               goblin_set_ismember(x->st, dst, member) == 1;
+    int64_t rc = goblin_set_move(x->st, src, dst, member);
+
+    int_reply(x, rc);
+    if (rc != 1 || (src.len == dst.len &&
+                    (src.len == 0 || memcmp(src.ptr, dst.ptr, src.len) == 0)))
+        return;
+    goblin__notify_removed(x, GOBLIN__NOTIFY_SET, "srem", src);
+    if (!had)
+        goblin__notify(x, GOBLIN__NOTIFY_SET, "sadd", dst);
 }
 
 void goblin__cmd_smove(goblin__exec *x, int argc,
@@ -334,7 +358,18 @@ void goblin__exec_scombine(goblin__exec *x, enum goblin_set_op op,
     int64_t rc;
 
     if (dst != NULL) {
-        int_reply(x, goblin_set_combine_store(x->st, op, *dst, keys, n));
+        static const char *const events[] = {
+            [GOBLIN_SET_INTER] = "sinterstore",
+            [GOBLIN_SET_UNION] = "sunionstore",
+            [GOBLIN_SET_DIFF] = "sdiffstore",
+        };
+        bool existed = goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC) &&
+                       goblin_key_exists(x->st, *dst);
+
+        rc = goblin_set_combine_store(x->st, op, *dst, keys, n);
+        int_reply(x, rc);
+        goblin__notify_stored(x, GOBLIN__NOTIFY_SET, events[op], *dst, rc,
+                              existed);
         return;
     }
     rc = goblin_set_combine(x->st, op, keys, n, stream_begin, stream_member,

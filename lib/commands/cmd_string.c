@@ -14,15 +14,18 @@
 #include "goblin/numtext.h"
 #include "exec.h"
 #include "goblin/str.h"
+#include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
 
-static void hit(goblin__exec *x, int found)
+static void hit(goblin__exec *x, int found, struct goblin_slice key)
 {
-    if (found > 0)
+    if (found > 0) {
         x->eng->stat_keyspace_hits++;
-    else if (found == 0)
+    } else if (found == 0) {
         x->eng->stat_keyspace_misses++;
+        goblin__notify(x, GOBLIN__NOTIFY_KEY_MISS, "keymiss", key);
+    }
 }
 
 /* Replies a bulk view, null (rc 0) or the error of rc. */
@@ -49,7 +52,7 @@ void goblin__exec_get(goblin__exec *x, struct goblin_slice key)
     struct goblin_slice v = {NULL, 0};
     int rc = goblin_str_get(x->st, key, &v);
 
-    hit(x, rc);
+    hit(x, rc, key);
     view_reply(x, rc, v);
 }
 
@@ -152,6 +155,11 @@ void goblin__exec_set(goblin__exec *x, struct goblin_slice key,
     struct goblin_slice old = {NULL, 0};
     int rc = goblin_str_set(x->st, key, value, so, so->get ? &old : NULL);
 
+    if (rc >= 0 && (rc & GOBLIN_SET_DONE)) {
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "set", key);
+        if (so->ttl != GOBLIN_TTL_DEFAULT && so->ttl != GOBLIN_TTL_KEEP)
+            goblin__notify(x, GOBLIN__NOTIFY_GENERIC, "expire", key);
+    }
     if (rc == GOBLIN_EINVAL)
         invalid_expire(x);
     else if (rc < 0)
@@ -185,7 +193,11 @@ void goblin__cmd_set(goblin__exec *x, int argc, const struct goblin_slice *argv)
 void goblin__exec_setnx(goblin__exec *x, struct goblin_slice key,
                         struct goblin_slice value)
 {
-    int_reply(x, goblin_str_setnx(x->st, key, value));
+    int rc = goblin_str_setnx(x->st, key, value);
+
+    if (rc == 1)
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "set", key);
+    int_reply(x, rc);
 }
 
 void goblin__cmd_setnx(goblin__exec *x, int argc,
@@ -223,7 +235,11 @@ void goblin__exec_getset(goblin__exec *x, struct goblin_slice key,
 {
     struct goblin_slice old = {NULL, 0};
 
-    view_reply(x, goblin_str_getset(x->st, key, value, &old), old);
+    int rc = goblin_str_getset(x->st, key, value, &old);
+
+    if (rc >= 0)
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "set", key);
+    view_reply(x, rc, old);
 }
 
 void goblin__cmd_getset(goblin__exec *x, int argc,
@@ -238,7 +254,9 @@ void goblin__exec_getdel(goblin__exec *x, struct goblin_slice key)
     struct goblin_slice v = {NULL, 0};
     int rc = goblin_str_getdel(x->st, key, &v);
 
-    hit(x, rc);
+    hit(x, rc, key);
+    if (rc == 1)
+        goblin__notify(x, GOBLIN__NOTIFY_GENERIC, "del", key);
     view_reply(x, rc, v);
 }
 
@@ -253,9 +271,20 @@ void goblin__exec_getex(goblin__exec *x, struct goblin_slice key,
                         enum goblin_ttl_mode mode, int64_t t)
 {
     struct goblin_slice v = {NULL, 0};
+    bool had_ttl = mode == GOBLIN_TTL_PERSIST &&
+                   goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC) &&
+                   goblin_key_ttl(x->st, key) >= 0;
     int rc = goblin_str_getex(x->st, key, mode, t, &v);
 
-    hit(x, rc);
+    hit(x, rc, key);
+    if (rc == 1 && mode == GOBLIN_TTL_PERSIST && had_ttl)
+        goblin__notify(x, GOBLIN__NOTIFY_GENERIC, "persist", key);
+    else if (rc == 1 && mode != GOBLIN_TTL_DEFAULT &&
+             mode != GOBLIN_TTL_PERSIST &&
+             goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC))
+        goblin__notify(x, GOBLIN__NOTIFY_GENERIC,
+                       goblin_key_exists(x->st, key) ? "expire" : "del",
+                       key);
     if (rc == GOBLIN_EINVAL)
         invalid_expire(x);
     else
@@ -288,7 +317,11 @@ void goblin__cmd_getex(goblin__exec *x, int argc,
 void goblin__exec_append(goblin__exec *x, struct goblin_slice key,
                          struct goblin_slice value)
 {
-    int_reply(x, goblin_str_append(x->st, key, value));
+    int rc = goblin_str_append(x->st, key, value);
+
+    if (rc >= 0)
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "append", key);
+    int_reply(x, rc);
 }
 
 void goblin__cmd_append(goblin__exec *x, int argc,
@@ -313,7 +346,11 @@ void goblin__cmd_strlen(goblin__exec *x, int argc,
 void goblin__exec_setrange(goblin__exec *x, struct goblin_slice key,
                            int64_t offset, struct goblin_slice value)
 {
-    int_reply(x, goblin_str_setrange(x->st, key, offset, value));
+    int rc = goblin_str_setrange(x->st, key, offset, value);
+
+    if (rc >= 0 && value.len > 0)
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "setrange", key);
+    int_reply(x, rc);
 }
 
 void goblin__cmd_setrange(goblin__exec *x, int argc,
@@ -361,6 +398,8 @@ void goblin__exec_incrby(goblin__exec *x, struct goblin_slice key,
     int64_t result;
     int rc = goblin_str_incrby(x->st, key, delta, &result);
 
+    if (rc >= 0)
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "incrby", key);
     if (rc < 0)
         goblin__reply_code(x, rc);
     else
@@ -418,6 +457,8 @@ void goblin__exec_incrbyfloat(goblin__exec *x, struct goblin_slice key,
     int rc = incr != NULL ? goblin_str_incrbyfloat(x->st, key, *incr, &v)
                           : goblin_str_incrbyfloat_text(x->st, key, text, &v);
 
+    if (rc >= 0)
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "incrbyfloat", key);
     if (rc < 0)
         goblin__reply_code(x, rc);
     else
@@ -442,7 +483,7 @@ void goblin__exec_mget(goblin__exec *x, const struct goblin_slice *keys,
     }
     goblin_str_mget(x->st, keys, n, x->sess->scratch);
     for (i = 0; i < n; i++)
-        hit(x, x->sess->scratch[i].ptr != NULL);
+        hit(x, x->sess->scratch[i].ptr != NULL, keys[i]);
     goblin__reply_strings(x, x->sess->scratch, n, true);
 }
 
@@ -480,6 +521,8 @@ void goblin__exec_mset(goblin__exec *x, const struct goblin_slice *keys,
 {
     int rc = goblin_str_mset(x->st, keys, values, n);
 
+    if (rc >= 0)
+        goblin__notify_keys(x, GOBLIN__NOTIFY_STRING, "set", keys, n);
     if (rc < 0)
         goblin__reply_code(x, rc);
     else
@@ -489,7 +532,11 @@ void goblin__exec_mset(goblin__exec *x, const struct goblin_slice *keys,
 void goblin__exec_msetnx(goblin__exec *x, const struct goblin_slice *keys,
                          const struct goblin_slice *values, size_t n)
 {
-    int_reply(x, goblin_str_msetnx(x->st, keys, values, n));
+    int rc = goblin_str_msetnx(x->st, keys, values, n);
+
+    if (rc == 1)
+        goblin__notify_keys(x, GOBLIN__NOTIFY_STRING, "set", keys, n);
+    int_reply(x, rc);
 }
 
 void goblin__cmd_mset(goblin__exec *x, int argc,

@@ -11,6 +11,7 @@
 
 #include "exec.h"
 #include "goblin/zset.h"
+#include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
 
@@ -134,8 +135,12 @@ void goblin__exec_zrangestore(goblin__exec *x, struct goblin_slice dst,
                               struct goblin_slice src,
                               const struct goblin_zrange *r)
 {
+    bool existed = goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC) &&
+                   goblin_key_exists(x->st, dst);
     int64_t n = goblin_zset_range_store(x->st, dst, src, r);
 
+    goblin__notify_stored(x, GOBLIN__NOTIFY_ZSET, "zrangestore", dst, n,
+                          existed);
     if (n < 0)
         goblin__reply_code(x, (int)n);
     else

@@ -15,6 +15,7 @@
 
 #include "exec.h"
 #include "goblin/zset.h"
+#include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
 
@@ -119,9 +120,17 @@ void goblin__exec_zadd(goblin__exec *x, struct goblin_slice key,
     if (incr) {
         rc = goblin_zset_incr(x->st, key, flags, pairs[0].member,
                               pairs[0].score, &score);
+        if (rc == 1)
+            goblin__notify(x, GOBLIN__NOTIFY_ZSET, "zincr", key);
         incr_reply(x, rc, score);
     } else {
-        int_reply(x, goblin_zset_add_pairs(x->st, key, flags, pairs, n));
+        rc = goblin_zset_add_pairs(x->st, key, flags, pairs, n);
+        /* Redis notifies on any addition or score change; the count does
+         * not show unchanged-score updates apart, so only NX without an
+         * addition is known to have changed nothing. */
+        if (rc > 0 || (rc == 0 && !(flags & GOBLIN_ZADD_NX)))
+            goblin__notify(x, GOBLIN__NOTIFY_ZSET, "zadd", key);
+        int_reply(x, rc);
     }
 }
 
@@ -154,6 +163,8 @@ void goblin__exec_zincrby(goblin__exec *x, struct goblin_slice key,
     double score = 0;
     int rc = goblin_zset_incr(x->st, key, 0, member, incr, &score);
 
+    if (rc == 1)
+        goblin__notify(x, GOBLIN__NOTIFY_ZSET, "zincr", key);
     incr_reply(x, rc, score);
 }
 
@@ -350,7 +361,11 @@ void goblin__cmd_zrevrank(goblin__exec *x, int argc,
 void goblin__exec_zrem(goblin__exec *x, struct goblin_slice key,
                        const struct goblin_slice *members, size_t n)
 {
-    int_reply(x, goblin_zset_rem(x->st, key, members, n));
+    int rc = goblin_zset_rem(x->st, key, members, n);
+
+    if (rc > 0)
+        goblin__notify_removed(x, GOBLIN__NOTIFY_ZSET, "zrem", key);
+    int_reply(x, rc);
 }
 
 void goblin__cmd_zrem(goblin__exec *x, int argc,
@@ -362,7 +377,17 @@ void goblin__cmd_zrem(goblin__exec *x, int argc,
 void goblin__exec_zremrange(goblin__exec *x, struct goblin_slice key,
                             const struct goblin_zrange *r)
 {
-    int_reply(x, goblin_zset_rem_range(x->st, key, r));
+    static const char *const events[] = {
+        "zremrangebyrank", "zremrangebyscore", "zremrangebylex"};
+    int64_t rc = goblin_zset_rem_range(x->st, key, r);
+
+    if (rc > 0)
+        goblin__notify_removed(x, GOBLIN__NOTIFY_ZSET,
+                               events[r->by == GOBLIN_ZRANGE_BY_RANK    ? 0
+                                      : r->by == GOBLIN_ZRANGE_BY_SCORE ? 1
+                                                                        : 2],
+                               key);
+    int_reply(x, rc);
 }
 
 static void remrange(goblin__exec *x, const struct goblin_slice *argv,

@@ -15,6 +15,7 @@
 #include "exec.h"
 #include "goblin/keys.h"
 #include "goblin/zset.h"
+#include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
 #include "engine/text.h"
@@ -55,8 +56,9 @@ void goblin__exec_zpop(goblin__exec *x, struct goblin_slice key, int max,
     n = count < card ? count : card;
     e.pairs = (has_count || x->typed != NULL) && x->resp == 3;
     goblin__reply_array(x, (size_t)n * (e.pairs ? 1 : 2));
-    if (n > 0)
-        goblin_zset_pop(x->st, key, max, n, emit_member, &e);
+    if (n > 0 && goblin_zset_pop(x->st, key, max, n, emit_member, &e) > 0)
+        goblin__notify_removed(x, GOBLIN__NOTIFY_ZSET,
+                               max ? "zpopmax" : "zpopmin", key);
 }
 
 /* ZPOPMIN and ZPOPMAX key [count]. */
@@ -345,8 +347,15 @@ void goblin__exec_zcombine(goblin__exec *x, const struct goblin__zcombine *a)
         combine_reply(x, a);
         return;
     }
+    static const char *const events[] = {"zunionstore", "zinterstore",
+                                         "zdiffstore"};
+    bool existed = goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC) &&
+                   goblin_key_exists(x->st, *a->dst);
+
     n = goblin_zset_combine_store(x->st, *a->dst, a->op, a->keys, a->nkeys,
                                   a->weights, a->agg);
+    goblin__notify_stored(x, GOBLIN__NOTIFY_ZSET, events[a->op], *a->dst, n,
+                          existed);
     if (n < 0)
         goblin__reply_code(x, (int)n);
     else

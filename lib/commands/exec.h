@@ -26,6 +26,7 @@
 #include "goblin/set.h"
 #include "goblin/str.h"
 #include "goblin/zset.h"
+#include "pubsub/pubsub.h"
 #include "store/bitmap.h"
 #include "store/geohash.h"
 
@@ -274,6 +275,19 @@ void goblin__exec_zcombine(goblin__exec *x, const struct goblin__zcombine *a);
 void goblin__exec_zintercard(goblin__exec *x, const struct goblin_slice *keys,
                              size_t n, int64_t limit);
 
+/* ---- Pub/Sub (cmd_pubsub.c) ---- */
+
+/* SUBSCRIBE, PSUBSCRIBE, SSUBSCRIBE (by k) of n names, one reply each. */
+void goblin__exec_subscribe(goblin__exec *x, enum goblin__ps_kind k,
+                            const struct goblin_slice *names, size_t n);
+/* UNSUBSCRIBE and its kin; n 0 drops every subscription of kind k. */
+void goblin__exec_unsubscribe(goblin__exec *x, enum goblin__ps_kind k,
+                              const struct goblin_slice *names, size_t n);
+/* PUBLISH (shard false) and SPUBLISH: the number of receivers. */
+void goblin__exec_publish(goblin__exec *x, bool shard,
+                          struct goblin_slice channel,
+                          struct goblin_slice message);
+
 /* ---- lists (cmd_list.c) ---- */
 
 /* LPUSH, RPUSH (exists false), LPUSHX, RPUSHX (exists true). */
@@ -408,6 +422,7 @@ struct goblin__geo_query {
     struct goblin_slice key;
     struct goblin__geo_shape shape;
     bool withdist, withhash, withcoord, any, storedist, has_store;
+    bool radius;    /* GEORADIUS*: its STORE reports "georadiusstore" */
     int sort;       /* 0 none, 1 ASC, 2 DESC */
     int64_t count;  /* 0: no COUNT */
     struct goblin_slice store;

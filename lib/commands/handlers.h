@@ -200,6 +200,22 @@ goblin__handler goblin__cmd_shutdown;
 /* cmd_rewrite.c */
 goblin__handler goblin__cmd_config_rewrite;
 
+/* cmd_pubsub.c */
+goblin__handler goblin__cmd_subscribe;
+goblin__handler goblin__cmd_unsubscribe;
+goblin__handler goblin__cmd_psubscribe;
+goblin__handler goblin__cmd_punsubscribe;
+goblin__handler goblin__cmd_ssubscribe;
+goblin__handler goblin__cmd_sunsubscribe;
+goblin__handler goblin__cmd_publish;
+goblin__handler goblin__cmd_spublish;
+goblin__handler goblin__cmd_pubsub_channels;
+goblin__handler goblin__cmd_pubsub_numsub;
+goblin__handler goblin__cmd_pubsub_numpat;
+goblin__handler goblin__cmd_pubsub_shardchannels;
+goblin__handler goblin__cmd_pubsub_shardnumsub;
+goblin__handler goblin__cmd_pubsub_help;
+
 /* cmd_list.c */
 goblin__handler goblin__cmd_lpush;
 goblin__handler goblin__cmd_rpush;

@@ -540,6 +540,8 @@ static bool name_ok(struct goblin_slice name)
 /* Every command bit set and a "~*" pattern for reads and writes. */
 static bool all_perms(const struct goblin__acl_user *u)
 {
+    if (!(u->flags & ACL_USER_ALLCHANNELS))
+        return false;
     for (size_t w = 0; w < GOBLIN__ACL_WORDS; w++)
         if (u->allowed[w] != ~(uint64_t)0)
             return false;

@@ -3,8 +3,9 @@
  * nopass), a set of allowed commands (one bit per entry of the command
  * table, subcommands included) and key patterns, each for reading,
  * writing or both. The user "default" always exists; requirepass sets its
- * password. Selectors and channel patterns are not modelled (channels are
- * kept only to show them back: Goblin has no Pub/Sub).
+ * password. Selectors are not modelled; channel patterns (&pattern,
+ * allchannels, resetchannels) apply to PUBLISH, SPUBLISH and the
+ * subscribe commands, as in Redis 7.0.
  *
  * acl.c keeps the users and applies rules; acl_check.c checks and
  * describes them; acl_file.c reads and writes the ACL file.
@@ -55,8 +56,9 @@ struct goblin__acl_user {
     char *rules; /* command rules after the +@all/-@all start, for
                   * display: "+@read -keys +set" */
     size_t rules_len;
-    /* Every command and every key (+@all ~*, as the default user): the
-     * checks are then one predictable branch. Set by every SETUSER. */
+    /* Every command, key and channel (+@all ~* &*, as the default
+     * user): the checks are then one predictable branch. Set by every
+     * SETUSER. */
     bool unrestricted;
 };
 
@@ -65,6 +67,7 @@ enum goblin__acl_denied {
     ACL_OK = 0,
     ACL_DENIED_CMD = 1,
     ACL_DENIED_KEY = 2,
+    ACL_DENIED_CHANNEL = 3,
 };
 
 /* Sets up the "default" user (on nopass ~* &* +@all). 0 or ENOMEM. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "acl.h"
+#include "commands/handlers.h"
 #include "goblin/keys.h"
 #include "session.h"
 #include "text.h"
@@ -67,6 +68,48 @@ static bool key_ok(const struct goblin__acl_user *u, struct goblin_slice key,
     return false;
 }
 
+/* Redis's ACLCheckChannelAgainstList: a channel matches a pattern of the
+ * user's; a pattern (PSUBSCRIBE) must be one of them literally. */
+static bool channel_ok(const struct goblin__acl_user *u,
+                       struct goblin_slice ch, bool is_pattern)
+{
+    for (size_t i = 0; i < u->nchannels; i++) {
+        const struct goblin__acl_pattern *p = &u->channels[i];
+
+        if (is_pattern ? p->len == ch.len && memcmp(p->pat, ch.ptr,
+                                                    ch.len) == 0
+                       : goblin_glob_match(p->pat, p->len, ch.ptr, ch.len,
+                                           false))
+            return true;
+    }
+    return false;
+}
+
+/* The channels of the commands that name them (getChannelsFromCommand;
+ * unsubscribing is never refused): false with *pos at a refused one. */
+static bool channels_ok(const struct goblin__acl_user *u,
+                        const struct goblin__command *cmd, int argc,
+                        const struct goblin_slice *argv, int *pos)
+{
+    goblin__handler *fn = cmd->fn;
+    bool pattern = fn == goblin__cmd_psubscribe;
+    int last = argc - 1;
+
+    if (u->flags & ACL_USER_ALLCHANNELS)
+        return true;
+    if (fn == goblin__cmd_publish || fn == goblin__cmd_spublish)
+        last = 1;
+    else if (!pattern && fn != goblin__cmd_subscribe &&
+             fn != goblin__cmd_ssubscribe)
+        return true;
+    for (int i = 1; i <= last && i < argc; i++)
+        if (!channel_ok(u, argv[i], pattern)) {
+            *pos = i;
+            return false;
+        }
+    return true;
+}
+
 static bool cmd_ok(const struct goblin__acl_user *u,
                    const struct goblin__command *cmd)
 {
@@ -89,6 +132,8 @@ enum goblin__acl_denied goblin__acl_check(goblin_session *s,
         return ACL_OK;
     if (!cmd_ok(u, cmd))
         return ACL_DENIED_CMD;
+    if ((cmd->flags & CMD_PUBSUB) && !channels_ok(u, cmd, argc, argv, pos))
+        return ACL_DENIED_CHANNEL;
     if (cmd->nkeyspecs == 0 || has_all_keys(u))
         return ACL_OK;
     cap = goblin__find_keys_cap(cmd, argc);
@@ -124,6 +169,9 @@ const char *goblin__acl_denied_text(enum goblin__acl_denied d,
     if (d == ACL_DENIED_KEY)
         return "NOPERM this user has no permissions to access one of the "
                "keys used as arguments";
+    if (d == ACL_DENIED_CHANNEL)
+        return "NOPERM this user has no permissions to access one of the "
+               "channels used as arguments";
     snprintf(buf, cap, "NOPERM this user has no permissions to run the '%s' "
                        "command", cmd->fullname);
     return buf;

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "goblin/keys.h"
+#include "commands/notify.h"
 #include "goblin/snapshot.h"
 #include "block.h"
 #include "session.h"
@@ -48,6 +49,9 @@ static void hook(struct goblin__db *d)
         return;
     d->st->cfg.key_changed = db_key_changed;
     d->st->cfg.key_changed_ctx = d;
+    /* Expired and evicted keys, for keyspace notifications. */
+    d->st->key_gone = goblin__notify_key_gone;
+    d->st->key_gone_ctx = d;
 }
 
 int goblin__db_init(goblin_engine *eng, int n)
@@ -95,6 +99,7 @@ void goblin__db_free(goblin_engine *eng)
         eng->st->cfg.key_changed = eng->prev_hook;
         eng->st->cfg.key_changed_ctx = eng->prev_hook_ctx;
     }
+    eng->st->key_gone = NULL;
     goblin__free(eng->st, eng->dbs, (size_t)eng->ndbs * sizeof(*eng->dbs));
     eng->dbs = NULL;
 }

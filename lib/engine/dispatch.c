@@ -196,6 +196,13 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, GOBLIN__OOM_TEXT);
         return false;
     }
+    if (!goblin__pubsub_allowed(s, x->cmd)) {
+        snprintf(text, sizeof(text), "ERR Can't execute '%s': only "
+                 "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET "
+                 "are allowed in this context", x->cmd->fullname);
+        reject(x, text);
+        return false;
+    }
     if (x->eng->script_busy && busy_refuses(x, argc, argv)) {
         reject(x, (x->eng->script_run->flags & GOBLIN_SCRIPT_EVAL)
                       ? "BUSY Redis is busy running a script. You can only "

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "acl.h"
+#include "commands/notify.h"
 #include "goblin/script.h"
 #include "block.h"
 #include "maxmemory.h"
@@ -105,6 +106,7 @@ static int engine_init(goblin_engine *eng)
     if (eng->stats == NULL)
         return GOBLIN_ENOMEM;
     memset(eng->stats, 0, n);
+    goblin__ps_init(&eng->pubsub, eng->st);
     rc = goblin__db_init(eng, 16);
     if (rc == 0)
         rc = goblin__touch_rules_build(eng);
@@ -118,6 +120,8 @@ static int engine_init(goblin_engine *eng)
         rc = goblin__db_settings_init(eng);
     if (rc == 0)
         rc = goblin__persist_init(eng);
+    if (rc == 0)
+        rc = goblin__notify_init(eng);
     return rc;
 }
 
@@ -134,6 +138,7 @@ static void engine_free(goblin_engine *eng)
     goblin__free(st, eng->stats, goblin__command_count * sizeof(*eng->stats));
     goblin__touch_rules_free(eng);
     goblin__watch_free(eng);
+    goblin__ps_free(&eng->pubsub);
     goblin__block_free(eng);
     goblin__db_free(eng);
     goblin__free(st, eng, sizeof(*eng));

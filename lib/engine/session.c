@@ -97,6 +97,8 @@ static void session_free(goblin_session *s)
     goblin__block_drop(s);
     goblin__unwatch_all(s);
     goblin__multi_discard(s);
+    goblin__pubsub_leave(s);
+    goblin_buf_free(&s->push);
     goblin__free(st, s->queue, s->capqueue * sizeof(*s->queue));
     goblin__free(st, s->qarea, s->qarea_cap);
     goblin__free(st, s->scratch, s->scratch_cap * sizeof(*s->scratch));
@@ -131,6 +133,7 @@ static int session_init(goblin_session *s,
         return GOBLIN_ENOMEM;
     s->parser_bulk_max = eng->proto_max_bulk_len;
     s->out.alloc = &eng->acct;
+    s->push.alloc = &eng->acct;
     s->resp = 2;
     goblin_resp_writer_init(&s->writer, &s->out, 2);
     s->discard.ops = &discard_ops;
@@ -267,6 +270,7 @@ void goblin__session_reset(goblin_session *s)
 {
     goblin__multi_discard(s);
     goblin__unwatch_all(s);
+    goblin__pubsub_leave(s);
     goblin__session_set_resp(s, 2);
     free_cstr(s->eng->st, s->name);
     s->name = NULL;
@@ -290,6 +294,9 @@ void goblin__session_mem(const goblin_session *s,
     m->rbs = s->out.cap;
     m->rbp = s->out_peak;
     m->obl = s->out.len - s->out_pos;
+    /* Messages delivered and not yet moved to the output. */
+    m->omem = s->push.cap;
     m->total = sizeof(*s) + s->in_cap + s->out.cap + m->multi_mem +
-               s->scratch_cap * sizeof(*s->scratch);
+               s->scratch_cap * sizeof(*s->scratch) + s->push.cap +
+               goblin__ps_client_mem(&s->ps);
 }

@@ -19,6 +19,7 @@
 #include "commands/command.h"
 #include "goblin/engine.h"
 #include "goblin/resp.h"
+#include "pubsub/pubsub.h"
 #include "store/store.h"
 
 struct goblin__cmdstat {
@@ -177,6 +178,11 @@ struct goblin_engine {
     bool script_busy; /* past busy-reply-threshold: others get BUSY */
     void (*busy_hook)(void *ctx, goblin_session *s);
     void *busy_hook_ctx;
+    /* Pub/Sub (cmd_pubsub.c) and keyspace notifications (notify.c):
+     * notify_flags holds the classes only while K or E is set. */
+    struct goblin__ps_registry pubsub;
+    int notify_flags;
+    char notify_text[24]; /* as CONFIG GET shows it */
 };
 
 /* Protocol of a session. */
@@ -281,6 +287,15 @@ struct goblin_session {
      * (set by lib/sbe with it: lib/engine does not call lib/sbe). */
     void *sbe;
     void (*sbe_free)(goblin_session *s);
+    /* lib/sbe: appends a published message to b as an SBE frame. */
+    void (*sbe_push)(goblin_session *s, struct goblin_buf *b,
+                     struct goblin_slice channel, struct goblin_slice message,
+                     struct goblin_slice pattern, bool shard);
+
+    /* Pub/Sub: the subscriptions, and messages delivered while another
+     * session ran, moved into out by goblin_session_output(). */
+    struct goblin__ps_client ps;
+    struct goblin_buf push;
 };
 
 /* session.c */
@@ -301,6 +316,22 @@ bool goblin__client_name_ok(struct goblin_slice name);
 /* Sets (or with an empty name clears) the session's name. 0 or
  * GOBLIN_ENOMEM. */
 int goblin__client_set_name(goblin_session *s, struct goblin_slice name);
+
+/* Tells s's transport that s has output or must close, from another
+ * session's command (a message, CLIENT KILL). */
+void goblin__session_wake(goblin_session *s);
+
+/* cmd_pubsub.c */
+/* Delivers message to the subscribers of channel (and, unless shard, of
+ * the patterns matching it); returns how many received it. */
+size_t goblin__pubsub_publish(goblin_engine *eng, bool shard,
+                              struct goblin_slice channel,
+                              struct goblin_slice message);
+/* Drops every subscription of s and its pending messages. */
+void goblin__pubsub_leave(goblin_session *s);
+/* False when a subscribed RESP2 session may not run c. */
+bool goblin__pubsub_allowed(const goblin_session *s,
+                            const struct goblin__command *c);
 
 /* Marks s killed (CLIENT KILL by session by) and wakes its server. */
 void goblin__session_kill(goblin_session *s, goblin_session *by);

@@ -161,8 +161,29 @@ int goblin__input_verdict(goblin_session *s, int rc)
     return 0;
 }
 
+/* Under the owner's call: messages delivered while other sessions ran
+ * join the output, or, past the output limit, everything is dropped. */
+static void output_settle(goblin_session *s)
+{
+    if (s->flags & SESS_OBUF_LIMIT) {
+        s->out.len = 0;
+        s->out_pos = 0;
+        s->push.len = 0;
+        return;
+    }
+    if (goblin_buf_append(&s->out, s->push.data, s->push.len) == 0)
+        s->push.len = 0;
+    if (s->push.cap > 64 * 1024) {
+        goblin_buf_free(&s->push);
+        s->push.alloc = &s->eng->acct;
+    }
+}
+
 const void *goblin_session_output(goblin_session *s, size_t *len)
 {
+    if (__builtin_expect(s->push.len != 0 || (s->flags & SESS_OBUF_LIMIT),
+                         0))
+        output_settle(s);
     if (s->blk != NULL && s->blk->done)
         goblin__block_flush(s);
     *len = s->out.len - s->out_pos;
@@ -195,7 +216,9 @@ void goblin_session_output_consume(goblin_session *s, size_t n)
  * and the session closes, as Redis's closeClientOnOutputBufferLimit. */
 void goblin__output_check(goblin_session *s)
 {
-    const uint64_t *lim = s->eng->obuf_limit[0];
+    /* A subscribed session is of the pubsub class, as in Redis. */
+    const uint64_t *lim =
+        s->eng->obuf_limit[goblin__ps_total(&s->ps) > 0 ? 2 : 0];
     size_t pending = s->out.len - s->out_pos;
     int64_t now;
 

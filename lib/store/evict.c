@@ -127,7 +127,7 @@ static struct goblin_slice key_of(const goblin_store *st, uint32_t id)
 
 static void evict_id(goblin_store *st, uint32_t id)
 {
-    goblin__key_changed(st, key_of(st, id));
+    goblin__key_gone(st, GOBLIN__GONE_EVICTED, key_of(st, id));
     goblin__key_drop_id(st, id);
 }
 

@@ -162,7 +162,7 @@ static void expire_at(goblin_store *st, size_t pos)
     goblin__rec_parse(goblin__key_rec(st, id), &r);
     key.ptr = r.key;
     key.len = r.klen;
-    goblin__key_changed(st, key);
+    goblin__key_gone(st, GOBLIN__GONE_EXPIRED, key);
     goblin__key_drop_id(st, id);
 }
 

@@ -703,7 +703,7 @@ static inline __attribute__((always_inline)) int key_find(
     if (expired(st, rec)) {
         /* Freed at once unless key is a view of this very record: a read
          * must not end the views that earlier calls handed out. */
-        goblin__key_changed(st, key);
+        goblin__key_gone(st, GOBLIN__GONE_EXPIRED, key);
         if (aliases(key, rec))
             retire(st, id_unlink(st, i, hash));
         else
@@ -1215,7 +1215,7 @@ int goblin_key_random(goblin_store *st, struct goblin_slice *out)
         if (tries < 100 && expired(st, rec)) {
             struct goblin_slice key = {r.key, r.klen};
 
-            goblin__key_changed(st, key);
+            goblin__key_gone(st, GOBLIN__GONE_EXPIRED, key);
             goblin__key_drop_id(st, id);
             continue;
         }

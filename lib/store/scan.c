@@ -212,7 +212,7 @@ int goblin_key_scan(goblin_store *st, uint64_t cursor,
 
         if (when != -1 && now > when) {
             /* The last key moves here; it was visited or is new. */
-            goblin__key_changed(st, key);
+            goblin__key_gone(st, GOBLIN__GONE_EXPIRED, key);
             goblin__key_drop_id(st, (uint32_t)pos);
             continue;
         }

@@ -306,6 +306,13 @@ uint64_t goblin__hash_bytes(uint64_t seed, const void *data, size_t len)
     return goblin__hash_with(goblin__hash_secret(seed), data, len);
 }
 
+void goblin__key_gone(goblin_store *st, int why, struct goblin_slice key)
+{
+    goblin__key_changed(st, key);
+    if (st->key_gone != NULL)
+        st->key_gone(st->key_gone_ctx, why, key);
+}
+
 void goblin__key_changed(goblin_store *st, struct goblin_slice key)
 {
     st->dirty++;

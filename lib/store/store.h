@@ -46,7 +46,17 @@ struct goblin_store {
     uint64_t hash_secret; /* goblin__hash_secret(hash_seed), worked out once */
     uint64_t rng;
     struct goblin__keyspace ks;
+    /* Told of each key that leaves without a command deleting it
+     * (expired, evicted), before it goes; keyspace notifications. */
+    void (*key_gone)(void *ctx, int why, struct goblin_slice key);
+    void *key_gone_ctx;
 };
+
+/* Why a key left that no command deleted. */
+enum { GOBLIN__GONE_EXPIRED = 1, GOBLIN__GONE_EVICTED = 2 };
+
+/* Reports key as changed and, to the key_gone hook, as gone for why. */
+void goblin__key_gone(goblin_store *st, int why, struct goblin_slice key);
 
 /* Opens an empty store with proto's allocator, clock, seed and
  * eviction settings, and no change hook: another numbered database of

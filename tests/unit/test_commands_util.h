@@ -14,7 +14,7 @@ struct cfix {
     goblin_engine *eng;
     goblin_session *s;
     uint64_t now_ns;
-    char out[1 << 18]; /* COMMAND lists every command */
+    char out[1 << 18]; /* the whole COMMAND reply fits */
     size_t outlen;
     int rc; /* the last feed's return */
 };
