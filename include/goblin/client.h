@@ -271,6 +271,63 @@ GOBLIN_API int64_t goblin_client_zrange_by_score(
     double max, int max_exclusive, int rev, int64_t offset, int64_t count,
     const struct goblin_client_member **out);
 
+/* ---- lists and sets ----
+ * Calls that return strings give how many with *out, an array owned by
+ * the client whose slices point into the reply: all valid until the next
+ * call on the client. */
+
+/* LPUSH and RPUSH of n elements (n >= 1): the list's new length. */
+GOBLIN_API int64_t goblin_client_lpush(goblin_client *c,
+                                       struct goblin_slice key,
+                                       const struct goblin_slice *elems,
+                                       size_t n);
+GOBLIN_API int64_t goblin_client_rpush(goblin_client *c,
+                                       struct goblin_slice key,
+                                       const struct goblin_slice *elems,
+                                       size_t n);
+
+/* LPOP and RPOP key count (count >= 0): the elements popped, in the order
+ * popped; 0 when the key is absent. */
+GOBLIN_API int64_t goblin_client_lpop(goblin_client *c,
+                                      struct goblin_slice key, int64_t count,
+                                      const struct goblin_slice **out);
+GOBLIN_API int64_t goblin_client_rpop(goblin_client *c,
+                                      struct goblin_slice key, int64_t count,
+                                      const struct goblin_slice **out);
+
+/* LRANGE key start stop (negative indices count from the end): the
+ * elements. */
+GOBLIN_API int64_t goblin_client_lrange(goblin_client *c,
+                                        struct goblin_slice key,
+                                        int64_t start, int64_t stop,
+                                        const struct goblin_slice **out);
+
+/* LLEN: elements (0 when absent). */
+GOBLIN_API int64_t goblin_client_llen(goblin_client *c,
+                                      struct goblin_slice key);
+
+/* SADD and SREM of n members (n >= 1): members added or removed. */
+GOBLIN_API int64_t goblin_client_sadd(goblin_client *c,
+                                      struct goblin_slice key,
+                                      const struct goblin_slice *members,
+                                      size_t n);
+GOBLIN_API int64_t goblin_client_srem(goblin_client *c,
+                                      struct goblin_slice key,
+                                      const struct goblin_slice *members,
+                                      size_t n);
+
+/* SISMEMBER: 1 when member is in the set, 0 when not (or no key). */
+GOBLIN_API int goblin_client_sismember(goblin_client *c,
+                                       struct goblin_slice key,
+                                       struct goblin_slice member);
+
+/* SMEMBERS: the members, in the server's order. SCARD: members. */
+GOBLIN_API int64_t goblin_client_smembers(goblin_client *c,
+                                          struct goblin_slice key,
+                                          const struct goblin_slice **out);
+GOBLIN_API int64_t goblin_client_scard(goblin_client *c,
+                                       struct goblin_slice key);
+
 /* DBSIZE, and FLUSHALL (0). */
 GOBLIN_API int64_t goblin_client_dbsize(goblin_client *c);
 GOBLIN_API int goblin_client_flushall(goblin_client *c);

@@ -21,6 +21,8 @@
 #include "goblin/resp.h"
 #include "goblin/ring.h"
 
+struct goblin_sbe_writer;
+
 /* A reply tree built from one SBE reply message (sbe_tree.c). */
 struct goblin__sbe_tree {
     const struct goblin_allocator *alloc; /* NULL: libc */
@@ -84,6 +86,8 @@ struct goblin_client {
 
     struct goblin_client_member *members; /* zrange results */
     size_t members_cap;
+    struct goblin_slice *strings; /* list and set results (typed_coll.c) */
+    size_t strings_cap;
     char err[512];
 };
 
@@ -121,5 +125,31 @@ int goblin__client_round(goblin_client *c, const struct goblin_resp_value **v);
  * GOBLIN_EREPLY. */
 int goblin__client_reply_error(goblin_client *c,
                                const struct goblin_resp_value *v);
+
+/* typed.c: the steps every typed call takes, for typed_coll.c.
+ * typed_begin: may a typed call start now (0, or a code). typed_room: a
+ * writer over room for need more SBE request bytes (0 or GOBLIN_ENOMEM).
+ * typed_sent: takes an encoded SBE request (n bytes, or a negative code)
+ * and runs the round: 1 with *v, 0 queued, or a code. typed_resp: the
+ * same for a RESP command of argc words. typed_resp_list: a RESP command
+ * of name, key and n more words. typed_int: an integer reply (or the
+ * error a reply holds) from a round's result rc. typed_unexpected: sets
+ * the error text and returns GOBLIN_EPROTO. typed_bytes: a request size
+ * estimate for n slices. */
+int goblin__client_typed_begin(goblin_client *c);
+int goblin__client_typed_room(goblin_client *c, size_t need,
+                              struct goblin_sbe_writer *w);
+int goblin__client_typed_sent(goblin_client *c, int n,
+                              const struct goblin_resp_value **v);
+int goblin__client_typed_resp(goblin_client *c, size_t argc,
+                              const struct goblin_slice *a,
+                              const struct goblin_resp_value **v);
+int goblin__client_typed_resp_list(goblin_client *c, struct goblin_slice name,
+                                   struct goblin_slice key,
+                                   const struct goblin_slice *s, size_t n,
+                                   const struct goblin_resp_value **v);
+int64_t goblin__client_typed_int(goblin_client *c, int rc);
+int goblin__client_typed_unexpected(goblin_client *c);
+size_t goblin__client_typed_bytes(const struct goblin_slice *s, size_t n);
 
 #endif

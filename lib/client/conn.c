@@ -98,6 +98,8 @@ void goblin_client_close(goblin_client *c)
     goblin__sbe_tree_free(&c->tree);
     if (c->members != NULL)
         mem_free(c->alloc, c->members, c->members_cap * sizeof(*c->members));
+    if (c->strings != NULL)
+        mem_free(c->alloc, c->strings, c->strings_cap * sizeof(*c->strings));
     mem_free(c->alloc, c, sizeof(*c));
 }
 

@@ -889,3 +889,52 @@ int goblin_client_flushall(goblin_client *c)
     rc = ok_of(c, rc);
     return rc > 0 ? 0 : rc;
 }
+
+/* ---- the steps shared with typed_coll.c (client/client.h) ---- */
+
+int goblin__client_typed_begin(goblin_client *c)
+{
+    return begin(c);
+}
+
+int goblin__client_typed_room(goblin_client *c, size_t need,
+                              struct goblin_sbe_writer *w)
+{
+    return room(c, need, w);
+}
+
+int goblin__client_typed_sent(goblin_client *c, int n,
+                              const struct goblin_resp_value **v)
+{
+    return sent(c, n, v);
+}
+
+int goblin__client_typed_resp(goblin_client *c, size_t argc,
+                              const struct goblin_slice *a,
+                              const struct goblin_resp_value **v)
+{
+    return resp(c, argc, a, v);
+}
+
+int goblin__client_typed_resp_list(goblin_client *c, struct goblin_slice name,
+                                   struct goblin_slice key,
+                                   const struct goblin_slice *s, size_t n,
+                                   const struct goblin_resp_value **v)
+{
+    return resp_list(c, name, key, s, n, v);
+}
+
+int64_t goblin__client_typed_int(goblin_client *c, int rc)
+{
+    return int_of(c, rc);
+}
+
+int goblin__client_typed_unexpected(goblin_client *c)
+{
+    return unexpected(c);
+}
+
+size_t goblin__client_typed_bytes(const struct goblin_slice *s, size_t n)
+{
+    return bytes_of(s, n);
+}

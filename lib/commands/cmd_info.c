@@ -167,6 +167,16 @@ static void sec_replication(goblin__exec *x, struct goblin__text *t)
     char rid[48];
 
     run_id(x->eng, rid);
+    if (x->eng->replid_gen != 0) { /* DEBUG CHANGE-REPL-ID: a new one */
+        uint64_t seed = x->eng->replid_gen;
+
+        for (int i = 0; i < 40; i += 16) {
+            uint64_t h = goblin__hash_bytes(seed + (uint64_t)i, rid, 40);
+
+            snprintf(rid + i, 17, "%016llx", (unsigned long long)h);
+        }
+        rid[40] = '\0';
+    }
     goblin__text_addf(t, "role:master\r\nconnected_slaves:0\r\n"
                       "master_failover_state:no-failover\r\n"
                       "master_replid:%s\r\n"

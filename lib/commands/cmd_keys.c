@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "debug.h"
 #include "exec.h"
 #include "goblin/keys.h"
 #include "engine/maxmemory.h"
@@ -569,13 +570,16 @@ void goblin__cmd_object_idletime(goblin__exec *x, int argc,
     goblin__object_idletime(x, argv[2]);
 }
 
-/* OBJECT REFCOUNT: values are never shared in Goblin. */
+/* OBJECT REFCOUNT: Goblin shares no value, but answers Redis's count
+ * for the integers Redis shares (debug.h). */
 void goblin__cmd_object_refcount(goblin__exec *x, int argc,
                                  const struct goblin_slice *argv)
 {
+    uint32_t id;
+
     (void)argc;
-    if (goblin_key_exists(x->st, argv[2]))
-        goblin__reply_int(x, 1);
+    if (goblin__key_find(x->st, argv[2], &id) == 1)
+        goblin__reply_int(x, goblin__refcount(x, id));
     else
         goblin__reply_null(x);
 }

@@ -18,6 +18,7 @@
 #include "commands/respond.h"
 #include "goblin/script.h"
 #include "session.h"
+#include "slowlog.h"
 
 /* The error for an unknown command: argv[0] and the first arguments up to
  * 128 bytes of them, each quoted, as Redis formats it. */
@@ -229,7 +230,7 @@ static void after_command(goblin_session *s)
 void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin__cmdstat *st = &x->eng->stats[x->cmd - goblin__commands];
-    bool timed = goblin__cmdstat_timed(st);
+    bool timed = goblin__cmdstat_timed(st) || x->eng->time_all;
     uint64_t t0 = timed ? goblin__ticks(x->eng) : 0;
 
     x->sess->lastcmd = x->cmd;
@@ -238,6 +239,8 @@ void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv)
     x->cmd->fn(x, argc, argv);
     x->st->no_touch = false;
     goblin__cmdstat_count(x->eng, st, timed, t0);
+    if (timed && st->sample >= x->eng->slow_ticks)
+        goblin__slowlog_push(x, argc, argv, st->sample);
     st->failed += x->failed;
     x->eng->stat_commands++;
 }

@@ -18,6 +18,7 @@
 #include "block.h"
 #include "maxmemory.h"
 #include "session.h"
+#include "slowlog.h"
 #include "settings.h"
 #include "util/config_size.h"
 
@@ -77,6 +78,7 @@ static void calibrate(goblin_engine *eng)
     if (!eng->use_tsc || t <= eng->tick0 || ns - eng->ns0 < 1000000)
         return;
     eng->ns_per_tick = (double)(ns - eng->ns0) / (double)(t - eng->tick0);
+    goblin__slowlog_ticks(eng); /* its threshold in the new tick rate */
 }
 
 /* The allocator handed to the RESP parser and output buffers: the store's,
@@ -121,6 +123,8 @@ static int engine_init(goblin_engine *eng)
     if (rc == 0)
         rc = goblin__persist_init(eng);
     if (rc == 0)
+        rc = goblin__slowlog_init(eng);
+    if (rc == 0)
         rc = goblin__notify_init(eng);
     return rc;
 }
@@ -129,6 +133,7 @@ static void engine_free(goblin_engine *eng)
 {
     goblin_store *st = eng->st;
 
+    goblin__slowlog_free(eng);
     goblin__persist_free(eng);
     goblin__settings_free(eng);
     goblin__acl_free(eng);
@@ -246,7 +251,8 @@ void goblin_engine_cron(goblin_engine *eng)
     eng->clock_ms = goblin__now_ms(eng->dbs[0].st);
     calibrate(eng);
     sample_ops(eng);
-    goblin__expire_step(eng);
+    if (!eng->active_expire_off)
+        goblin__expire_step(eng);
     goblin__maxmemory_cron(eng);
     goblin__persist_cron(eng);
     goblin__block_cron(eng);

@@ -84,6 +84,16 @@ struct goblin_engine {
     int ndbs;
     int dbs_open;
     int evict_db; /* where eviction looks next (maxmemory.c) */
+    bool active_expire_off; /* DEBUG SET-ACTIVE-EXPIRE 0 */
+    /* The slow log (slowlog.h): execution ticks at or over slow_ticks are
+     * logged; time_all times every command (a threshold of 0). */
+    bool time_all;
+    uint64_t slow_ticks;
+    int64_t slow_us, slow_max_len;
+    struct goblin__slow_entry *slow_first;
+    size_t slow_len;
+    uint64_t slow_next_id;
+    uint32_t replid_gen;    /* DEBUG CHANGE-REPL-ID calls */
     /* Allocation through the store's accounting, for the RESP parser and
      * output buffers (ctx is the store). */
     struct goblin_allocator acct;

@@ -128,7 +128,7 @@ const struct goblin__sdesc goblin__sdescs[] = {
     {"disable-thp", NULL, T_BOOL, F_IMMUTABLE, 0, 0, NULL, "yes"},
     {"dynamic-hz", NULL, T_BOOL, 0, 0, 0, NULL, "yes"},
     {"enable-debug-command", NULL, T_ENUM, F_IMMUTABLE,
-     0, 0, "no|yes|local", "no"},
+     0, 0, "no|yes|local", "local"},
     {"enable-module-command", NULL, T_ENUM, F_IMMUTABLE,
      0, 0, "no|yes|local", "no"},
     {"enable-protected-configs", NULL, T_ENUM, F_IMMUTABLE,

@@ -171,6 +171,28 @@ static uint64_t list_node(struct goblin__list_iter it, size_t *bytes,
     return n;
 }
 
+void goblin__rdb_list_shape(const void *obj, size_t *nodes, size_t *bytes)
+{
+    struct goblin__list_iter it;
+    uint64_t left = goblin__list_obj_len(obj);
+    struct goblin_slice e;
+    size_t nb;
+    bool plain;
+
+    *nodes = 0;
+    *bytes = 0;
+    goblin__list_iter_init(&it, obj, 0, false);
+    while (left > 0) {
+        uint64_t n = list_node(it, &nb, &plain);
+
+        for (uint64_t i = 0; i < n; i++)
+            goblin__list_iter_next(&it, &e);
+        left -= n;
+        *bytes += plain ? nb : goblin__lp_size(nb);
+        (*nodes)++;
+    }
+}
+
 static void put_list(struct goblin_buf *b, const void *obj)
 {
     struct goblin__list_iter it;

@@ -127,6 +127,10 @@ int goblin__dump_verify(goblin_store *st, const void *p, size_t len);
 int goblin__dump_restore(goblin_store *scratch, struct goblin_slice key,
                          const void *payload, size_t len);
 
+/* The quicklist DUMP writes for a list object: its node count and the
+ * bytes of its nodes (DEBUG OBJECT's ql_nodes, ql_uncompressed_size). */
+void goblin__rdb_list_shape(const void *obj, size_t *nodes, size_t *bytes);
+
 /* ---- the listpack writer (lp_write.c) ---- */
 
 /* Bytes element e takes as a listpack entry. */

@@ -10,13 +10,19 @@
  * next one a clean session; a hostile
  * process scribbling over ring B's header resets ring B only (ring A and
  * the socket keep working, and ring B accepts a new client); the same
- * command sequence gives the same replies over a ring and the socket.
+ * command sequence gives the same replies over a ring and the socket;
+ * the typed list and set calls over a ring and the socket, in SBE and
+ * RESP, and hostile list and set frames over both answered with errors.
  */
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,6 +58,18 @@ static goblin_client *connect_ring(const char *path, int proto)
     if (rc != 0)
         fprintf(stderr, "connect to ring %s: %d\n", path, rc);
     return rc == 0 ? c : NULL;
+}
+
+static goblin_client *connect_sock_as(int proto)
+{
+    struct goblin_client_config cfg = {0};
+    goblin_client *c = NULL;
+
+    cfg.protocol = (enum goblin_client_protocol)proto;
+    cfg.timeout_ms = 10000;
+    if (goblin_client_connect_unix(sock, &cfg, &c) != 0)
+        return NULL;
+    return c;
 }
 
 static goblin_client *connect_sock(void)
@@ -224,6 +242,154 @@ static void test_hostile(void)
     goblin_client_close(s);
 }
 
+/* The typed list and set calls on c; true when all answered right. */
+static bool lists_and_sets(goblin_client *c, const char *tag)
+{
+    char lk[32], sk[32];
+    struct goblin_slice l = {lk, (size_t)snprintf(lk, sizeof(lk), "l:%s",
+                                                  tag)};
+    struct goblin_slice t = {sk, (size_t)snprintf(sk, sizeof(sk), "t:%s",
+                                                  tag)};
+    struct goblin_slice e[3] = {SL("a"), SL("b"), SL("c")};
+    const struct goblin_slice *out = NULL;
+    bool ok;
+
+    ok = goblin_client_rpush(c, l, e, 3) == 3 &&
+         goblin_client_lpush(c, l, e + 2, 1) == 4 &&
+         goblin_client_llen(c, l) == 4 &&
+         goblin_client_lrange(c, l, 0, 1, &out) == 2 && out[0].len == 1 &&
+         memcmp(out[0].ptr, "c", 1) == 0 &&
+         goblin_client_rpop(c, l, 2, &out) == 2 &&
+         memcmp(out[0].ptr, "c", 1) == 0 && memcmp(out[1].ptr, "b", 1) == 0 &&
+         goblin_client_lpop(c, l, 9, &out) == 2 &&
+         goblin_client_sadd(c, t, e, 3) == 3 &&
+         goblin_client_srem(c, t, e, 1) == 1 &&
+         goblin_client_sismember(c, t, SL("b")) == 1 &&
+         goblin_client_scard(c, t) == 2 &&
+         goblin_client_smembers(c, t, &out) == 2 &&
+         goblin_client_srem(c, t, e + 1, 2) == 2 &&
+         goblin_client_llen(c, l) == 0;
+    if (!ok)
+        fprintf(stderr, "lists and sets on %s: %s\n", tag,
+                goblin_client_error(c));
+    return ok;
+}
+
+static void test_lists_and_sets(void)
+{
+    static const int protos[] = {GOBLIN_CLIENT_SBE, GOBLIN_CLIENT_RESP2,
+                                 GOBLIN_CLIENT_RESP3};
+    char tag[32];
+
+    for (int i = 0; i < 3; i++) {
+        goblin_client *r = connect_ring(ring_a, protos[i]);
+        goblin_client *s = connect_sock_as(protos[i]);
+
+        CHECK(r != NULL && s != NULL);
+        snprintf(tag, sizeof(tag), "ring%d", protos[i]);
+        if (r != NULL)
+            CHECK(lists_and_sets(r, tag));
+        snprintf(tag, sizeof(tag), "sock%d", protos[i]);
+        if (s != NULL)
+            CHECK(lists_and_sets(s, tag));
+        goblin_client_close(r);
+        goblin_client_close(s);
+    }
+}
+
+/* Hostile list and set frames: an LPUSH whose group claims 65,535
+ * elements and holds one, an SADD member whose length runs past the
+ * frame. Each gets an ErrorReply and the connection goes on. */
+static const uint8_t lying_frames[] = {
+    17, 0, 0, 0, 0, 0, 110, 0, 7, 0, 1, 0, 0, 0, 0xff, 0xff,
+    1, 0, 0, 0, 'a',
+    22, 0, 0, 0, 0, 0, 116, 0, 7, 0, 1, 0, 0, 0, 1, 0,
+    0xff, 0xff, 0xff, 0x3f, 'a', 1, 0, 0, 0, 't',
+    8, 0, 0, 0, 0, 0, 16, 0, 7, 0, 1, 0, /* PING */
+};
+
+/* The template ids of the reply frames in p[0..n). */
+static int reply_ids(const uint8_t *p, size_t n, unsigned *ids, int max)
+{
+    int k = 0;
+
+    while (n >= 12 && k < max) {
+        uint32_t len = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+                       (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+
+        if (len + 4 > n)
+            break;
+        ids[k++] = (unsigned)p[6] | (unsigned)p[7] << 8;
+        p += 4 + len;
+        n -= 4 + len;
+    }
+    return k;
+}
+
+static void test_hostile_list_frames_over_the_socket(void)
+{
+    struct sockaddr_un a = {0};
+    struct timeval tv = {10, 0};
+    uint8_t buf[4096];
+    unsigned ids[8];
+    size_t got = 0;
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0), k = 0;
+
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+    CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    CHECK(write(fd, "GOBLINS!", 8) == 8);
+    CHECK(write(fd, lying_frames, sizeof(lying_frames)) ==
+          (ssize_t)sizeof(lying_frames));
+    for (int i = 0; i < 200 && k < 3; i++) {
+        ssize_t n = read(fd, buf + got, sizeof(buf) - got);
+
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+        k = reply_ids(buf, got, ids, 8);
+    }
+    CHECK(k == 3 && ids[0] == 3 && ids[1] == 3 && ids[2] == 2);
+    close(fd);
+}
+
+static void test_hostile_list_frames_over_the_ring(void)
+{
+    goblin_ring *r = NULL;
+    struct goblin_slice rec;
+    unsigned ids[8];
+    size_t off = 0;
+    int k = 0, seen = 0;
+
+    CHECK(goblin_ring_open(ring_a, NULL, &r) == 0);
+    if (r == NULL)
+        return;
+    CHECK(goblin_ring_publish(r, "GOBLINS!", 8) == 0);
+    /* One frame per record, as the client sends them. */
+    while (off < sizeof(lying_frames)) {
+        uint32_t len = lying_frames[off] | (uint32_t)lying_frames[off + 1]
+                                               << 8;
+
+        CHECK(goblin_ring_publish(r, lying_frames + off, len + 4) == 0);
+        off += len + 4;
+    }
+    goblin_ring_flush(r);
+    for (int i = 0; i < 2000 && seen < 3; i++) {
+        int rc = goblin_ring_peek(r, &rec);
+
+        if (rc == GOBLIN_RING_RECORD) {
+            k = reply_ids(rec.ptr, rec.len, ids + seen, 8 - seen);
+            seen += k;
+            goblin_ring_release(r);
+            continue;
+        }
+        nap_ms(1);
+    }
+    CHECK(seen == 3 && ids[0] == 3 && ids[1] == 3 && ids[2] == 2);
+    goblin_ring_close(r);
+}
+
 /* How many sessions of ring path CLIENT LIST shows, or -1. */
 static int ring_sessions(goblin_client *s, const char *path)
 {
@@ -333,6 +499,9 @@ int main(int argc, char **argv)
     test_stuck_client();
     test_hostile();
     test_differential();
+    test_lists_and_sets();
+    test_hostile_list_frames_over_the_socket();
+    test_hostile_list_frames_over_the_ring();
     test_client_process_exits();
     printf("%s\n", failures == 0 ? "ok" : "FAILED");
     return failures == 0 ? 0 : 1;

@@ -1,7 +1,8 @@
 /* test_client.c - the C client API (goblin/client.h) against in-process
  * sessions: every typed call over SBE, RESP2 and RESP3 gives the same
- * native results; generic calls; error replies; pipelines of many
- * requests; a session that closes. */
+ * native results (lists and sets too, their strings read in place);
+ * generic calls; error replies; pipelines of many requests; a session
+ * that closes. */
 #include <math.h>
 
 #include "test_commands_util.h"
@@ -92,6 +93,67 @@ static void typed_calls(goblin_client *c)
     assert_int_equal(goblin_client_dbsize(c), 3);
 }
 
+static void same_strings(const struct goblin_slice *got, int64_t n,
+                         const char *const *want, int64_t k)
+{
+    assert_int_equal(n, k);
+    for (int64_t i = 0; i < n; i++) {
+        assert_int_equal(got[i].len, strlen(want[i]));
+        assert_memory_equal(got[i].ptr, want[i], got[i].len);
+    }
+}
+
+static void list_and_set_calls(goblin_client *c)
+{
+    struct goblin_slice e[3] = {S("a"), S("b\0c"), S("")};
+    struct goblin_slice m[4] = {S("3"), S("1"), S("2"), S("1")};
+    const struct goblin_slice *out = NULL;
+    static const char *const ints[] = {"1", "2", "3"};
+    int64_t n;
+
+    assert_int_equal(goblin_client_rpush(c, S("l"), e, 3), 3);
+    assert_int_equal(goblin_client_lpush(c, S("l"), e, 1), 4);
+    assert_int_equal(goblin_client_llen(c, S("l")), 4);
+    n = goblin_client_lrange(c, S("l"), 1, -2, &out);
+    assert_int_equal(n, 2);
+    assert_memory_equal(out[0].ptr, "a", 1);
+    assert_int_equal(out[1].len, 3);
+    assert_memory_equal(out[1].ptr, "b\0c", 3);
+    assert_int_equal(goblin_client_lrange(c, S("l"), 5, 9, &out), 0);
+    assert_int_equal(goblin_client_lrange(c, S("nope"), 0, -1, &out), 0);
+    assert_int_equal(goblin_client_rpop(c, S("l"), 2, &out), 2);
+    assert_int_equal(out[0].len, 0);
+    assert_int_equal(out[1].len, 3);
+    assert_memory_equal(out[1].ptr, "b\0c", 3);
+    n = goblin_client_lpop(c, S("l"), 5, &out);
+    same_strings(out, n, (const char *const[]){"a", "a"}, 2);
+    assert_int_equal(goblin_client_llen(c, S("l")), 0);
+    assert_int_equal(goblin_client_lpop(c, S("l"), 1, &out), 0);
+    assert_int_equal(goblin_client_lpush(c, S("l"), e, 0), GOBLIN_EREPLY);
+    assert_string_equal(goblin_client_error(c),
+                        "ERR wrong number of arguments for 'lpush' command");
+    assert_int_equal(goblin_client_lpop(c, S("h"), 1, &out),
+                     GOBLIN_EWRONGTYPE);
+    assert_int_equal(goblin_client_lpop(c, S("l"), -1, &out), GOBLIN_EREPLY);
+    assert_string_equal(goblin_client_error(c),
+                        "ERR value is out of range, must be positive");
+    assert_int_equal(goblin_client_sadd(c, S("t"), m, 4), 3);
+    assert_int_equal(goblin_client_sadd(c, S("t"), m, 1), 0);
+    assert_int_equal(goblin_client_scard(c, S("t")), 3);
+    assert_int_equal(goblin_client_sismember(c, S("t"), S("2")), 1);
+    assert_int_equal(goblin_client_sismember(c, S("t"), S("9")), 0);
+    assert_int_equal(goblin_client_sismember(c, S("nope"), S("2")), 0);
+    n = goblin_client_smembers(c, S("t"), &out);
+    same_strings(out, n, ints, 3); /* an intset, in ascending order */
+    assert_int_equal(goblin_client_smembers(c, S("nope"), &out), 0);
+    assert_int_equal(goblin_client_srem(c, S("t"), m + 1, 3), 2);
+    assert_int_equal(goblin_client_scard(c, S("t")), 1);
+    assert_int_equal(goblin_client_srem(c, S("t"), m, 1), 1);
+    assert_int_equal(goblin_client_scard(c, S("t")), 0);
+    assert_int_equal(goblin_client_sadd(c, S("h"), m, 1), GOBLIN_EWRONGTYPE);
+    assert_int_equal(goblin_client_llen(c, S("h")), GOBLIN_EWRONGTYPE);
+}
+
 static void test_typed_calls_agree_on_every_protocol(void **state)
 {
     struct cfix *f = *state;
@@ -102,6 +164,7 @@ static void test_typed_calls_agree_on_every_protocol(void **state)
     for (i = 0; i < 3; i++) {
         c = client_on(f, &s, protos[i]);
         typed_calls(c);
+        list_and_set_calls(c);
         goblin_client_close(c);
         goblin_session_close(s);
     }
@@ -169,6 +232,43 @@ static void test_pipelines_keep_order(void **state)
     }
 }
 
+/* Pipelined list and set calls queue and return 0; their replies come
+ * back as trees, in order. */
+static void test_list_and_set_calls_pipeline(void **state)
+{
+    struct cfix *f = *state;
+    const struct goblin_resp_value *v;
+    const struct goblin_slice *out = NULL;
+    struct goblin_slice e = S("x");
+    goblin_session *s;
+    goblin_client *c;
+    size_t p;
+    int i;
+
+    for (p = 0; p < 3; p++) {
+        c = client_on(f, &s, protos[p]);
+        assert_int_equal(goblin_client_del(c, &S("pl"), 1) >= 0, 1);
+        goblin_client_pipeline_begin(c);
+        for (i = 0; i < 500; i++)
+            assert_int_equal(goblin_client_rpush(c, S("pl"), &e, 1), 0);
+        assert_int_equal(goblin_client_lrange(c, S("pl"), 0, 2, &out), 0);
+        assert_int_equal(goblin_client_sadd(c, S("ps"), &e, 1), 0);
+        assert_null(out);
+        for (i = 1; i <= 500; i++) {
+            assert_int_equal(goblin_client_next_reply(c, &v), 0);
+            assert_int_equal(v->integer, i);
+        }
+        assert_int_equal(goblin_client_next_reply(c, &v), 0);
+        assert_true(v->type == GOBLIN_RESP_ARRAY && v->n == 3);
+        assert_int_equal(goblin_client_next_reply(c, &v), 0);
+        assert_int_equal(v->type, GOBLIN_RESP_INTEGER);
+        goblin_client_pipeline_end(c);
+        assert_int_equal(goblin_client_llen(c, S("pl")), 500);
+        goblin_client_close(c);
+        goblin_session_close(s);
+    }
+}
+
 static void test_quit_ends_the_connection(void **state)
 {
     struct cfix *f = *state;
@@ -221,6 +321,7 @@ int main(void)
         CMD_TEST(test_typed_calls_agree_on_every_protocol),
         CMD_TEST(test_generic_calls_give_trees),
         CMD_TEST(test_pipelines_keep_order),
+        CMD_TEST(test_list_and_set_calls_pipeline),
         CMD_TEST(test_quit_ends_the_connection),
         CMD_TEST_PASS(test_password_on_connect),
     };

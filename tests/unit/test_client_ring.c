@@ -1,8 +1,8 @@
 /* test_client_ring.c - the client over a shared-memory ring: libgoblin's
  * ring endpoint (goblin/serve.h) serves an in-process engine from a
- * thread, and the client makes typed calls over SBE, RESP2 and RESP3 and
- * pipelines far deeper than the 4 KiB queues (so the endpoint's full-CQ
- * path runs). Exits 77 (skip) without /dev/shm. */
+ * thread, and the client makes typed calls (lists and sets too) over SBE,
+ * RESP2 and RESP3 and pipelines far deeper than the 4 KiB queues (so the
+ * endpoint's full-CQ path runs). Exits 77 (skip) without /dev/shm. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <unistd.h>
@@ -95,6 +95,33 @@ static goblin_client *attach(struct server *sv,
 static const enum goblin_client_protocol protos[] = {
     GOBLIN_CLIENT_SBE, GOBLIN_CLIENT_RESP2, GOBLIN_CLIENT_RESP3};
 
+/* Lists and sets: a reply read in place from its CQ record (SBE) or
+ * the receive buffer keeps its views until the next call. */
+static void ring_lists_and_sets(goblin_client *c)
+{
+    struct goblin_slice e[3] = {S("one"), S("two"), S("three")};
+    struct goblin_slice keys[2] = {S("rl"), S("rs")};
+    const struct goblin_slice *out;
+
+    assert_int_equal(goblin_client_del(c, keys, 2), 0);
+    assert_int_equal(goblin_client_rpush(c, S("rl"), e, 3), 3);
+    assert_int_equal(goblin_client_llen(c, S("rl")), 3);
+    assert_int_equal(goblin_client_lrange(c, S("rl"), -3, -1, &out), 3);
+    assert_int_equal(out[2].len, 5);
+    assert_memory_equal(out[2].ptr, "three", 5);
+    assert_int_equal(goblin_client_lpop(c, S("rl"), 1, &out), 1);
+    assert_memory_equal(out[0].ptr, "one", 3);
+    assert_int_equal(goblin_client_rpop(c, S("rl"), 1, &out), 1);
+    assert_memory_equal(out[0].ptr, "three", 5);
+    assert_int_equal(goblin_client_sadd(c, S("rs"), e, 3), 3);
+    assert_int_equal(goblin_client_scard(c, S("rs")), 3);
+    assert_int_equal(goblin_client_sismember(c, S("rs"), S("two")), 1);
+    assert_int_equal(goblin_client_smembers(c, S("rs"), &out), 3);
+    assert_int_equal(goblin_client_srem(c, S("rs"), e, 1), 1);
+    assert_int_equal(goblin_client_sadd(c, S("rs"), e, 1), 1);
+    assert_int_equal(goblin_client_del(c, keys, 2), 2);
+}
+
 static void test_typed_calls_over_the_ring(void **state)
 {
     struct server *sv = *state;
@@ -115,6 +142,7 @@ static void test_typed_calls_over_the_ring(void **state)
                                             0), i == 0 ? 2 : 0);
         assert_int_equal(goblin_client_zscore(c, S("lb"), S("bob"), &d), 1);
         assert_true(d == 2.5);
+        ring_lists_and_sets(c);
         goblin_client_close(c);
     }
 }

@@ -102,6 +102,8 @@ static void test_template_ids_are_unique_and_known(void **state)
     assert_int_equal(GOBLIN_SBE_HGET, 48);
     assert_int_equal(GOBLIN_SBE_ZREVRANK, 58);
     assert_int_equal(GOBLIN_SBE_ZREM, 59);
+    assert_int_equal(GOBLIN_SBE_LPUSH, 110);
+    assert_int_equal(GOBLIN_SBE_SCARD, 120);
     assert_null(goblin_sbe_template_name(0));
     assert_null(goblin_sbe_template_name(12));
     assert_null(goblin_sbe_template_name(9999));

@@ -145,6 +145,110 @@ static void test_typed_requests_answer_with_native_values(void **state)
                         "beginning with: 'x' \n");
 }
 
+/* Lists and sets as typed requests: native counts and indices, and what
+ * only a frame can get wrong refused with RESP's text in the same place,
+ * before anything is popped. */
+static void test_list_and_set_requests(void **state)
+{
+    struct cfix *f = *state;
+    static uint8_t buf[1 << 20];
+    struct goblin_sbe_writer w;
+    unsigned i;
+    char e[16];
+
+    magic(f, f->s);
+    W_INIT(w, buf);
+    goblin_sbe_rpush_begin(&w);
+    goblin_sbe_rpush_elements_begin(&w);
+    goblin_sbe_rpush_elements_add(&w, S("a"));
+    goblin_sbe_rpush_elements_add(&w, S("b"));
+    goblin_sbe_rpush_end(&w, S("l"));
+    goblin_sbe_lpush_begin(&w);
+    goblin_sbe_lpush_elements_begin(&w);
+    goblin_sbe_lpush_elements_add(&w, S("z"));
+    goblin_sbe_lpush_end(&w, S("l"));
+    goblin_sbe_lrange_encode(&w, 0, -1, S("l"));
+    goblin_sbe_llen_encode(&w, S("l"));
+    goblin_sbe_lpop_encode(&w, 0, 0, S("l"));
+    goblin_sbe_rpop_encode(&w, 5, GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT, S("l"));
+    goblin_sbe_rpop_encode(&w, 5, GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT, S("l"));
+    goblin_sbe_lpop_encode(&w, 0, 0, S("l"));
+    goblin_sbe_sadd_begin(&w);
+    goblin_sbe_sadd_members_begin(&w);
+    goblin_sbe_sadd_members_add(&w, S("2"));
+    goblin_sbe_sadd_members_add(&w, S("1"));
+    goblin_sbe_sadd_end(&w, S("t"));
+    goblin_sbe_sismember_encode(&w, S("t"), S("1"));
+    goblin_sbe_smembers_encode(&w, S("t"));
+    goblin_sbe_scard_encode(&w, S("t"));
+    goblin_sbe_srem_begin(&w);
+    goblin_sbe_srem_members_begin(&w);
+    goblin_sbe_srem_members_add(&w, S("1"));
+    goblin_sbe_srem_end(&w, S("t"));
+    goblin_sbe_smembers_encode(&w, S("nope"));
+    assert_string_equal(send_w(f, f->s, &w),
+                        "(integer) 2\n"
+                        "(integer) 3\n"
+                        "1) \"z\"\n2) \"a\"\n3) \"b\"\n"
+                        "(integer) 3\n"
+                        "\"z\"\n"
+                        "1) \"b\"\n2) \"a\"\n"
+                        "(nil)\n"
+                        "(nil)\n"
+                        "(integer) 2\n"
+                        "(integer) 1\n"
+                        "1) \"1\"\n2) \"2\"\n"
+                        "(integer) 2\n"
+                        "(integer) 1\n"
+                        "(empty array)\n");
+    /* Refused as RESP refuses them. */
+    goblin_sbe_lpush_begin(&w);
+    goblin_sbe_lpush_elements_begin(&w);
+    goblin_sbe_lpush_end(&w, S("l"));
+    goblin_sbe_sadd_begin(&w);
+    goblin_sbe_sadd_end(&w, S("t"));
+    goblin_sbe_lpop_encode(&w, 1, 0x02, S("t"));
+    goblin_sbe_lpop_encode(&w, -1, GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT, S("l"));
+    goblin_sbe_llen_encode(&w, S("t"));
+    assert_string_equal(send_w(f, f->s, &w),
+                        "(error) ERR wrong number of arguments for 'lpush' "
+                        "command\n"
+                        "(error) ERR wrong number of arguments for 'sadd' "
+                        "command\n"
+                        "(error) ERR syntax error\n"
+                        "(error) ERR value is out of range, must be "
+                        "positive\n"
+                        "(error) WRONGTYPE Operation against a key holding "
+                        "the wrong kind of value\n");
+    /* A pop whose reply could not be one SBE array pops nothing. */
+    for (i = 0; i < 70000; i++) {
+        int n = snprintf(e, sizeof(e), "%u", i);
+
+        if (i % 10000 == 0) {
+            if (i > 0)
+                assert_true(goblin_sbe_rpush_end(&w, S("big")) > 0);
+            if (i > 0)
+                send_w(f, f->s, &w);
+            goblin_sbe_rpush_begin(&w);
+            goblin_sbe_rpush_elements_begin(&w);
+        }
+        goblin_sbe_rpush_elements_add(&w, (struct goblin_slice){e,
+                                                                (size_t)n});
+    }
+    assert_true(goblin_sbe_rpush_end(&w, S("big")) > 0);
+    assert_string_equal(send_w(f, f->s, &w), "(integer) 70000\n");
+    goblin_sbe_lpop_encode(&w, 65536, GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT,
+                           S("big"));
+    goblin_sbe_llen_encode(&w, S("big"));
+    goblin_sbe_lpop_encode(&w, 3, GOBLIN_SBE_COUNT_FLAGS_HAS_COUNT,
+                           S("big"));
+    assert_string_equal(send_w(f, f->s, &w),
+                        "(error) ERR result too large for one SBE array "
+                        "reply\n"
+                        "(integer) 70000\n"
+                        "1) \"0\"\n2) \"1\"\n3) \"2\"\n");
+}
+
 /* The same pipeline fed whole, byte by byte and split at every offset
  * gives the same replies. */
 static void test_input_split_anywhere_gives_the_same_replies(void **state)
@@ -232,6 +336,30 @@ static const struct bad_frame bad_frames[] = {
      "speaks 1)\n"},
     {"trailing bytes", {LE32(9), HDR(0, 16, 7, 1), 0}, 13,
      "(error) ERR malformed SBE frame: trailing bytes after the message\n"},
+    /* Lists and sets: counts that lie, lengths past the end. */
+    {"LPUSH elements counted past the frame", {LE32(17), HDR(0, 110, 7, 1),
+     0, 0, 0xff, 0xff, 1, 0, 0, 0, 'a'}, 21,
+     "(error) ERR malformed SBE frame: var data length past the end of the "
+     "frame\n"},
+    {"SADD member longer than the frame", {LE32(22), HDR(0, 116, 7, 1),
+     0, 0, 1, 0, 0xff, 0xff, 0xff, 0x3f, 'a', 1, 0, 0, 0, 't'}, 26,
+     "(error) ERR malformed SBE frame: var data past the end of the "
+     "frame\n"},
+    {"SREM key missing after the group", {LE32(17), HDR(0, 117, 7, 1),
+     0, 0, 1, 0, 1, 0, 0, 0, 'a'}, 21,
+     "(error) ERR malformed SBE frame: var data length past the end of the "
+     "frame\n"},
+    {"LPOP block too short", {LE32(12), HDR(4, 112, 7, 1), 1, 0, 0, 0}, 16,
+     "(error) ERR malformed SBE frame: block length too short for the "
+     "template\n"},
+    {"LRANGE block past the frame", {LE32(14), HDR(16, 114, 7, 1), 0, 0, 0,
+     0, 0, 0}, 18,
+     "(error) ERR malformed SBE frame: block length past the end of the "
+     "frame\n"},
+    {"SISMEMBER without its member", {LE32(13), HDR(0, 118, 7, 1), 1, 0, 0,
+     0, 't'}, 17,
+     "(error) ERR malformed SBE frame: var data length past the end of the "
+     "frame\n"},
 };
 
 static void test_malformed_frames_get_errors_and_the_session_goes_on(
@@ -556,6 +684,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         CMD_TEST(test_typed_requests_answer_with_native_values),
+        CMD_TEST(test_list_and_set_requests),
         CMD_TEST(test_input_split_anywhere_gives_the_same_replies),
         CMD_TEST(test_malformed_frames_get_errors_and_the_session_goes_on),
         CMD_TEST(test_an_oversized_frame_closes_only_its_session),

@@ -1,0 +1,117 @@
+"""test_debug.py - DEBUG and OBJECT REFCOUNT against redis-server 7.0.
+
+    /usr/bin/python3 test_debug.py GOBLIND
+
+The same commands go to redis-server (started with enable-debug-command
+yes) and to goblind (its default, local, allows the Unix socket), over
+RESP2 and then RESP3, and the replies are compared exactly: DEBUG DIGEST
+and DIGEST-VALUE of every type (with deadlines, in several databases, and
+after DEBUG RELOAD), PROTOCOL of each type, POPULATE, OBJECT REFCOUNT of
+shared integers, DEBUG OBJECT (the address, LRU clock and idle time
+masked) with the quicklist fields Redis shows, and the error texts.
+Then enable-debug-command no refuses DEBUG with Redis's text, and a TCP
+client from 127.0.0.1 counts as local.
+"""
+
+import re
+import sys
+
+import e2e
+
+SETUP = [
+    [b"SET", b"s", b"100"], [b"SET", b"big", b"123456"],
+    [b"SET", b"e", b"hello"], [b"SET", b"t", b"v", b"EX", b"1000"],
+    [b"RPUSH", b"l", b"a", b"1", b"-5", b"x" * 70],
+    [b"RPUSH", b"lb"] + [b"%d" % i for i in range(3000)],
+    [b"SADD", b"si", b"1", b"2", b"-3"], [b"SADD", b"ss", b"a", b"b", b"7"],
+    [b"ZADD", b"z", b"1.5", b"a", b"0.1", b"b", b"-inf", b"c", b"3", b"d"],
+    [b"HSET", b"h", b"f", b"v", b"g", b"12"],
+    [b"SELECT", b"3"], [b"SET", b"k3", b"v"], [b"SELECT", b"0"],
+]
+KEYS = [b"s", b"big", b"e", b"t", b"l", b"lb", b"si", b"ss", b"z", b"h"]
+
+
+def commands():
+    c = [[b"FLUSHALL"], [b"DEBUG", b"DIGEST"]] + SETUP
+    c += [[b"DEBUG", b"DIGEST"], [b"DEBUG", b"DIGEST-VALUE"] + KEYS +
+          [b"nokey"], [b"DEBUG", b"DIGEST-VALUE"]]
+    c += [[b"OBJECT", b"REFCOUNT", k] for k in KEYS + [b"nokey"]]
+    c += [[b"DEBUG", b"OBJECT", k] for k in KEYS]
+    c += [[b"DEBUG", b"OBJECT", b"nokey"], [b"DEBUG", b"OBJECT"],
+          [b"DEBUG", b"FOO"], [b"DEBUG", b"SLEEP", b"0"],
+          [b"DEBUG", b"SLEEP", b"0.01"],
+          [b"DEBUG", b"SET-ACTIVE-EXPIRE", b"0"],
+          [b"DEBUG", b"SET-ACTIVE-EXPIRE", b"1"],
+          [b"DEBUG", b"CHANGE-REPL-ID"], [b"DEBUG", b"ERROR", b"FOO bar"],
+          [b"DEBUG", b"ERROR", b"plain"], [b"DEBUG", b"JMAP"],
+          [b"DEBUG", b"LOG", b"hello"], [b"DEBUG", b"RELOAD", b"BOGUS"],
+          [b"DEBUG", b"RELOAD"], [b"DEBUG", b"DIGEST"],
+          [b"DEBUG", b"RELOAD", b"NOSAVE"], [b"DEBUG", b"DIGEST"],
+          [b"SET", b"s", b"changed"], [b"DEL", b"e"],
+          [b"DEBUG", b"RELOAD", b"NOSAVE", b"NOFLUSH", b"MERGE"],
+          [b"GET", b"s"], [b"GET", b"e"], [b"DEBUG", b"DIGEST"],
+          [b"DEBUG", b"POPULATE", b"3"], [b"DEBUG", b"POPULATE", b"2",
+                                           b"p", b"10"],
+          [b"DEBUG", b"POPULATE", b"x"], [b"DEBUG", b"POPULATE", b"-1"],
+          [b"GET", b"key:2"], [b"GET", b"p:1"], [b"DEBUG", b"DIGEST"]]
+    for t in (b"string", b"integer", b"double", b"null", b"array", b"set",
+              b"push",
+              b"map", b"verbatim", b"true", b"false", b"bogus"):
+        c.append([b"DEBUG", b"PROTOCOL", t])
+    return c
+
+
+MASK = re.compile(rb"Value at:\S+ (.*) lru:\d+ lru_seconds_idle:\d+")
+# Redis writes collections in its listpack encodings and LZF-compresses
+# strings over 20 bytes; Goblin's RDB lengths are uncompressed, so only
+# short strings' serializedlength is compared.
+SERLEN = re.compile(rb"(encoding:(?!int|embstr)\S+) serializedlength:\d+")
+
+
+def masked(reply):
+    if reply[0] == "+" and reply[1].startswith(b"Value at:"):
+        return ("+", SERLEN.sub(rb"\1", MASK.sub(rb"\1", reply[1])))
+    return reply
+
+
+def test_same_as_redis(goblind):
+    ref = e2e.redis_server("--enable-debug-command", "yes")
+    # DEBUG RELOAD saves: into a directory of its own, not the cwd, where
+    # every other test's goblind would load it.
+    srv = e2e.goblind(goblind, "--dir", e2e.tmpdir())
+    try:
+        for resp3 in (False, True):
+            a, b = ref.client(), srv.client()
+            if resp3:
+                a.call(b"HELLO", b"3")
+                b.call(b"HELLO", b"3")
+            for cmd in commands():
+                ra, rb = masked(a.call(*cmd)), masked(b.call(*cmd))
+                assert ra == rb, "%r (RESP%d):\n  redis:  %r\n  goblin: %r" % (
+                    cmd, 3 if resp3 else 2, ra, rb)
+        e2e.check_stopped_cleanly(srv)
+    finally:
+        ref.kill_now()
+        srv.kill_now()
+
+
+def test_enable_debug_command(goblind):
+    srv = e2e.goblind(goblind, "--enable-debug-command", "no")
+    try:
+        r = srv.client().call(b"DEBUG", b"DIGEST")
+        assert r[0] == "-" and r[1].startswith(
+            b"ERR DEBUG command not allowed. If the enable-debug-command "
+            b"option is set to \"local\""), r
+    finally:
+        srv.kill_now()
+    srv = e2e.goblind(goblind)
+    try:
+        assert srv.client(tcp=True).call(b"DEBUG", b"SLEEP", b"0") == \
+            ("+", b"OK")
+    finally:
+        srv.kill_now()
+
+
+if __name__ == "__main__":
+    e2e.run_tests([test_same_as_redis, test_enable_debug_command],
+                  sys.argv[1])
