@@ -14,6 +14,12 @@
  * SBE every command travels as an Argv message, so any command works and
  * prints like redis-cli -3 (SBE keeps RESP3's types).
  *
+ * SUBSCRIBE, PSUBSCRIBE and SSUBSCRIBE (as the command given on the
+ * command line) print their confirmations and then every message as it
+ * comes, as redis-cli does, until the connection ends or Ctrl-C.
+ * Confirmations show the server's final count for the last name and
+ * count up to it for the others (distinct names, as usually given).
+ *
  * Uses the public API only (goblin/client.h).
  */
 #include <errno.h>
@@ -178,6 +184,100 @@ static int run(goblin_client *c, size_t argc, const struct goblin_slice *argv,
     fflush(stdout);
     goblin_buf_free(&out);
     return 0;
+}
+
+/* Prints [word, a, (b,) c] as redis-cli prints a push of it. */
+static void print_push(int raw, const char *word, struct goblin_slice a,
+                       const struct goblin_slice *b, struct goblin_slice c,
+                       const int64_t *count)
+{
+    struct goblin_resp_value items[4] = {{0}}, top = {0};
+    struct goblin_buf out = {0};
+    size_t n = 0;
+
+    items[n].type = GOBLIN_RESP_BULK;
+    items[n++].str = (struct goblin_slice){word, strlen(word)};
+    items[n].type = GOBLIN_RESP_BULK;
+    items[n++].str = a;
+    if (b != NULL) {
+        items[n].type = GOBLIN_RESP_BULK;
+        items[n++].str = *b;
+    }
+    if (count != NULL) {
+        items[n].type = GOBLIN_RESP_INTEGER;
+        items[n++].integer = *count;
+    } else {
+        items[n].type = GOBLIN_RESP_BULK;
+        items[n++].str = c;
+    }
+    top.type = GOBLIN_RESP_ARRAY;
+    top.n = n;
+    top.items = items;
+    if (goblin_client_format_reply(&top, raw, &out) == 0)
+        fwrite(out.data, 1, out.len, stdout);
+    fflush(stdout);
+    goblin_buf_free(&out);
+}
+
+/* SUBSCRIBE and its kin on the command line: confirmations, then the
+ * messages until the connection ends. */
+static int subscribe_mode(goblin_client *c, size_t argc,
+                          const struct goblin_slice *argv, int raw)
+{
+    static const char *const words[] = {"message", "pmessage", "smessage"};
+    struct goblin_client_message m;
+    char cmd[16], lower[16];
+    int64_t total;
+    size_t i;
+    int rc;
+
+    snprintf(cmd, sizeof(cmd), "%.*s", (int)argv[0].len,
+             (const char *)argv[0].ptr);
+    for (i = 0; cmd[i] != '\0'; i++)
+        lower[i] = (char)(cmd[i] >= 'A' && cmd[i] <= 'Z' ? cmd[i] + 32
+                                                         : cmd[i]);
+    lower[i] = '\0';
+    total = goblin_client_subscribe(c, cmd, argc - 1, argv + 1);
+    if (total == GOBLIN_EREPLY) {
+        fprintf(stdout, "(error) %s\n", goblin_client_error(c));
+        return 0;
+    }
+    if (total < 0) {
+        fprintf(stderr, "Error: %s\n", goblin_client_error(c));
+        return -1;
+    }
+    if (!raw)
+        fputs("Reading messages... (press Ctrl-C to quit)\n", stdout);
+    for (i = 1; i < argc; i++) {
+        int64_t k = total - (int64_t)(argc - 1 - i);
+
+        print_push(raw, lower, argv[i], NULL, (struct goblin_slice){0},
+                   &k);
+    }
+    for (;;) {
+        rc = goblin_client_next_message(c, -1, &m);
+        if (rc < 0) {
+            fprintf(stderr, "Error: %s\n", goblin_client_error(c));
+            return -1;
+        }
+        if (m.kind == GOBLIN_CLIENT_PMESSAGE)
+            print_push(raw, words[m.kind], m.pattern, &m.channel, m.payload,
+                       NULL);
+        else
+            print_push(raw, words[m.kind], m.channel, NULL, m.payload, NULL);
+    }
+}
+
+static bool is_subscribe(struct goblin_slice w)
+{
+    static const char *const names[] = {"subscribe", "psubscribe",
+                                        "ssubscribe"};
+
+    for (size_t i = 0; i < 3; i++)
+        if (w.len == strlen(names[i]) &&
+            strncasecmp(w.ptr, names[i], w.len) == 0)
+            return true;
+    return false;
 }
 
 /* ---- the prompt ---- */
@@ -347,7 +447,10 @@ int main(int argc, char **argv)
         return 1;
     for (i = first; i < argc; i++)
         words[i - first] = (struct goblin_slice){argv[i], strlen(argv[i])};
-    rc = run(c, (size_t)(argc - first), words, raw);
+    if (argc - first >= 2 && is_subscribe(words[0]))
+        rc = subscribe_mode(c, (size_t)(argc - first), words, raw);
+    else
+        rc = run(c, (size_t)(argc - first), words, raw);
     free(words);
     goblin_client_close(c);
     return rc < 0 ? 1 : 0;

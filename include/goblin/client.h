@@ -332,6 +332,44 @@ GOBLIN_API int64_t goblin_client_scard(goblin_client *c,
 GOBLIN_API int64_t goblin_client_dbsize(goblin_client *c);
 GOBLIN_API int goblin_client_flushall(goblin_client *c);
 
+/* ---- Pub/Sub ----
+ * A client subscribes with goblin_client_subscribe() and then takes its
+ * messages one at a time with goblin_client_next_message(), over every
+ * transport and protocol (RESP2, RESP3 pushes, SBE PublishedMessage
+ * frames). A message that arrives while the client waits for a reply
+ * (RESP3 and SBE let a subscribed client run any command) is kept, in
+ * order, for the next goblin_client_next_message(). */
+
+enum goblin_client_message_kind {
+    GOBLIN_CLIENT_MESSAGE = 0,  /* SUBSCRIBE: "message" */
+    GOBLIN_CLIENT_PMESSAGE = 1, /* PSUBSCRIBE: "pmessage", with pattern */
+    GOBLIN_CLIENT_SMESSAGE = 2, /* SSUBSCRIBE: "smessage" */
+};
+
+/* One published message; views valid until the next call on the client.
+ * pattern is empty unless kind is GOBLIN_CLIENT_PMESSAGE. */
+struct goblin_client_message {
+    enum goblin_client_message_kind kind;
+    struct goblin_slice channel, pattern, payload;
+};
+
+/* Sends command ("SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE",
+ * "PUNSUBSCRIBE" or "SUNSUBSCRIBE", any case) with its n names (n 0 for
+ * an UNSUBSCRIBE of everything) and reads every confirmation. Returns the
+ * subscription count of the last one (as the server counts: channels and
+ * patterns together, shard channels apart), GOBLIN_EREPLY for an error
+ * reply (goblin_client_error(), e.g. an ACL refusal), GOBLIN_EINVAL for
+ * another command or inside a pipeline, or a failure code. */
+GOBLIN_API int64_t goblin_client_subscribe(goblin_client *c,
+                                           const char *command, size_t n,
+                                           const struct goblin_slice *names);
+
+/* The next message: 1 with *m, 0 when none came within timeout_ms (-1
+ * waits for ever; the client stays usable), GOBLIN_EINVAL while replies
+ * are pending, or a failure code. */
+GOBLIN_API int goblin_client_next_message(goblin_client *c, int timeout_ms,
+                                          struct goblin_client_message *m);
+
 /* ---- printing replies ---- */
 
 /* Appends v to out as redis-cli prints it: raw 0 is its terminal form

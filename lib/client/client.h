@@ -84,6 +84,17 @@ struct goblin_client {
     goblin_resp_reader *reader; /* RESP replies */
     struct goblin__sbe_tree tree; /* SBE replies */
 
+    /* Pub/Sub (pubsub.c): messages that came while a reply was awaited
+     * (records of kind, three lengths, bytes), the one handed out last,
+     * the server's subscription counts, and a wait whose timeout is not
+     * a failure. */
+    struct goblin_buf msgq;
+    size_t msgq_pos;
+    struct goblin_buf msg;
+    int64_t subs, ssubs;  /* as the server counts them */
+    int64_t kinds[3];     /* channels, patterns, shard channels */
+    bool soft_timeout;
+
     struct goblin_client_member *members; /* zrange results */
     size_t members_cap;
     struct goblin_slice *strings; /* list and set results (typed_coll.c) */
@@ -108,8 +119,20 @@ int goblin__client_ring_next(goblin_client *c, struct goblin_slice *rec);
 /* io.c: releases the CQ record a reply was read from in place. */
 void goblin__client_ring_let_go(goblin_client *c);
 
-/* io.c: sends what is queued and reads the next reply as a tree. */
+/* io.c: sends what is queued and reads the next reply as a tree; a
+ * published message met on the way is kept (pubsub.c). */
 int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v);
+/* io.c: the same, handing a published message out like a reply. */
+int goblin__client_read_any(goblin_client *c,
+                            const struct goblin_resp_value **v);
+
+/* pubsub.c: the kind of a published message (a RESP3 push, or while
+ * subscribed a RESP2 array, of message, pmessage or smessage), or -1. */
+int goblin__client_message_kind(const goblin_client *c,
+                                const struct goblin_resp_value *v);
+/* pubsub.c: keeps a copy of message v for goblin_client_next_message. */
+int goblin__client_message_keep(goblin_client *c,
+                                const struct goblin_resp_value *v, int kind);
 
 /* Checks an SBE request of n bytes just encoded at the end of c->out
  * against the transport's limit; 0, or GOBLIN_ELIMIT (the request is

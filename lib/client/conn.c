@@ -75,6 +75,8 @@ int goblin__client_new(const struct goblin_client_config *cfg,
                        : GOBLIN_SBE_FRAME_MAX_DEFAULT;
     c->out.alloc = a;
     c->in.alloc = a;
+    c->msgq.alloc = a;
+    c->msg.alloc = a;
     c->tree.alloc = a;
     c->tree.double_text = true;
     if (c->proto != GOBLIN_CLIENT_SBE &&
@@ -94,6 +96,8 @@ void goblin_client_close(goblin_client *c)
         c->tr->close(c);
     goblin_buf_free(&c->out);
     goblin_buf_free(&c->in);
+    goblin_buf_free(&c->msgq);
+    goblin_buf_free(&c->msg);
     goblin_resp_reader_close(c->reader);
     goblin__sbe_tree_free(&c->tree);
     if (c->members != NULL)

@@ -70,6 +70,8 @@ static int fill(goblin_client *c, size_t want)
             break;
         want = c->read_min; /* a ring record bigger than the room */
     }
+    if (n == GOBLIN_ETIMEDOUT && c->soft_timeout)
+        return (int)n;
     if (n == GOBLIN_ETIMEDOUT)
         return goblin__client_fail(c, (int)n, "timed out waiting for a "
                                               "reply");
@@ -136,6 +138,8 @@ static int sbe_reply_in_place(goblin_client *c,
     const uint8_t *p;
     int rc = goblin__client_ring_next(c, &rec);
 
+    if (rc == GOBLIN_ETIMEDOUT && c->soft_timeout)
+        return rc;
     if (rc < 0)
         return goblin__client_fail(c, rc, "connection closed");
     p = rec.ptr;
@@ -166,6 +170,8 @@ static int resp_reply_in_place(goblin_client *c,
     int64_t n;
     int rc = goblin__client_ring_next(c, &rec);
 
+    if (rc == GOBLIN_ETIMEDOUT && c->soft_timeout)
+        return rc;
     if (rc < 0)
         return goblin__client_fail(c, rc, "connection closed");
     n = goblin_resp_reply_parse(c->reader, rec.ptr, rec.len, v);
@@ -181,7 +187,8 @@ static int resp_reply_in_place(goblin_client *c,
     return 0;
 }
 
-int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v)
+int goblin__client_read_any(goblin_client *c,
+                            const struct goblin_resp_value **v)
 {
     size_t want;
     int rc;
@@ -220,6 +227,23 @@ int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v)
         }
         if ((rc = fill(c, want)) < 0)
             return rc;
+    }
+}
+
+int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v)
+{
+    int rc, kind;
+
+    for (;;) {
+        if ((rc = goblin__client_read_any(c, v)) < 0)
+            return rc;
+        kind = goblin__client_message_kind(c, *v);
+        if (kind < 0)
+            return 0;
+        /* Not the reply: a message, kept; the reply is still to come. */
+        if ((rc = goblin__client_message_keep(c, *v, kind)) < 0)
+            return rc;
+        c->pending++;
     }
 }
 

@@ -171,6 +171,36 @@ static struct goblin_resp_value *array_of(struct goblin__sbe_tree *t,
     return v->items;
 }
 
+/* A PublishedMessage as the push RESP3 sends: [message, channel,
+ * payload], [pmessage, pattern, channel, payload] or [smessage, ...]. */
+static int build_published(struct goblin__sbe_tree *t,
+                           struct goblin_sbe_msg *m,
+                           struct goblin_resp_value **out)
+{
+    static const char *const words[] = {"message", "pmessage", "smessage"};
+    struct goblin_sbe_published_message p;
+    struct goblin_resp_value *items;
+    unsigned kind;
+    size_t i = 0;
+
+    if (goblin_sbe_published_message_decode(&p, m) != 0 ||
+        (kind = goblin_sbe_published_message_kind(&p)) >
+            GOBLIN_SBE_MESSAGE_KIND_MAX)
+        return GOBLIN_EPROTO;
+    if (reserve(t, 5, 0) != 0)
+        return GOBLIN_ENOMEM;
+    items = array_of(t, kind == GOBLIN_SBE_MESSAGE_KIND_PMESSAGE ? 4 : 3,
+                     out);
+    (*out)->type = GOBLIN_RESP_PUSH;
+    set_str(&items[i++], GOBLIN_RESP_BULK,
+            (struct goblin_slice){words[kind], strlen(words[kind])});
+    if (kind == GOBLIN_SBE_MESSAGE_KIND_PMESSAGE)
+        set_str(&items[i++], GOBLIN_RESP_BULK, p.pattern);
+    set_str(&items[i++], GOBLIN_RESP_BULK, p.channel);
+    set_str(&items[i], GOBLIN_RESP_BULK, p.payload);
+    return 0;
+}
+
 static int build_array(struct goblin__sbe_tree *t, struct goblin_sbe_msg *m,
                        struct goblin_resp_value **out)
 {
@@ -584,6 +614,9 @@ int goblin__sbe_tree_build(struct goblin__sbe_tree *t, const void *msg,
         break;
     case GOBLIN_SBE_ARRAY_REPLY:
         r = build_array(t, &m, &v);
+        break;
+    case GOBLIN_SBE_PUBLISHED_MESSAGE:
+        r = build_published(t, &m, &v);
         break;
     case GOBLIN_SBE_NULLABLE_ARRAY_REPLY:
         r = build_nullable(t, &m, &v);

@@ -25,6 +25,33 @@
 #include "goblin/sbe.h"
 #include "request.h"
 
+/* The session's sbe_push hook: one PublishedMessage frame appended to
+ * b (docs/sbe.md), exactly sized. Out of memory the message is lost, as
+ * a socket's would be. */
+static void sbe_push(goblin_session *s, struct goblin_buf *b,
+                     struct goblin_slice channel, struct goblin_slice message,
+                     struct goblin_slice pattern, bool shard)
+{
+    size_t size = 4 + GOBLIN_SBE_HEADER_LENGTH +
+                  GOBLIN_SBE_PUBLISHED_MESSAGE_BLOCK_LENGTH +
+                  3 * GOBLIN_SBE_VAR_HEADER_LENGTH + channel.len +
+                  pattern.len + message.len;
+    uint8_t kind = pattern.ptr != NULL ? GOBLIN_SBE_MESSAGE_KIND_PMESSAGE
+                   : shard             ? GOBLIN_SBE_MESSAGE_KIND_SMESSAGE
+                                       : GOBLIN_SBE_MESSAGE_KIND_MESSAGE;
+    struct goblin_sbe_writer w;
+    int n;
+
+    (void)s;
+    if (goblin_buf_reserve(b, size) != 0)
+        return;
+    goblin_sbe_writer_init(&w, b->data + b->len, size, true);
+    n = goblin_sbe_published_message_encode(&w, kind, channel, pattern,
+                                            message);
+    if (n > 0)
+        b->len += (size_t)n;
+}
+
 static struct goblin__sbe_state *state(goblin_session *s)
 {
     struct goblin__sbe_state *ss = s->sbe;
@@ -42,6 +69,7 @@ static struct goblin__sbe_state *state(goblin_session *s)
     ss->max_frame = GOBLIN_SBE_FRAME_MAX_DEFAULT;
     s->sbe = ss;
     s->sbe_free = goblin__sbe_session_free;
+    s->sbe_push = sbe_push;
     return ss;
 }
 

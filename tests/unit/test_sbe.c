@@ -105,7 +105,9 @@ static void test_template_ids_are_unique_and_known(void **state)
     assert_int_equal(GOBLIN_SBE_LPUSH, 110);
     assert_int_equal(GOBLIN_SBE_SCARD, 120);
     assert_null(goblin_sbe_template_name(0));
-    assert_null(goblin_sbe_template_name(12));
+    assert_int_equal(GOBLIN_SBE_PUBLISHED_MESSAGE, 12);
+    assert_string_equal(goblin_sbe_template_name(12), "PublishedMessage");
+    assert_null(goblin_sbe_template_name(13));
     assert_null(goblin_sbe_template_name(9999));
 }
 

@@ -1,0 +1,230 @@
+/* test_ring_pubsub.c - subscribers on goblind's rings (run by
+ * run_ring_pubsub.py with two ring paths and a Unix socket).
+ *
+ * A subscriber on ring A, over RESP2, RESP3 and SBE, receives through its
+ * CQ what a socket client publishes, without a request, in order, with
+ * channel, pattern and payload intact; a subscriber over a socket gets
+ * what a ring client publishes. A ring subscriber that stops draining
+ * its CQ is disconnected at the pubsub output limit, while the publisher
+ * and the client of ring B go on unblocked.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "goblin.h"
+#include "goblin/client.h"
+
+static int failures;
+
+#define CHECK(cond)                                                       \
+    do {                                                                  \
+        if (!(cond)) {                                                    \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,        \
+                    __LINE__, #cond);                                     \
+            failures++;                                                   \
+        }                                                                 \
+    } while (0)
+
+#define SL(s) ((struct goblin_slice){(s), sizeof(s) - 1})
+
+static const char *ring_a, *ring_b, *sock;
+
+static goblin_client *connect_ring(const char *path, int proto)
+{
+    struct goblin_client_config cfg = {0};
+    goblin_client *c = NULL;
+    int rc;
+
+    cfg.protocol = (enum goblin_client_protocol)proto;
+    cfg.timeout_ms = 10000;
+    /* The last client's detach is noticed by the server's chores. */
+    for (int i = 0; i < 200; i++) {
+        rc = goblin_client_connect_ring(path, &cfg, &c);
+        if (rc != GOBLIN_EBUSY)
+            break;
+        nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    }
+    if (rc != 0)
+        fprintf(stderr, "connect to ring %s: %d\n", path, rc);
+    return rc == 0 ? c : NULL;
+}
+
+static goblin_client *connect_sock(int proto)
+{
+    struct goblin_client_config cfg = {0};
+    goblin_client *c = NULL;
+
+    cfg.protocol = (enum goblin_client_protocol)proto;
+    cfg.timeout_ms = 10000;
+    if (goblin_client_connect_unix(sock, &cfg, &c) != 0)
+        return NULL;
+    return c;
+}
+
+static int64_t publish(goblin_client *c, struct goblin_slice ch,
+                       struct goblin_slice msg)
+{
+    struct goblin_slice argv[3] = {SL("PUBLISH"), ch, msg};
+    const struct goblin_resp_value *v;
+
+    if (goblin_client_call(c, 3, argv, &v) != 0 ||
+        v->type != GOBLIN_RESP_INTEGER)
+        return -1;
+    return v->integer;
+}
+
+static bool eq(struct goblin_slice s, const char *t)
+{
+    return s.len == strlen(t) && memcmp(s.ptr, t, s.len) == 0;
+}
+
+/* A subscriber speaking proto on ring A, a publisher on the socket. */
+static void test_ring_subscriber(int proto)
+{
+    goblin_client *sub = connect_ring(ring_a, proto);
+    goblin_client *pub = connect_sock(GOBLIN_CLIENT_RESP2);
+    struct goblin_slice chans[2] = {SL("news"), SL("sport")};
+    struct goblin_slice pat = SL("n*");
+    struct goblin_client_message m;
+    const struct goblin_resp_value *v;
+    struct goblin_slice ping = SL("PING");
+    static char big[3000];
+
+    CHECK(sub != NULL && pub != NULL);
+    if (sub == NULL || pub == NULL)
+        goto out;
+    CHECK(goblin_client_subscribe(sub, "SUBSCRIBE", 2, chans) == 2);
+    CHECK(goblin_client_subscribe(sub, "psubscribe", 1, &pat) == 3);
+    /* Nothing yet: the wait times out and the client stays usable. */
+    CHECK(goblin_client_next_message(sub, 20, &m) == 0);
+    CHECK(publish(pub, SL("news"), SL("hello")) == 2);
+    CHECK(publish(pub, SL("sport"), SL("goal")) == 1);
+    memset(big, 'b', sizeof(big));
+    CHECK(publish(pub, SL("sport"), (struct goblin_slice){big,
+                                                          sizeof(big)}) == 1);
+    CHECK(goblin_client_next_message(sub, 5000, &m) == 1);
+    CHECK(m.kind == GOBLIN_CLIENT_MESSAGE && eq(m.channel, "news") &&
+          eq(m.payload, "hello"));
+    CHECK(goblin_client_next_message(sub, 5000, &m) == 1);
+    CHECK(m.kind == GOBLIN_CLIENT_PMESSAGE && eq(m.pattern, "n*") &&
+          eq(m.channel, "news") && eq(m.payload, "hello"));
+    CHECK(goblin_client_next_message(sub, 5000, &m) == 1);
+    CHECK(m.kind == GOBLIN_CLIENT_MESSAGE && eq(m.channel, "sport") &&
+          eq(m.payload, "goal"));
+    CHECK(goblin_client_next_message(sub, 5000, &m) == 1);
+    CHECK(m.kind == GOBLIN_CLIENT_MESSAGE && m.payload.len == sizeof(big) &&
+          memcmp(m.payload.ptr, big, sizeof(big)) == 0);
+    if (proto != GOBLIN_CLIENT_RESP2) {
+        /* RESP3 and SBE run commands while subscribed; a message that
+         * comes before the reply is kept for next_message. */
+        CHECK(publish(pub, SL("news"), SL("early")) == 2);
+        CHECK(goblin_client_call(sub, 1, &ping, &v) == 0 &&
+              (v->type == GOBLIN_RESP_STATUS) && eq(v->str, "PONG"));
+        CHECK(goblin_client_next_message(sub, 5000, &m) == 1 &&
+              eq(m.payload, "early") && m.kind == GOBLIN_CLIENT_MESSAGE);
+        CHECK(goblin_client_next_message(sub, 5000, &m) == 1 &&
+              eq(m.payload, "early") && m.kind == GOBLIN_CLIENT_PMESSAGE);
+    }
+    CHECK(goblin_client_subscribe(sub, "UNSUBSCRIBE", 0, NULL) == 1);
+    CHECK(goblin_client_subscribe(sub, "PUNSUBSCRIBE", 0, NULL) == 0);
+    CHECK(publish(pub, SL("news"), SL("nobody")) == 0);
+out:
+    goblin_client_close(sub);
+    goblin_client_close(pub);
+}
+
+/* A socket subscriber, a publisher on ring B, shard channels. */
+static void test_socket_subscriber(void)
+{
+    goblin_client *sub = connect_sock(GOBLIN_CLIENT_RESP3);
+    goblin_client *pub = connect_ring(ring_b, GOBLIN_CLIENT_SBE);
+    struct goblin_slice ch = SL("shard1");
+    struct goblin_slice argv[3] = {SL("SPUBLISH"), SL("shard1"), SL("s")};
+    const struct goblin_resp_value *v;
+    struct goblin_client_message m;
+
+    CHECK(sub != NULL && pub != NULL);
+    if (sub == NULL || pub == NULL)
+        goto out;
+    CHECK(goblin_client_subscribe(sub, "SSUBSCRIBE", 1, &ch) == 1);
+    CHECK(goblin_client_call(pub, 3, argv, &v) == 0 &&
+          v->type == GOBLIN_RESP_INTEGER && v->integer == 1);
+    CHECK(goblin_client_next_message(sub, 5000, &m) == 1 &&
+          m.kind == GOBLIN_CLIENT_SMESSAGE && eq(m.channel, "shard1") &&
+          eq(m.payload, "s"));
+out:
+    goblin_client_close(sub);
+    goblin_client_close(pub);
+}
+
+/* A ring subscriber that never reads: the server holds it to the pubsub
+ * limit and drops it; publishing never waits on it. */
+static void test_slow_ring_subscriber(void)
+{
+    goblin_client *sub = connect_ring(ring_a, GOBLIN_CLIENT_SBE);
+    goblin_client *pub = connect_sock(GOBLIN_CLIENT_RESP2);
+    goblin_client *other = NULL;
+    struct goblin_slice ch = SL("flood");
+    struct goblin_slice cfg[4] = {SL("CONFIG"), SL("SET"),
+                                  SL("client-output-buffer-limit"),
+                                  SL("pubsub 256kb 0 0")};
+    struct goblin_slice list[2] = {SL("CLIENT"), SL("LIST")};
+    const struct goblin_resp_value *v;
+    struct goblin_client_message m;
+    static char payload[8192];
+    int i, got = 0, rc;
+
+    CHECK(sub != NULL && pub != NULL);
+    if (sub == NULL || pub == NULL)
+        goto out;
+    CHECK(goblin_client_call(pub, 4, cfg, &v) == 0 &&
+          v->type == GOBLIN_RESP_STATUS);
+    CHECK(goblin_client_subscribe(sub, "SUBSCRIBE", 1, &ch) == 1);
+    memset(payload, 'p', sizeof(payload));
+    /* 100 x 8 KiB: far past a 4 KiB CQ and the 256 KiB limit. */
+    for (i = 0; i < 100; i++)
+        CHECK(publish(pub, ch, (struct goblin_slice){payload,
+                                                     sizeof(payload)}) >= 0);
+    /* Ring B's client is served meanwhile. */
+    other = connect_ring(ring_b, GOBLIN_CLIENT_RESP2);
+    CHECK(other != NULL && goblin_client_ping(other) == 0);
+    /* The subscriber is gone from CLIENT LIST... */
+    for (i = 0; i < 200; i++) {
+        CHECK(goblin_client_call(pub, 2, list, &v) == 0);
+        if (v->type == GOBLIN_RESP_BULK &&
+            memmem(v->str.ptr, v->str.len, "sub=1", 5) == NULL)
+            break;
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    CHECK(i < 200);
+    /* ...and reading now yields what reached CQ, then the reset. */
+    while ((rc = goblin_client_next_message(sub, 2000, &m)) == 1)
+        got++;
+    CHECK(rc < 0);
+    CHECK(got < 100);
+    cfg[3] = SL("pubsub 32mb 8mb 60");
+    CHECK(goblin_client_call(pub, 4, cfg, &v) == 0);
+out:
+    goblin_client_close(sub);
+    goblin_client_close(pub);
+    goblin_client_close(other);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: test_ring_pubsub RING_A RING_B SOCKET\n");
+        return 2;
+    }
+    ring_a = argv[1];
+    ring_b = argv[2];
+    sock = argv[3];
+    test_ring_subscriber(GOBLIN_CLIENT_RESP2);
+    test_ring_subscriber(GOBLIN_CLIENT_RESP3);
+    test_ring_subscriber(GOBLIN_CLIENT_SBE);
+    test_socket_subscriber();
+    test_slow_ring_subscriber();
+    printf("%s\n", failures == 0 ? "ok" : "FAILED");
+    return failures == 0 ? 0 : 1;
+}
