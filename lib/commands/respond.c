@@ -15,11 +15,6 @@ void goblin__reply_ok(goblin__exec *x)
     SINK(x)->ops->status(SINK(x), "OK", 2);
 }
 
-void goblin__reply_status(goblin__exec *x, const char *text)
-{
-    SINK(x)->ops->status(SINK(x), text, strlen(text));
-}
-
 /* The error words INFO errorstats counts separately; others count as
  * ERR. */
 static const char *const err_words[GOBLIN__ERRSTATS] = {

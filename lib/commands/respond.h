@@ -15,8 +15,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "command.h"
+#include "goblin/reply.h"
 
 /* A sorted-set member with its score, as list replies carry them. */
 struct goblin__scored {
@@ -56,7 +58,12 @@ void goblin__reply_scored_scan(goblin__exec *x, uint64_t cursor,
                                const struct goblin__scored *v, size_t n);
 
 void goblin__reply_ok(goblin__exec *x);
-void goblin__reply_status(goblin__exec *x, const char *text);
+/* Inline, so the length of a literal ("PONG") is known where it is
+ * written instead of measured per reply. */
+static inline void goblin__reply_status(goblin__exec *x, const char *text)
+{
+    x->sink->ops->status(x->sink, text, strlen(text));
+}
 void goblin__reply_error(goblin__exec *x, const char *text);
 void goblin__reply_errorf(goblin__exec *x, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
