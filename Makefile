@@ -17,7 +17,8 @@ RELEASE_DIR := build-release
 TEST_DIR    := build
 ASAN_DIR    := build-asan
 
-BUILD_PKGS := meson ninja-build gcc g++ pkg-config python3
+BUILD_PKGS := meson ninja-build gcc g++ pkg-config python3 \
+              liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
 TEST_PKGS  := $(BUILD_PKGS) libcmocka-dev redis-server redis-tools \
               python3-redis libhiredis-dev libssl-dev openssl valgrind \
               abigail-tools

@@ -2,7 +2,8 @@
  * data store, embeddable in-process and served by goblind.
  *
  * Each layer has its own header under goblin/; this one includes them all
- * but goblin/tls.h, which belongs to the companion library libgoblin-tls.
+ * but goblin/tls.h and goblin/lua.h, which belong to the companion
+ * libraries libgoblin-tls and libgoblin-script.
  */
 #ifndef GOBLIN_H
 #define GOBLIN_H
@@ -19,6 +20,7 @@
 #include "goblin/resp.h"
 #include "goblin/ring.h"
 #include "goblin/sbe.h"
+#include "goblin/script.h"
 #include "goblin/serve.h"
 #include "goblin/set.h"
 #include "goblin/snapshot.h"

@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include "goblind.h"
+#ifdef GOBLIN_SCRIPTING
+#include "goblin/lua.h"
+#endif
 
 void goblind_lock(void *ctx)
 {
@@ -54,7 +57,13 @@ static int open_engine(struct goblind *g)
         .server_info = server_info, .server_info_ctx = g,
         .session_wake = goblin_net_session_wake};
     goblind_persist_hooks(g, &ecfg);
-    return goblin_engine_open(&ecfg, &g->engine);
+    if ((rc = goblin_engine_open(&ecfg, &g->engine)) < 0)
+        return rc;
+#ifdef GOBLIN_SCRIPTING
+    if ((rc = goblin_lua_attach(g->engine)) < 0)
+        return rc;
+#endif
+    return 0;
 }
 
 int main(int argc, char **argv)

@@ -25,6 +25,7 @@
  *   boolean     :1 / :0                 | #t / #f
  *   verbatim    $n bytes                | =n+4 fmt:bytes
  *   push        *n                      | >n
+ *   bignum      $n digits (bulk)        | (digits   (optional op)
  */
 #ifndef GOBLIN_REPLY_H
 #define GOBLIN_REPLY_H
@@ -86,6 +87,9 @@ struct goblin_sink_ops {
     size_t (*defer)(struct goblin_sink *);
     void (*set_deferred)(struct goblin_sink *, size_t token,
                          enum goblin_aggregate kind, size_t n);
+    /* A big number given as its text (a script's {big_number=...});
+     * without it, a bulk string. */
+    void (*bignum)(struct goblin_sink *, const char *s, size_t len);
 };
 
 struct goblin_sink {
@@ -163,6 +167,15 @@ static inline void goblin_sink_bulk_dbl(struct goblin_sink *s, const void *p,
         s->ops->bulk(s, p, len);
         s->ops->dbl(s, score);
     }
+}
+
+static inline void goblin_sink_bignum(struct goblin_sink *s, const char *p,
+                                      size_t len)
+{
+    if (s->ops->bignum != NULL)
+        s->ops->bignum(s, p, len);
+    else
+        s->ops->bulk(s, p, len);
 }
 
 static inline void goblin_sink_reserve(struct goblin_sink *s, size_t bytes)

@@ -98,6 +98,9 @@ goblin__handler goblin__cmd_bzpopmin;
 goblin__handler goblin__cmd_bzpopmax;
 goblin__handler goblin__cmd_bzmpop;
 goblin__handler goblin__cmd_client_unblock;
+
+/* cmd_script.c */
+goblin__handler goblin__cmd_scripting;
 /* cmd_block_list.c */
 goblin__handler goblin__cmd_blpop;
 goblin__handler goblin__cmd_brpop;

@@ -9,12 +9,14 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "acl.h"
 #include "block.h"
 #include "commands/handlers.h"
 #include "maxmemory.h"
 #include "commands/respond.h"
+#include "goblin/script.h"
 #include "session.h"
 #include "slowlog.h"
 
@@ -140,6 +142,23 @@ static bool acl_ok(goblin__exec *x, int argc, const struct goblin_slice *argv)
     return false;
 }
 
+/* While a script is past busy-reply-threshold, only the table's
+ * allow-busy commands run, and SHUTDOWN only with NOSAVE. */
+static bool busy_refuses(const goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
+{
+    if (!(x->cmd->flags & CMD_ALLOW_BUSY))
+        return true;
+    if (x->cmd->fn == goblin__cmd_shutdown) {
+        for (int i = 1; i < argc; i++)
+            if (argv[i].len == 6 &&
+                strncasecmp(argv[i].ptr, "nosave", 6) == 0)
+                return false;
+        return true;
+    }
+    return false;
+}
+
 /* Checks what Redis checks before running or queueing; replies the
  * refusal and returns false. */
 static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
@@ -183,6 +202,14 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
                  "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET "
                  "are allowed in this context", x->cmd->fullname);
         reject(x, text);
+        return false;
+    }
+    if (x->eng->script_busy && busy_refuses(x, argc, argv)) {
+        reject(x, (x->eng->script_run->flags & GOBLIN_SCRIPT_EVAL)
+                      ? "BUSY Redis is busy running a script. You can only "
+                        "call SCRIPT KILL or SHUTDOWN NOSAVE."
+                      : "BUSY Redis is busy running a script. You can only "
+                        "call FUNCTION KILL or SHUTDOWN NOSAVE.");
         return false;
     }
     return true;

@@ -14,6 +14,7 @@
 
 #include "acl.h"
 #include "commands/notify.h"
+#include "goblin/script.h"
 #include "block.h"
 #include "maxmemory.h"
 #include "session.h"
@@ -208,6 +209,11 @@ void goblin_engine_close(goblin_engine *eng)
         return;
     while (eng->first != NULL)
         goblin_session_close(eng->first);
+    /* The scripting library goes after the sessions (none is running a
+     * script) and before the store it may still free keys into. */
+    if (eng->scripting != NULL && eng->scripting->close != NULL)
+        eng->scripting->close(eng->scripting_ctx);
+    eng->scripting = NULL;
     engine_free(eng);
 }
 

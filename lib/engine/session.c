@@ -87,7 +87,7 @@ static const struct goblin_sink_ops discard_ops = {
     discard_status, discard_status, discard_int, discard_dbl,
     discard_bulk, discard_none, discard_none, discard_count,
     discard_count, discard_count, discard_bool, discard_verbatim,
-    discard_count, NULL, NULL, NULL, NULL, NULL,
+    discard_count, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 static void session_free(goblin_session *s)

@@ -180,6 +180,14 @@ struct goblin_engine {
 
     struct goblin__persist *persist; /* cmd_persist.c: SAVE, BGSAVE, policies */
 
+    /* Scripting (script_call.c): the attached library, if any, and the
+     * script running now (NULL when none). */
+    const struct goblin_scripting *scripting;
+    void *scripting_ctx;
+    struct goblin_script_run *script_run;
+    bool script_busy; /* past busy-reply-threshold: others get BUSY */
+    void (*busy_hook)(void *ctx, goblin_session *s);
+    void *busy_hook_ctx;
     /* Pub/Sub (cmd_pubsub.c) and keyspace notifications (notify.c):
      * notify_flags holds the classes only while K or E is set. */
     struct goblin__ps_registry pubsub;

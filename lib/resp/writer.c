@@ -109,6 +109,12 @@ static void op_error(struct goblin_sink *s, const char *t, size_t len)
     put_line(s, '-', t, len);
 }
 
+/* RESP3 big number "(digits"; RESP2 has none and sends a bulk string. */
+static void op_bignum3(struct goblin_sink *s, const char *t, size_t len)
+{
+    put_line(s, '(', t, len);
+}
+
 static void op_integer(struct goblin_sink *s, int64_t v)
 {
     char *p = room(s, HEADER_MAX);
@@ -396,6 +402,7 @@ static const struct goblin_sink_ops resp3_ops = {
     .reserve = op_reserve,
     .defer = op_defer,
     .set_deferred = op_set_deferred,
+    .bignum = op_bignum3,
 };
 
 void goblin_resp_writer_init(struct goblin_resp_writer *w,

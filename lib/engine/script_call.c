@@ -1,0 +1,218 @@
+/* script_call.c - the engine's side of scripting: attaching a scripting
+ * library, the checks Redis makes before a script runs (script.c
+ * scriptPrepareForRun) and on each command a script calls (scriptCall),
+ * in Redis 7.0's order and with its texts.
+ *
+ * A script runs inside its EVAL or FCALL, under the engine's lock, as the
+ * calling session: redis.call uses the caller's ACL user and database. Its
+ * commands reply into the scripting library's sink in the RESP version
+ * the script chose (redis.setresp), not the caller's. While a script
+ * runs, eng->in_exec is set as during EXEC: blocking commands answer at
+ * once instead of blocking, and BGSAVE waits.
+ */
+#include <string.h>
+
+#include "acl.h"
+#include "commands/respond.h"
+#include "goblin/script.h"
+#include "maxmemory.h"
+#include "session.h"
+
+void goblin_engine_scripting(goblin_engine *eng,
+                             const struct goblin_scripting *ops, void *ctx)
+{
+    eng->scripting = ops;
+    eng->scripting_ctx = ctx;
+}
+
+int goblin_session_resp(const goblin_session *s)
+{
+    return s->resp;
+}
+
+int64_t goblin_script_busy_ms(const goblin_session *s)
+{
+    return goblin_engine_config_int(s->eng, "busy-reply-threshold", 5000);
+}
+
+void goblin_script_log(goblin_session *s, enum goblin_log_level level,
+                       const char *text)
+{
+    if (s->eng->cfg.log != NULL)
+        s->eng->cfg.log(s->eng->cfg.log_ctx, level, text);
+}
+
+void goblin_script_busy(struct goblin_script_run *run, bool on)
+{
+    run->caller->eng->script_busy = on;
+}
+
+void goblin_script_yield(struct goblin_script_run *run)
+{
+    goblin_engine *eng = run->caller->eng;
+
+    if (eng->busy_hook != NULL)
+        eng->busy_hook(eng->busy_hook_ctx, run->caller);
+}
+
+void goblin_engine_busy_hook(goblin_engine *eng,
+                             void (*fn)(void *ctx, goblin_session *s),
+                             void *ctx)
+{
+    eng->busy_hook = fn;
+    eng->busy_hook_ctx = ctx;
+}
+
+goblin_session *goblin_engine_busy_session(const goblin_engine *eng)
+{
+    return eng->script_busy && eng->script_run != NULL
+               ? eng->script_run->caller
+               : NULL;
+}
+
+static void refuse(struct goblin_sink *sink, const char *text)
+{
+    sink->ops->error(sink, text, strlen(text));
+}
+
+int goblin_script_begin(goblin_session *s, struct goblin_script_run *run,
+                        struct goblin_sink *sink)
+{
+    goblin_engine *eng = s->eng;
+    unsigned f = run->flags;
+
+    run->caller = s;
+    run->wrote = false;
+    run->killed = false;
+    run->oom = eng->maxmemory != 0 && !goblin__maxmemory_fits(eng);
+    if (!(f & GOBLIN_SCRIPT_EVAL_COMPAT)) {
+        if (!(f & GOBLIN_SCRIPT_ALLOW_OOM) && run->oom) {
+            refuse(sink, "OOM allow-oom flag is not set on the script, can "
+                         "not run it when used memory > 'maxmemory'");
+            return GOBLIN_EINVAL;
+        }
+        if (!(f & GOBLIN_SCRIPT_NO_WRITES) && (f & GOBLIN_SCRIPT_RO)) {
+            refuse(sink, "ERR Can not execute a script with write flag "
+                         "using *_ro command.");
+            return GOBLIN_EINVAL;
+        }
+    }
+    run->read_only = (f & GOBLIN_SCRIPT_RO) ||
+                     (!(f & GOBLIN_SCRIPT_EVAL_COMPAT) &&
+                      (f & GOBLIN_SCRIPT_NO_WRITES));
+    if (!(f & GOBLIN_SCRIPT_EVAL_COMPAT) && (f & GOBLIN_SCRIPT_ALLOW_OOM))
+        run->oom = false; /* nothing is refused for memory */
+    run->start_ns = eng->cfg.now_ns(eng->cfg.now_ns_ctx);
+    eng->in_exec = true;
+    eng->script_run = run;
+    return 0;
+}
+
+void goblin_script_end(struct goblin_script_run *run)
+{
+    goblin_engine *eng = run->caller->eng;
+
+    eng->in_exec = false;
+    eng->script_run = NULL;
+    eng->script_busy = false;
+}
+
+/* Finds the command argv names as Redis's lookupCommand does: an unknown
+ * subcommand is an unknown command. */
+static const struct goblin__command *lookup(goblin_engine *eng, int argc,
+                                            const struct goblin_slice *argv)
+{
+    const struct goblin__command *c = goblin__command_lookup(eng, argv[0]);
+
+    if (c == NULL || c->nsub == 0 || argc < 2)
+        return c;
+    return goblin__command_lookup_sub(eng, c, argv[1]);
+}
+
+/* The checks of scriptCall; NULL when the command may run, else the
+ * error text (in buf when it is built). */
+static const char *check(struct goblin_script_run *run, goblin__exec *x,
+                         int argc, const struct goblin_slice *argv,
+                         char *buf, size_t cap)
+{
+    const struct goblin__command *c = x->cmd;
+    goblin_session *s = x->sess;
+    int pos = 0;
+
+    if (c == NULL)
+        return "ERR Unknown Redis command called from script";
+    if (c->fn == NULL || (c->arity > 0 ? argc != c->arity
+                                       : argc < -c->arity))
+        return "ERR Wrong number of args calling Redis command from script";
+    if (c->flags & CMD_NOSCRIPT)
+        return "ERR This Redis command is not allowed from script";
+    if (s->acl == NULL)
+        return "ERR The user executing the script can't run this command "
+               "or subcommand";
+    if (!goblin__acl_unrestricted(s->acl)) {
+        enum goblin__acl_denied d =
+            goblin__acl_check(s, s->acl, c, argc, argv, &pos);
+
+        if (d == ACL_DENIED_KEY)
+            return "ERR The user executing the script can't access at "
+                   "least one of the keys mentioned in the command";
+        if (d != ACL_OK) {
+            (void)buf;
+            (void)cap;
+            return "ERR The user executing the script can't run this "
+                   "command or subcommand";
+        }
+    }
+    if (run->read_only && (c->flags & (CMD_WRITE | CMD_MAY_REPLICATE)))
+        return "ERR Write commands are not allowed from read-only scripts.";
+    if (run->oom && !run->wrote && (c->flags & CMD_DENYOOM) &&
+        x->eng->maxmemory != 0)
+        return GOBLIN__OOM_TEXT;
+    return NULL;
+}
+
+int goblin_script_acl_check(struct goblin_script_run *run, int argc,
+                            const struct goblin_slice *argv)
+{
+    goblin_session *s = run->caller;
+    const struct goblin__command *c;
+    int pos = 0;
+
+    if (argc < 1 || (c = lookup(s->eng, argc, argv)) == NULL ||
+        c->fn == NULL)
+        return GOBLIN_EINVAL;
+    if (s->acl == NULL)
+        return 0;
+    if (goblin__acl_unrestricted(s->acl))
+        return 1;
+    return goblin__acl_check(s, s->acl, c, argc, argv, &pos) == ACL_OK;
+}
+
+void goblin_script_call(struct goblin_script_run *run, int argc,
+                        const struct goblin_slice *argv,
+                        struct goblin_sink *sink)
+{
+    goblin_session *s = run->caller;
+    goblin__exec x = {s->eng, s,    s->eng->st, sink,
+                      sink,   NULL, run->resp,  false, NULL};
+    const char *err;
+    char buf[200];
+
+    if (argc < 1) {
+        refuse(sink, "ERR Please specify at least one argument for this "
+                     "redis lib call");
+        return;
+    }
+    x.cmd = lookup(s->eng, argc, argv);
+    err = check(run, &x, argc, argv, buf, sizeof(buf));
+    if (err != NULL) {
+        if (x.cmd != NULL)
+            s->eng->stats[x.cmd - goblin__commands].rejected++;
+        s->eng->stat_rejected++;
+        goblin__reply_error(&x, err);
+        return;
+    }
+    if (x.cmd->flags & CMD_WRITE)
+        run->wrote = true;
+    goblin__run(&x, argc, argv);
+}

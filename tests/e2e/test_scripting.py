@@ -1,0 +1,232 @@
+"""test_scripting.py - EVAL, EVALSHA, EVAL_RO and SCRIPT against
+redis-server 7.0.15, compared exactly, in RESP2 and RESP3; and
+python3-redis's register_script and Lock, which run Lua scripts.
+
+    /usr/bin/python3 test_scripting.py GOBLIND
+
+Every case runs on a fresh goblind and a fresh redis-server over their
+Unix sockets; the replies (errors with their "script: SHA, on
+@user_script:N." references included) must be byte for byte the same.
+A goblind built without Lua answers "ERR scripting is not available" and
+the test says so and skips (exit 77).
+"""
+
+import sys
+
+import redis
+
+import e2e
+
+# One script per case: conversions both ways, errors of every kind, the
+# sandbox, shebang flags, the libraries (cjson, cmsgpack, struct, bit).
+CASES = [
+    ('set','s','a'),
+    ('eval',"return redis.call('incr','s')",0),
+    ('eval',"return redis.pcall('incr','s')",0),
+    ('eval',"return x",0),
+    ('eval',"return x(",0),
+    ('eval',"x=1",0),
+    ('eval',"error('boom')",0),
+    ('eval',"error({err='MY boom'})",0),
+    ('eval',"return redis.call('nosuch')",0),
+    ('eval',"return redis.call('get')",0),
+    ('eval',"return redis.call()",0),
+    ('eval',"return 1",-1),
+    ('eval',"return 1",2,'a'),
+    ('eval',"return 1",'x'),
+    ('evalsha','ffffffffffffffffffffffffffffffffffffffff',0),
+    ('evalsha','abc',0),
+    ('eval',"return redis.call('eval','return 1',0)",0),
+    ('eval_ro',"return redis.call('set','x',1)",0),
+    ('eval',"#!lua flags=no-writes\nreturn redis.call('set','x',1)",0),
+    ('eval',"return os",0),
+    ('eval',"return loadfile",0),
+    ('eval',"return {1,2,{3,'x'},nil,5}",0),
+    ('eval',"return {ok='fine'}",0),
+    ('eval',"return {err='bad'}",0),
+    ('eval',"return 3.99",0),
+    ('eval',"return true",0),
+    ('eval',"return false",0),
+    ('eval',"return redis.error_reply('x y')",0),
+    ('eval',"return redis.status_reply('yo')",0),
+    ('eval',"return redis.sha1hex('')",0),
+    ('eval',"error(nil)",0),
+    ('eval',"error(true)",0),
+    ('eval',"error({err=5})",0),
+    ('eval',"#!foo\nreturn 1",0),
+    ('eval',"#!lua flags=bad\nreturn 1",0),
+    ('eval',"#!lua xx=1\nreturn 1",0),
+    ('eval',"#!lua\nreturn 1",0),
+    ('eval',"#!lua flags=no-writes,allow-oom\nreturn 1",0),
+    ('eval',"#!lua name=x\nreturn 1",0),
+    ('eval',"return {1,2,nil,3}",0),
+    ('eval',"return {double=3.5}",0),
+    ('eval',"return {big_number='123'}",0),
+    ('eval',"return {map={a=1}}",0),
+    ('eval',"return {set={a=true}}",0),
+    ('eval',"redis.setresp(3); return redis.call('hgetall','nokey')",0),
+    ('eval',"redis.setresp(3); local r = redis.call('zscore','z','a'); return type(r)",0),
+    ('eval',"redis.setresp(3); return {type(redis.call('get','nokey')), tostring(redis.call('get','nokey'))}",0),
+    ('eval',"return {type(redis.call('get','nokey')), tostring(redis.call('get','nokey'))}",0),
+    ('eval',"return -3.99",0),
+    ('eval',"return {ok=5}",0),
+    ('eval',"return redis.call('set',1.5,2^60)",0),
+    ('eval',"return redis.call('get','1.5')",0),
+    ('eval',"return redis.call('set','k',{})",0),
+    ('eval',"return redis.call('set','k',nil)",0),
+    ('eval',"return redis.error_reply('MY x')",0),
+    ('eval',"return redis.error_reply('-MY x')",0),
+    ('eval',"return redis.error_reply('nocode')",0),
+    ('eval',"return redis.error_reply(5)",0),
+    ('eval',"return pcall(redis.call,'incr','s')",0),
+    ('eval',"local ok,e = pcall(redis.call,'incr','s'); return e",0),
+    ('eval',"local e = redis.pcall('incr','s'); return e",0),
+    ('eval',"local e = redis.pcall('incr','s'); return e['err']",0),
+    ('eval',"return redis.REDIS_VERSION .. ' ' .. redis.REDIS_VERSION_NUM",0),
+    ('script','help'),
+    ('script','flush','x'),
+    ('script','flush','async','x'),
+    ('script','kill'),
+    ('script','exists','A'),
+    ('script','load','return 1'),
+    ('script','exists','E0E1F9FABFC9D4800C877A703B823AC0578FF8DB','e0e1f9fabfc9d4800c877a703b823ac0578ff8db'),
+    ('evalsha','E0E1F9FABFC9D4800C877A703B823AC0578FF8DB',0),
+    ('script','load','return +'),
+    ('eval','return string.x','0'),
+    ('eval','string.x=1','0'),
+    ('eval','rawset(_G,"x",1)','0'),
+    ('eval','return _G.x','0'),
+    ('eval','setmetatable(_G,{})','0'),
+    ('eval','return loadstring(string.dump(function() return 1 end))','0'),
+    ('eval','return loadstring("return 7")()','0'),
+    ('eval','return type(cjson.encode)..type(cmsgpack.pack)..type(bit.band)..type(struct.pack)','0'),
+    ('eval','return cjson.encode({1,2,{a=1}})','0'),
+    ('eval','return {1,{2,{3}}}','0'),
+    ('eval','return coroutine.running()','0'),
+    ('eval','return type(getfenv)','0'),
+    ('eval','local f = function() x = 5 end f()','0'),
+    ('eval','redis.call = nil','0'),
+    ('eval','return tostring(2^63)','0'),
+    ('eval','return 2^63','0'),
+    ('eval','return 0/0','0'),
+    ('eval',"local t={} for k,v in pairs(_G) do t[#t+1]=k end table.sort(t) return t",0),
+    ('eval',"local t={} for k,v in pairs(string) do t[#t+1]=k end table.sort(t) return t",0),
+    ('eval',"local t={} for k,v in pairs(math) do t[#t+1]=k end table.sort(t) return t",0),
+    ('eval',"local t={} for k,v in pairs(redis) do t[#t+1]=k end table.sort(t) return t",0),
+    ('eval',"return {KEYS[1],KEYS[2],ARGV[1],#ARGV}",2,'k1','k2','a1','a2','a3'),
+    ('eval',"return cmsgpack.pack({1,2,3},'abc',{a=1},-5,300,1.5,3.1)",0),
+    ('eval',"return {cmsgpack.unpack(cmsgpack.pack({1,2,3},'abc',-5,300,70000,-70000,1.5))}",0),
+    ('eval',"return {struct.pack('>i2<I4!4bhd', 1, 2, 3, 4, 5.5), struct.size('>i2<I4b')}",0),
+    ('eval',"return {struct.unpack('>i2<I4', struct.pack('>i2<I4', -7, 9))}",0),
+    ('eval',"return struct.unpack('c0', 'abc')",0),
+    ('eval',"return {struct.unpack('bc0', struct.pack('bc0', 3, 'xyz'))}",0),
+    ('eval',"return bit.tohex(bit.bxor(0xff, 0x0f))",0),
+    ('eval',"return cjson.decode('[1,2,{\"a\":3}]')[3].a",0),
+    ('eval',"return redis.call('ping')",0),
+    ('eval',"return redis.pcall('ping')",0),
+    ('eval',"redis.setresp(3) return redis.call('ping')",0),
+    ('eval',"return {double=3.5}",0),
+    ('eval',"return {big_number='123'}",0),
+    ('eval',"return {map={a=1}}",0),
+    ('eval',"return {set={a=true}}",0),
+    ('eval',"return true",0),
+    ('eval',"return false",0),
+    ('eval',"return nil",0),
+    ('eval',"return {verbatim_string={format='txt',string='hi'}}",0),
+    ('eval',"redis.setresp(3) return true",0),
+    ('eval',"redis.setresp(3) return false",0),
+    ('eval',"redis.setresp(3) return redis.call('hgetall','h')",0),
+    ('hset','h','f','v'),
+    ('eval',"redis.setresp(3) return redis.call('hgetall','h')",0),
+    ('eval',"return redis.call('hgetall','h')",0),
+    ('eval',"redis.setresp(3) return redis.call('hgetall','h')['map']['f']",0),
+    ('zadd','z','1.5','m'),
+    ('eval',"redis.setresp(3) return redis.call('zscore','z','m')",0),
+    ('eval',"redis.setresp(3) return redis.call('zscore','z','m')['double']",0),
+    ('eval',"return redis.call('zscore','z','m')",0),
+    ('eval',"redis.setresp(3) return redis.call('zrange','z',0,-1,'withscores')",0),
+    ('eval',"return redis.setresp(4)",0),
+    ('eval',"return redis.log(redis.LOG_WARNING, 'hi', 'there')",0),
+    ('eval',"return redis.log(9, 'hi')",0),
+    ('eval',"return redis.log('x', 'hi')",0),
+    ('eval',"return redis.log(1)",0),
+    ('eval',"return redis.set_repl(redis.REPL_ALL)",0),
+    ('eval',"return redis.set_repl(99)",0),
+    ('eval',"return redis.replicate_commands()",0),
+    ('eval',"local a = {} a[1]=a return #a",0),
+    ('eval',"return string.rep('x', 10)",0),
+    ('eval',"return redis.call('blpop','nolist',0)",0),
+    ('eval',"return redis.call('set','x','1','GET')",0),
+    ('eval',"local function f(n) return 1 + f(n+1) end return f(1)",0),
+]
+
+
+def run_cases(gob, ref, resp):
+    fails = e2e.Failures()
+    g = e2e.Client(gob.sock)
+    r = e2e.Client(ref.sock)
+    if resp == 3:
+        g.call("HELLO", "3")
+        r.call("HELLO", "3")
+    for case in CASES:
+        want = r.call(*case)
+        got = g.call(*case)
+        fails.eq(got, want, "RESP%d %r" % (resp, case))
+    g.close()
+    r.close()
+    fails.finish()
+
+
+def test_cases_resp2(gob, ref):
+    run_cases(gob, ref, 2)
+
+
+def test_cases_resp3(gob, ref):
+    run_cases(gob, ref, 3)
+
+
+def test_math_random_sequence(gob, ref):
+    # A fresh server's first values: Redis's own lrand48 from its
+    # unseeded state, the same on every machine.
+    g = e2e.Client(gob.sock)
+    got = [g.call("EVAL", "return math.random(1000)", "0") for _ in range(3)]
+    assert got == [(":", 397), (":", 841), (":", 354)], got
+
+
+def test_redis_py_register_script_and_lock(gob, ref):
+    r = redis.Redis(unix_socket_path=gob.sock)
+    add = r.register_script(
+        "return redis.call('INCRBY', KEYS[1], ARGV[1])")
+    assert add(keys=["counter"], args=[5]) == 5
+    r.script_flush()
+    assert add(keys=["counter"], args=[2]) == 7  # NOSCRIPT, then EVAL
+    lock = r.lock("resource", timeout=5)
+    assert lock.acquire(blocking=False)
+    assert not r.lock("resource").acquire(blocking=False)
+    assert lock.extend(5)
+    lock.release()
+    assert r.get("resource") is None
+    assert r.lock("resource").acquire(blocking=False)
+
+
+def test_stops_cleanly(gob, ref):
+    e2e.check_stopped_cleanly(gob)
+    ref.stop()
+
+
+def main():
+    path = sys.argv[1]
+    gob = e2e.goblind(path)
+    probe = e2e.Client(gob.sock).call("EVAL", "return 1", "0")
+    if probe[0] == "-" and b"not available" in probe[1]:
+        print("goblind was built without Lua: skipped")
+        gob.stop()
+        sys.exit(77)
+    ref = e2e.redis_server()
+    e2e.run_tests([test_math_random_sequence, test_cases_resp2,
+                   test_cases_resp3, test_redis_py_register_script_and_lock,
+                   test_stops_cleanly], gob, ref)
+
+
+if __name__ == "__main__":
+    main()
