@@ -44,10 +44,9 @@ int goblind_parse_args(struct goblind *g, int argc, char **argv)
     if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
         printf("usage: goblind [config-file | -] [--directive value...]...\n"
                "Every directive of a Redis 7.0 config file (docs/config.md)"
-               ";\n  --ring PATH SIZE, --ring-cpus LIST, --ring-idle spin|"
-               "backoff,\n  --ring-spin-us N, --ring-perm OCT  shared-memory"
-               " rings\nDirectives Goblin acts on, with their defaults:\n");
+               ";\nthose Goblin acts on, with their defaults:\n");
         goblin_engine_config_usage(g->engine, stdout);
+        goblin_ring_set_usage(stdout);
         return 1;
     }
     if (argc > 1 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include <goblin.h>
+#include <goblin/lua.h> /* goblin_lua_attach, if built with scripting */
 
 struct goblind {
     goblin_store *store;
@@ -52,8 +53,7 @@ int goblind_ring_start(struct goblind *g);
 void goblind_ring_stop(struct goblind *g);
 
 /* persist.c: BGSAVE's fork, reaping it (SIGCHLD), SHUTDOWN. */
-void goblind_persist_hooks(struct goblind *g,
-                           struct goblin_engine_config *ecfg);
+void goblind_persist_hooks(struct goblind *g, struct goblin_engine_config *e);
 int goblind_persist_load(struct goblind *g);
 void goblind_persist_reap(struct goblind *g, int flags);
 void goblind_persist_kill_child(void *ctx);

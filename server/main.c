@@ -12,9 +12,6 @@
 #include <unistd.h>
 
 #include "goblind.h"
-#ifdef GOBLIN_SCRIPTING
-#include "goblin/lua.h"
-#endif
 
 void goblind_lock(void *ctx)
 {
@@ -57,13 +54,11 @@ static int open_engine(struct goblind *g)
         .server_info = server_info, .server_info_ctx = g,
         .session_wake = goblin_net_session_wake};
     goblind_persist_hooks(g, &ecfg);
-    if ((rc = goblin_engine_open(&ecfg, &g->engine)) < 0)
-        return rc;
+    rc = goblin_engine_open(&ecfg, &g->engine);
 #ifdef GOBLIN_SCRIPTING
-    if ((rc = goblin_lua_attach(g->engine)) < 0)
-        return rc;
+    rc = rc < 0 ? rc : goblin_lua_attach(g->engine);
 #endif
-    return 0;
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -81,15 +76,11 @@ int main(int argc, char **argv)
     if (rc == 0 && goblin_engine_config_int(g.engine, "daemonize", 0) &&
         goblind_daemonize() < 0)
         rc = -1;
-    if (rc == 0 && goblind_pidfile_write(&g) < 0)
+    if (rc == 0 && (goblind_pidfile_write(&g) < 0 ||
+                    goblind_log_open(&g) < 0))
         rc = -1;
-    if (rc != 0 || goblind_log_open(&g) < 0) {
-        goblind_process_end(&g);
-        goblind_ring_stop(&g);
-        goblin_engine_close(g.engine);
-        goblin_store_close(g.store);
-        return rc > 0 ? 0 : 1;
-    }
+    if (rc != 0) /* an error, or --help / --version (rc > 0) */
+        goto out;
     goblind_log(&g, GOBLIN_LOG_NOTICE, "Goblin version=%s, bits=%d, pid=%d, "
                 "just started", GOBLIN_VERSION_STRING,
                 (int)sizeof(void *) * 8, (int)getpid());
@@ -106,6 +97,7 @@ int main(int argc, char **argv)
             goblind_log(&g, GOBLIN_LOG_WARNING, "User requested "
                         "shutdown...");
     }
+out:
     goblind_persist_kill_child(&g);
     goblind_ring_stop(&g);
     goblind_shutdown_net(&g);
@@ -115,5 +107,5 @@ int main(int argc, char **argv)
         goblind_log(&g, GOBLIN_LOG_WARNING, "Goblin is now ready to exit, "
                     "bye bye...");
     goblind_process_end(&g);
-    return rc == 0 ? 0 : 1;
+    return rc < 0;
 }

@@ -193,6 +193,10 @@ GOBLIN_API int goblin_ring_set_directive(goblin_ring_set *rs, int argc,
 GOBLIN_API int goblin_ring_set_settings(goblin_ring_set *rs,
                                         goblin_engine *eng);
 
+/* Writes the ring directives' --help lines (name, type, default) to f,
+ * in the layout of goblin_engine_config_usage. */
+GOBLIN_API void goblin_ring_set_usage(FILE *f);
+
 /* How the endpoints are served; as in goblin_ring_endpoint_config. */
 struct goblin_ring_set_config {
     goblin_engine *engine;

@@ -39,8 +39,16 @@ struct goblin_ring_set {
     char setting[NSETTINGS][GOBLIN_SETTING_VALUE_MAX];
 };
 
-static const char *const names[NSETTINGS] = {
-    "ring", "ring-cpus", "ring-idle", "ring-spin-us", "ring-perm",
+/* The ring directives, as --help shows them: name, type, default and
+ * what follows it (an enum's choices, or what the value is). */
+static const struct {
+    const char *name, *type, *dflt, *tail;
+} info[NSETTINGS] = {
+    {"ring", "special", "", "  (PATH SIZE; once per ring)"},
+    {"ring-cpus", "special", "", "  (CPU list: a poller per CPU)"},
+    {"ring-idle", "enum", "backoff", " of spin|backoff"},
+    {"ring-spin-us", "integer", "50", ""},
+    {"ring-perm", "octal", "600", ""},
 };
 
 int goblin_ring_set_new(goblin_ring_set **out)
@@ -128,7 +136,7 @@ int goblin_ring_set_directive(goblin_ring_set *rs, int argc,
     size_t i = 0;
     char *copy;
 
-    while (i < NSETTINGS && strcasecmp(argv[0], names[i]) != 0)
+    while (i < NSETTINGS && strcasecmp(argv[0], info[i].name) != 0)
         i++;
     if (i == NSETTINGS)
         return 1;
@@ -190,12 +198,19 @@ int goblin_ring_set_settings(goblin_ring_set *rs, goblin_engine *eng)
     snprintf(rs->setting[3], cap, "%ld", rs->spin_us);
     snprintf(rs->setting[4], cap, "%lo", rs->perm);
     for (int i = 0; i < NSETTINGS; i++) {
-        struct goblin_setting s = {names[i], NULL, show, NULL,
+        struct goblin_setting s = {info[i].name, NULL, show, NULL,
                                    rs->setting[i]};
         if ((rc = goblin_engine_setting_add(eng, &s)) < 0)
             return rc;
     }
     return 0;
+}
+
+void goblin_ring_set_usage(FILE *f)
+{
+    for (int i = 0; i < NSETTINGS; i++)
+        fprintf(f, "  --%-26s %-8s \"%s\"%s\n", info[i].name, info[i].type,
+                info[i].dflt, info[i].tail);
 }
 
 /* ---- endpoints and pollers ---- */
