@@ -125,8 +125,21 @@ static struct goblin__acl_user *user_copy(goblin_store *st,
     return c;
 }
 
+/* The channel flag a new or reset user starts with: acl-pubsub-default
+ * (Redis 7.0's default, resetchannels, gives none). */
+static uint32_t pubsub_default(const goblin_engine *eng)
+{
+    char v[32];
+
+    return goblin_engine_config_get(eng, "acl-pubsub-default", v,
+                                    sizeof(v)) >= 0 &&
+                   strcmp(v, "allchannels") == 0
+               ? ACL_USER_ALLCHANNELS
+               : 0;
+}
+
 /* A new user: off, no passwords, no commands, no keys (Redis's
- * ACLCreateUser). */
+ * ACLCreateUser; the channels follow acl-pubsub-default). */
 static struct goblin__acl_user *user_new(goblin_store *st,
                                          struct goblin_slice name)
 {
@@ -333,6 +346,17 @@ static void reset_patterns(goblin_store *st, struct goblin__acl_pattern **v,
 }
 
 /* ~pat, %R~pat, %W~pat, %RW~pat. */
+/* Redis refuses a pattern after allkeys / allchannels (it would change
+ * nothing); only a repeated ~* or &* passes. */
+static const char all_keys_why[] =
+    "Adding a pattern after the * pattern (or the 'allkeys' flag) is not "
+    "valid and does not have any effect. Try 'resetkeys' to start with an "
+    "empty list of patterns";
+static const char all_channels_why[] =
+    "Adding a pattern after the * pattern (or the 'allchannels' flag) is "
+    "not valid and does not have any effect. Try 'resetchannels' to start "
+    "with an empty list of channels";
+
 static int key_rule(goblin_store *st, struct goblin__acl_user *u,
                     struct goblin_slice r, const char **why)
 {
@@ -340,6 +364,14 @@ static int key_rule(goblin_store *st, struct goblin__acl_user *u,
     uint8_t flags = 0;
     size_t i = 0;
 
+    if (r.len == 2 && p[0] == '~' && p[1] == '*') {
+        if (u->flags & ACL_USER_ALLKEYS)
+            return 0;
+        u->flags |= ACL_USER_ALLKEYS;
+    } else if (u->flags & ACL_USER_ALLKEYS) {
+        *why = all_keys_why;
+        return GOBLIN_EINVAL;
+    }
     if (p[0] == '%') {
         for (i = 1; i < r.len && p[i] != '~'; i++) {
             if (p[i] == 'R' || p[i] == 'r')
@@ -489,10 +521,13 @@ static int apply_rule(goblin_engine *eng, struct goblin__acl_user *u,
     } else if (rule_is(r, "resetpass"))
         reset_pass(st, u);
     else if (rule_is(r, "allkeys"))
-        return add_pattern(st, &u->keys, &u->nkeys,
-                           ACL_KEY_READ | ACL_KEY_WRITE, "*", 1);
-    else if (rule_is(r, "resetkeys"))
+        return u->flags & ACL_USER_ALLKEYS
+                   ? 0
+                   : key_rule(st, u, (struct goblin_slice){"~*", 2}, why);
+    else if (rule_is(r, "resetkeys")) {
         reset_patterns(st, &u->keys, &u->nkeys);
+        u->flags &= ~(uint32_t)ACL_USER_ALLKEYS;
+    }
     else if (rule_is(r, "allchannels")) {
         reset_patterns(st, &u->channels, &u->nchannels);
         u->flags |= ACL_USER_ALLCHANNELS;
@@ -507,7 +542,7 @@ static int apply_rule(goblin_engine *eng, struct goblin__acl_user *u,
         reset_pass(st, u);
         reset_patterns(st, &u->keys, &u->nkeys);
         reset_patterns(st, &u->channels, &u->nchannels);
-        u->flags = 0;
+        u->flags = pubsub_default(eng);
         set_all(u, false);
         return rules_reset(st, u);
     } else if (p[0] == '>' || p[0] == '<' || p[0] == '#' || p[0] == '!')
@@ -518,6 +553,10 @@ static int apply_rule(goblin_engine *eng, struct goblin__acl_user *u,
         if (r.len == 2 && p[1] == '*') {
             u->flags |= ACL_USER_ALLCHANNELS;
             return 0;
+        }
+        if (u->flags & ACL_USER_ALLCHANNELS) {
+            *why = all_channels_why;
+            return GOBLIN_EINVAL;
         }
         return add_pattern(st, &u->channels, &u->nchannels, 0, p + 1,
                            r.len - 1);
@@ -569,6 +608,8 @@ int goblin__acl_setuser(goblin_engine *eng, struct goblin_slice name,
     c = u != NULL ? user_copy(eng->st, u) : user_new(eng->st, name);
     if (c == NULL)
         return GOBLIN_ENOMEM;
+    if (u == NULL)
+        c->flags |= pubsub_default(eng);
     for (i = 0; i < nrules && rc == 0; i++)
         rc = apply_rule(eng, c, rules[i], &why);
     if (rc != 0) {

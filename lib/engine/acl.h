@@ -31,6 +31,7 @@ enum {
     ACL_USER_NOPASS = 1u << 1,
     ACL_USER_ALLCOMMANDS = 1u << 2, /* started from +@all, for display */
     ACL_USER_ALLCHANNELS = 1u << 3,
+    ACL_USER_ALLKEYS = 1u << 4,     /* allkeys or ~*: no pattern may follow */
 };
 
 enum { ACL_KEY_READ = 1u << 0, ACL_KEY_WRITE = 1u << 1 };

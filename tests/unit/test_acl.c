@@ -294,6 +294,43 @@ static void test_setuser_is_all_or_nothing(void **state)
            "$34\r\nuser default on nopass ~* &* +@all\r\n");
 }
 
+/* As redis-server 7.0.15 answers: a pattern after allkeys / allchannels is
+ * refused (a repeated ~* or &* is not), and a new or reset user's channels
+ * follow acl-pubsub-default. */
+static void test_all_patterns_and_the_pubsub_default(void **state)
+{
+    struct cfix *f = *state;
+
+    EXPECT("acl setuser k1 allkeys ~foo", "-ERR Error in ACL SETUSER "
+           "modifier '~foo': Adding a pattern after the * pattern (or the "
+           "'allkeys' flag) is not valid and does not have any effect. Try "
+           "'resetkeys' to start with an empty list of patterns\r\n");
+    EXPECT("acl setuser k2 ~* %R~bar", "-ERR Error in ACL SETUSER modifier "
+           "'%R~bar': Adding a pattern after the * pattern (or the "
+           "'allkeys' flag) is not valid and does not have any effect. Try "
+           "'resetkeys' to start with an empty list of patterns\r\n");
+    EXPECT("acl setuser k4 allchannels &x", "-ERR Error in ACL SETUSER "
+           "modifier '&x': Adding a pattern after the * pattern (or the "
+           "'allchannels' flag) is not valid and does not have any effect. "
+           "Try 'resetchannels' to start with an empty list of "
+           "channels\r\n");
+    EXPECT("acl setuser k3 %R~* ~foo", "+OK\r\n");
+    EXPECT("acl setuser k5 &* &* ~* ~* allkeys", "+OK\r\n");
+    EXPECT("acl setuser k6 resetkeys ~* resetkeys ~foo", "+OK\r\n");
+    EXPECT("config set acl-pubsub-default allchannels", "+OK\r\n");
+    EXPECT("acl setuser n1", "+OK\r\n");
+    EXPECT("acl setuser k6 reset", "+OK\r\n");
+    assert_non_null(strstr(CMD("acl getuser n1"), "$8\r\nchannels\r\n$2\r\n&*\r\n"));
+    assert_non_null(strstr(CMD("acl getuser k6"), "$8\r\nchannels\r\n$2\r\n&*\r\n"));
+    EXPECT("acl setuser n1 &x", "-ERR Error in ACL SETUSER modifier '&x': "
+           "Adding a pattern after the * pattern (or the 'allchannels' "
+           "flag) is not valid and does not have any effect. Try "
+           "'resetchannels' to start with an empty list of channels\r\n");
+    EXPECT("config set acl-pubsub-default resetchannels", "+OK\r\n");
+    EXPECT("acl setuser n2", "+OK\r\n");
+    assert_non_null(strstr(CMD("acl getuser n2"), "$8\r\nchannels\r\n$0\r\n\r\n"));
+}
+
 static void test_setuser_survives_every_failed_allocation(void **state)
 {
     struct cfix *f = *state;
@@ -595,6 +632,7 @@ int main(void)
         CMD_TEST(test_every_key_is_checked),
         CMD_TEST(test_passwords_on_and_off),
         CMD_TEST(test_setuser_is_all_or_nothing),
+        CMD_TEST(test_all_patterns_and_the_pubsub_default),
         CMD_TEST(test_setuser_survives_every_failed_allocation),
         CMD_TEST(test_deluser_closes_its_sessions),
         CMD_TEST(test_client_list_and_kill_name_the_user),
