@@ -160,10 +160,16 @@ void goblin__cmd_acl_getuser(goblin__exec *x, int argc,
     }
     goblin__reply_map(x, 6);
     goblin__reply_cstr(x, "flags");
-    goblin__reply_set(x, (u->flags & ACL_USER_NOPASS) ? 2 : 1);
+    goblin__reply_set(x, 1 + !!(u->flags & ACL_USER_NOPASS) +
+                             !!(u->flags & ACL_USER_SKIP_SANITIZE) +
+                             !!(u->flags & ACL_USER_SANITIZE));
     goblin__reply_cstr(x, (u->flags & ACL_USER_ON) ? "on" : "off");
     if (u->flags & ACL_USER_NOPASS)
         goblin__reply_cstr(x, "nopass");
+    if (u->flags & ACL_USER_SKIP_SANITIZE)
+        goblin__reply_cstr(x, "skip-sanitize-payload");
+    if (u->flags & ACL_USER_SANITIZE)
+        goblin__reply_cstr(x, "sanitize-payload");
     goblin__reply_cstr(x, "passwords");
     goblin__reply_array(x, u->npass);
     for (size_t i = 0; i < u->npass; i++) {

@@ -520,6 +520,14 @@ static int apply_rule(goblin_engine *eng, struct goblin__acl_user *u,
         u->flags |= ACL_USER_NOPASS;
     } else if (rule_is(r, "resetpass"))
         reset_pass(st, u);
+    else if (rule_is(r, "sanitize-payload") ||
+             rule_is(r, "skip-sanitize-payload")) {
+        /* Shown and saved as Redis does; RESTORE checks every payload
+         * whole either way (lib/snapshot's reader trusts nothing). */
+        u->flags &= ~(uint32_t)(ACL_USER_SANITIZE | ACL_USER_SKIP_SANITIZE);
+        u->flags |= rule_is(r, "sanitize-payload") ? ACL_USER_SANITIZE
+                                                   : ACL_USER_SKIP_SANITIZE;
+    }
     else if (rule_is(r, "allkeys"))
         return u->flags & ACL_USER_ALLKEYS
                    ? 0
@@ -542,7 +550,7 @@ static int apply_rule(goblin_engine *eng, struct goblin__acl_user *u,
         reset_pass(st, u);
         reset_patterns(st, &u->keys, &u->nkeys);
         reset_patterns(st, &u->channels, &u->nchannels);
-        u->flags = pubsub_default(eng);
+        u->flags = pubsub_default(eng) | ACL_USER_SANITIZE;
         set_all(u, false);
         return rules_reset(st, u);
     } else if (p[0] == '>' || p[0] == '<' || p[0] == '#' || p[0] == '!')

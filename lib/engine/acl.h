@@ -32,6 +32,8 @@ enum {
     ACL_USER_ALLCOMMANDS = 1u << 2, /* started from +@all, for display */
     ACL_USER_ALLCHANNELS = 1u << 3,
     ACL_USER_ALLKEYS = 1u << 4,     /* allkeys or ~*: no pattern may follow */
+    ACL_USER_SANITIZE = 1u << 5,    /* sanitize-payload (reset sets it) */
+    ACL_USER_SKIP_SANITIZE = 1u << 6, /* skip-sanitize-payload */
 };
 
 enum { ACL_KEY_READ = 1u << 0, ACL_KEY_WRITE = 1u << 1 };

@@ -241,6 +241,10 @@ void goblin__acl_describe(struct goblin__text *t,
                      u->flags & ACL_USER_ON ? 3 : 4);
     if (u->flags & ACL_USER_NOPASS)
         goblin__text_add(t, " nopass", 7);
+    if (u->flags & ACL_USER_SKIP_SANITIZE)
+        goblin__text_add(t, " skip-sanitize-payload", 22);
+    if (u->flags & ACL_USER_SANITIZE)
+        goblin__text_add(t, " sanitize-payload", 17);
     for (size_t i = 0; i < u->npass; i++) {
         goblin__text_add(t, " #", 2);
         for (int k = 0; k < 32; k++)

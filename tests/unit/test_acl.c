@@ -290,13 +290,14 @@ static void test_setuser_is_all_or_nothing(void **state)
                         "-ERR Usernames can't contain spaces or null "
                         "characters\r\n");
     EXPECT("acl setuser c reset", "+OK\r\n");
-    EXPECT("acl list", "*2\r\n$30\r\nuser c off resetchannels -@all\r\n"
+    EXPECT("acl list", "*2\r\n$47\r\nuser c off sanitize-payload "
+           "resetchannels -@all\r\n"
            "$34\r\nuser default on nopass ~* &* +@all\r\n");
 }
 
 /* As redis-server 7.0.15 answers: a pattern after allkeys / allchannels is
- * refused (a repeated ~* or &* is not), and a new or reset user's channels
- * follow acl-pubsub-default. */
+ * refused (a repeated ~* or &* is not), a new or reset user's channels
+ * follow acl-pubsub-default, and the payload flags show as Redis's. */
 static void test_all_patterns_and_the_pubsub_default(void **state)
 {
     struct cfix *f = *state;
@@ -328,6 +329,21 @@ static void test_all_patterns_and_the_pubsub_default(void **state)
            "'resetchannels' to start with an empty list of channels\r\n");
     EXPECT("config set acl-pubsub-default resetchannels", "+OK\r\n");
     EXPECT("acl setuser n2", "+OK\r\n");
+    /* reset sets sanitize-payload; the two payload flags replace each
+     * other, whatever their case. */
+    EXPECT("acl setuser n3 SKIP-sanitize-payload nopass", "+OK\r\n");
+    EXPECT("acl setuser n4 skip-sanitize-payload Sanitize-Payload",
+           "+OK\r\n");
+    EXPECT("acl setuser n5 sanitize-payload skip-sanitize-payload",
+           "+OK\r\n");
+    assert_non_null(strstr(CMD("acl list"),
+                           "user k6 off sanitize-payload &* -@all\r\n"));
+    assert_non_null(strstr(CMD("acl list"), "user n3 off nopass "
+                           "skip-sanitize-payload resetchannels -@all\r\n"));
+    assert_non_null(strstr(CMD("acl list"), "user n4 off sanitize-payload "
+                           "resetchannels -@all\r\n"));
+    assert_non_null(strstr(CMD("acl getuser n5"), "*2\r\n$3\r\noff\r\n"
+                           "$21\r\nskip-sanitize-payload\r\n"));
     assert_non_null(strstr(CMD("acl getuser n2"), "$8\r\nchannels\r\n$0\r\n\r\n"));
 }
 
