@@ -11,7 +11,7 @@
  * (bind, save, dbfilename, unixsocketperm) docs/config.md
  * says so. Settings marked
  * F_ENGINE are applied by the engine's own code (settings.c, maxmemory.c,
- * cmd_persist.c), F_SERVER ones by the server that reads them; the rest
+ * cmd_persist.c, acl.c), F_SERVER ones by the server that reads them; the rest
  * are kept and shown but change nothing (docs/config.md lists them).
  */
 #include <stdint.h>
@@ -40,7 +40,7 @@
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 
 const struct goblin__sdesc goblin__sdescs[] = {
-    {"acl-pubsub-default", NULL, T_ENUM, 0,
+    {"acl-pubsub-default", NULL, T_ENUM, F_ENGINE,
      0, 0, "allchannels|resetchannels", "resetchannels"},
     {"aclfile", NULL, T_STRING, F_IMMUTABLE | F_ENGINE, 0, 0, NULL, ""},
     {"acllog-max-len", NULL, T_INT, 0, 0, INT64_MAX, NULL, "128"},
