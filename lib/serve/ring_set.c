@@ -39,16 +39,17 @@ struct goblin_ring_set {
     char setting[NSETTINGS][GOBLIN_SETTING_VALUE_MAX];
 };
 
-/* The ring directives, as --help shows them: name, type, default and
- * what follows it (an enum's choices, or what the value is). */
+/* The ring directives, as --help shows them: name, type and what follows
+ * the value (an enum's choices, or what the value is). The defaults shown
+ * are a fresh set's values (goblin_ring_set_usage). */
 static const struct {
-    const char *name, *type, *dflt, *tail;
+    const char *name, *type, *tail;
 } info[NSETTINGS] = {
-    {"ring", "special", "", "  (PATH SIZE; once per ring)"},
-    {"ring-cpus", "special", "", "  (CPU list: a poller per CPU)"},
-    {"ring-idle", "enum", "backoff", " of spin|backoff"},
-    {"ring-spin-us", "integer", "50", ""},
-    {"ring-perm", "octal", "600", ""},
+    {"ring", "special", "  (PATH SIZE; once per ring)"},
+    {"ring-cpus", "special", "  (CPU list: a poller per CPU)"},
+    {"ring-idle", "enum", " of spin|backoff"},
+    {"ring-spin-us", "integer", ""},
+    {"ring-perm", "octal", ""},
 };
 
 int goblin_ring_set_new(goblin_ring_set **out)
@@ -180,10 +181,10 @@ static int show(void *ctx, char *buf, size_t cap)
     return (int)len;
 }
 
-int goblin_ring_set_settings(goblin_ring_set *rs, goblin_engine *eng)
+/* The five settings' texts, as CONFIG GET and --help show them. */
+static void describe(goblin_ring_set *rs)
 {
     size_t len = 0, cap = sizeof(rs->setting[0]);
-    int rc;
 
     rs->setting[0][0] = '\0';
     for (int i = 0; i < rs->n && len < cap; i++)
@@ -197,6 +198,13 @@ int goblin_ring_set_settings(goblin_ring_set *rs, goblin_engine *eng)
              rs->idle == GOBLIN_RING_IDLE_SPIN ? "spin" : "backoff");
     snprintf(rs->setting[3], cap, "%ld", rs->spin_us);
     snprintf(rs->setting[4], cap, "%lo", rs->perm);
+}
+
+int goblin_ring_set_settings(goblin_ring_set *rs, goblin_engine *eng)
+{
+    int rc;
+
+    describe(rs);
     for (int i = 0; i < NSETTINGS; i++) {
         struct goblin_setting s = {info[i].name, NULL, show, NULL,
                                    rs->setting[i]};
@@ -208,9 +216,15 @@ int goblin_ring_set_settings(goblin_ring_set *rs, goblin_engine *eng)
 
 void goblin_ring_set_usage(FILE *f)
 {
+    goblin_ring_set *rs;
+
+    if (goblin_ring_set_new(&rs) < 0)
+        return;
+    describe(rs);
     for (int i = 0; i < NSETTINGS; i++)
         fprintf(f, "  --%-26s %-8s \"%s\"%s\n", info[i].name, info[i].type,
-                info[i].dflt, info[i].tail);
+                rs->setting[i], info[i].tail);
+    goblin_ring_set_close(rs);
 }
 
 /* ---- endpoints and pollers ---- */
