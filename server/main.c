@@ -97,6 +97,7 @@ int main(int argc, char **argv)
             goblind_log(&g, GOBLIN_LOG_WARNING, "User requested "
                         "shutdown...");
     }
+    rc = rc > 0 ? 0 : rc; /* 1: --export-rdb done */
 out:
     goblind_persist_kill_child(&g);
     goblind_ring_stop(&g);

@@ -87,7 +87,8 @@ void goblind_persist_hooks(struct goblind *g,
 }
 
 /* Before serving: the library's load (goblin_serve_load), which logs;
- * with a log file, the reason goes where whoever started us looks too. */
+ * with a log file, the reason goes where whoever started us looks too.
+ * 1 after --export-rdb wrote its file. */
 int goblind_persist_load(struct goblind *g)
 {
     char err[4400];
@@ -95,8 +96,10 @@ int goblind_persist_load(struct goblind *g)
     g->persist = (struct goblin_serve_persist){
         g->engine, g->store, NULL, goblind_persist_kill_child, g,
         goblind_engine_log, g};
-    if (goblin_serve_load(&g->persist, err, sizeof(err)) == 0)
-        return 0;
+    int rc = goblin_serve_load(&g->persist, err, sizeof(err));
+
+    if (rc >= 0)
+        return rc; /* 1: exported (--export-rdb), stop */
     if (g->logf != NULL)
         fprintf(stderr, "goblind: %s\n", err);
     return -1;

@@ -330,6 +330,19 @@ GOBLIN_API int goblin_engine_snapshot_save(goblin_engine *eng,
                                            struct goblin_snapshot_result
                                                *res);
 
+/* Writes every database to path as a Redis RDB file (goblin_rdb_write,
+ * no replication aux fields): what redis-server 7.0 loads. res may be
+ * NULL. */
+struct goblin_rdb_aux;
+GOBLIN_API int goblin_engine_export_rdb(goblin_engine *eng, const char *path,
+                                        struct goblin_snapshot_result *res);
+
+/* Writes every database as an RDB file to fd (goblin_rdb_write_fd),
+ * with aux: a full resynchronisation's payload. Only reads. */
+GOBLIN_API int goblin_engine_rdb_write_fd(goblin_engine *eng, int fd,
+                                          const struct goblin_rdb_aux *aux,
+                                          struct goblin_snapshot_result *res);
+
 /* Imports a Redis dump into the engine's databases, all empty (each
  * SELECTDB's keys into that database), as goblin_rdb_import_dbs with
  * flags. res may be NULL. */

@@ -466,7 +466,10 @@ struct goblin_serve_persist {
 };
 
 /* Returns 0, or a negative code after logging why, with a one-line
- * reason ("can't load the snapshot PATH: WHY") in err for stderr. */
+ * reason ("can't load the snapshot PATH: WHY") in err for stderr. With
+ * the export-rdb setting (--export-rdb FILE) the data loaded is then
+ * written to FILE as a Redis RDB file and 1 is returned: the server
+ * stops without serving. */
 GOBLIN_API int goblin_serve_load_sized(const struct goblin_serve_persist *p,
                                        size_t p_size, char *err, size_t cap);
 static inline int goblin_serve_load(const struct goblin_serve_persist *p,

@@ -25,6 +25,7 @@
 #ifndef GOBLIN_SNAPSHOT_H
 #define GOBLIN_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -149,6 +150,42 @@ GOBLIN_API int goblin_rdb_import_dbs(goblin_store *const *dbs, size_t count,
 GOBLIN_API int goblin_rdb_import_mem(goblin_store *st, const void *data,
                                      size_t len, unsigned flags,
                                      struct goblin_snapshot_result *res);
+
+/* ---- Redis RDB files written (rdb_save.c) ----
+ *
+ * A whole RDB file of version 10 (what Redis 7.0 writes and loads): the
+ * aux fields, then for each database holding a live key SELECTDB and
+ * RESIZEDB and its keys (EXPIRETIME_MS before those with a deadline;
+ * keys whose deadline passed are left out), EOF and the CRC64 of
+ * everything before it. Values use DUMP's encodings (strings, hashes,
+ * sorted sets, lists as quicklist 2, sets as intset or plain). The file
+ * is what redis-server 7.0 loads as its dump.rdb, what a full
+ * resynchronisation sends a replica, and what goblin_rdb_import reads. */
+
+/* The aux fields besides redis-ver, redis-bits, ctime and used-mem. */
+struct goblin_rdb_aux {
+    const char *repl_id;         /* 40 characters, or NULL: no repl-id,
+                                    repl-stream-db or repl-offset */
+    int64_t repl_offset;
+    int repl_stream_db;
+    bool aof_base;               /* aof-base 1 (an AOF's base file) */
+};
+
+/* Writes count stores as databases 0..count-1 (NULL entries hold
+ * nothing) to fd from its position, without fsync or close. A
+ * non-blocking descriptor (a socket) is waited on when full. aux may be
+ * NULL. Returns 0, -errno of the write, GOBLIN_EINVAL (dbs[0] NULL) or
+ * GOBLIN_ENOMEM; res (may be NULL) counts keys and bytes. Only reads the
+ * stores (a forked child may call it). */
+GOBLIN_API int goblin_rdb_write_fd(goblin_store *const *dbs, size_t count,
+                                   int fd, const struct goblin_rdb_aux *aux,
+                                   struct goblin_snapshot_result *res);
+
+/* As goblin_rdb_write_fd to path, atomically as goblin_snapshot_save. */
+GOBLIN_API int goblin_rdb_write(goblin_store *const *dbs, size_t count,
+                                const char *path,
+                                const struct goblin_rdb_aux *aux,
+                                struct goblin_snapshot_result *res);
 
 /* ---- save bookkeeping (SAVE, BGSAVE, LASTSAVE, INFO persistence) ---- */
 

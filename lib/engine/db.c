@@ -189,6 +189,37 @@ int goblin_engine_snapshot_save(goblin_engine *eng, const char *path,
     return rc;
 }
 
+int goblin_engine_rdb_write_fd(goblin_engine *eng, int fd,
+                               const struct goblin_rdb_aux *aux,
+                               struct goblin_snapshot_result *res)
+{
+    goblin_store **a;
+    int rc;
+
+    if (eng->dbs_open == 0)
+        return goblin_rdb_write_fd(&eng->dbs[0].st, 1, fd, aux, res);
+    if ((a = db_array(eng)) == NULL)
+        return GOBLIN_ENOMEM;
+    rc = goblin_rdb_write_fd(a, (size_t)eng->ndbs, fd, aux, res);
+    goblin__free(eng->st, a, (size_t)eng->ndbs * sizeof(*a));
+    return rc;
+}
+
+int goblin_engine_export_rdb(goblin_engine *eng, const char *path,
+                             struct goblin_snapshot_result *res)
+{
+    goblin_store **a;
+    int rc;
+
+    if (eng->dbs_open == 0)
+        return goblin_rdb_write(&eng->dbs[0].st, 1, path, NULL, res);
+    if ((a = db_array(eng)) == NULL)
+        return GOBLIN_ENOMEM;
+    rc = goblin_rdb_write(a, (size_t)eng->ndbs, path, NULL, res);
+    goblin__free(eng->st, a, (size_t)eng->ndbs * sizeof(*a));
+    return rc;
+}
+
 /* Closes the stores of databases 1.. that hold nothing, as if they had
  * never been opened (a load opens them all first). */
 static void close_empty(goblin_engine *eng)

@@ -112,6 +112,34 @@ static int import_rdb(const struct goblin_serve_persist *p, char *err,
     return 0;
 }
 
+/* With the export-rdb setting: the data just loaded written as a Redis
+ * RDB file. Returns 1 (the server stops) or a negative code. */
+static int export_rdb(const struct goblin_serve_persist *p, const char *path,
+                      char *err, size_t cap)
+{
+    struct goblin_snapshot_result res;
+    double t0 = now_s();
+    int rc = goblin_engine_export_rdb(p->engine, path, &res);
+
+    if (rc < 0) {
+        const char *why = res.message[0] ? res.message
+                                         : goblin_snapshot_strerror(rc);
+
+        say(p, GOBLIN_LOG_WARNING, "Can't export the RDB file %s: %s",
+            path, why);
+        snprintf(err, cap, "can't export the RDB file %s: %s", path, why);
+        return rc;
+    }
+    say(p, GOBLIN_LOG_NOTICE, "Exported %llu keys to the RDB file %s (RDB "
+        "version 10, %llu bytes): %.3f seconds",
+        (unsigned long long)res.keys, path, (unsigned long long)res.bytes,
+        now_s() - t0);
+    return 1;
+}
+
+static int load(const struct goblin_serve_persist *p, char *err,
+                size_t cap);
+
 /* The caller's struct in this library's layout; false when it asks for
  * more than this library knows. */
 static bool copy_in(struct goblin_serve_persist *dst,
@@ -126,16 +154,31 @@ int goblin_serve_load_sized(const struct goblin_serve_persist *in,
                             size_t in_size, char *err, size_t cap)
 {
     struct goblin_serve_persist c;
-    const struct goblin_serve_persist *p = &c;
-    struct goblin_snapshot_result res;
-    char path[4096], rdb[GOBLIN_SETTING_VALUE_MAX];
-    double t0 = now_s();
+    char out[GOBLIN_SETTING_VALUE_MAX];
     int rc;
 
     if (cap > 0)
         err[0] = '\0';
     if (!copy_in(&c, in, in_size))
         return GOBLIN_EINVAL;
+    if ((rc = load(&c, err, cap)) < 0)
+        return rc;
+    if (goblin_engine_config_get(c.engine, "export-rdb", out,
+                                 sizeof(out)) > 0)
+        return export_rdb(&c, out, err, cap);
+    return 0;
+}
+
+static int load(const struct goblin_serve_persist *in, char *err,
+                size_t cap)
+{
+    struct goblin_serve_persist c = *in;
+    const struct goblin_serve_persist *p = &c;
+    struct goblin_snapshot_result res;
+    char path[4096], rdb[GOBLIN_SETTING_VALUE_MAX];
+    double t0 = now_s();
+    int rc;
+
     if (p->import_rdb == NULL &&
         goblin_engine_config_get(p->engine, "import-rdb", rdb,
                                  sizeof(rdb)) > 0)

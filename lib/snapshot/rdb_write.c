@@ -370,7 +370,23 @@ static int as_rdb(struct goblin_buf *f, struct goblin_slice key,
     return f->failed ? GOBLIN_ENOMEM : 0;
 }
 
-/* The file's buffer, charged to the scratch store (ctx). */
+/* The helpers a whole RDB file's writer (rdb_save.c) shares. */
+void goblin__rdb_put_len(struct goblin_buf *b, uint64_t n)
+{
+    put_len(b, n);
+}
+
+void goblin__rdb_put_str(struct goblin_buf *b, struct goblin_slice s)
+{
+    put_str(b, s);
+}
+
+void goblin__rdb_put_int_str(struct goblin_buf *b, struct goblin_slice s)
+{
+    put_int_str(b, s);
+}
+
+/* A buffer's memory, charged to a store (ctx). */
 static void *st_malloc(void *ctx, size_t size)
 {
     return goblin__alloc(ctx, size);
@@ -384,6 +400,11 @@ static void *st_realloc(void *ctx, void *p, size_t old_size, size_t new_size)
 static void st_free(void *ctx, void *p, size_t size)
 {
     goblin__free(ctx, p, size);
+}
+
+void goblin__snap_allocator(goblin_store *st, struct goblin_allocator *a)
+{
+    *a = (struct goblin_allocator){st_malloc, st_realloc, st_free, st};
 }
 
 int goblin__dump_restore(goblin_store *scratch, struct goblin_slice key,

@@ -471,10 +471,10 @@ static int sync_dir(const char *path)
 }
 
 /* Writes into the open temporary file and makes it durable. */
-static int save_tmp(goblin_store *const *dbs, size_t ndbs, int fd,
-                    const char *tmp, struct goblin_snapshot_result *res)
+static int save_tmp(goblin__save_fn fn, void *ctx, int fd, const char *tmp,
+                    struct goblin_snapshot_result *res)
 {
-    int r = save_fd(dbs, ndbs, fd, res);
+    int r = fn(ctx, fd, res);
 
     if (r != 0)
         return r;
@@ -486,26 +486,12 @@ static int save_tmp(goblin_store *const *dbs, size_t ndbs, int fd,
     return 0;
 }
 
-int goblin_snapshot_save(goblin_store *st, const char *path,
-                         struct goblin_snapshot_result *res)
+int goblin__save_atomic(const char *path, goblin__save_fn fn, void *ctx,
+                        struct goblin_snapshot_result *res)
 {
-    return goblin_snapshot_save_dbs(&st, 1, path, res);
-}
-
-int goblin_snapshot_save_dbs(goblin_store *const *dbs, size_t count,
-                             const char *path,
-                             struct goblin_snapshot_result *res)
-{
-    struct goblin_snapshot_result local;
     char tmp[PATH_MAX];
     int fd, r;
 
-    if (res == NULL)
-        res = &local;
-    memset(res, 0, sizeof(*res));
-    res->version = GOBLIN_SNAPSHOT_VERSION;
-    if (count == 0 || dbs[0] == NULL)
-        return goblin__snap_fail(res, GOBLIN_EINVAL, 0, "no database 0");
     if (snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid()) >=
         (int)sizeof(tmp))
         return goblin__snap_fail(res, -ENAMETOOLONG, 0, "path too long");
@@ -515,7 +501,7 @@ int goblin_snapshot_save_dbs(goblin_store *const *dbs, size_t count,
         return goblin__snap_fail(res, r, 0, "cannot create %s: %s", tmp,
                                  strerror(-r));
     }
-    r = save_tmp(dbs, count, fd, tmp, res);
+    r = save_tmp(fn, ctx, fd, tmp, res);
     if (close(fd) != 0 && r == 0) {
         r = -errno;
         goblin__snap_fail(res, r, res->bytes, "close of %s: %s", tmp,
@@ -534,4 +520,38 @@ int goblin_snapshot_save_dbs(goblin_store *const *dbs, size_t count,
         return goblin__snap_fail(res, r, 0, "fsync of the directory of "
                                  "%s: %s", path, strerror(-r));
     return 0;
+}
+
+int goblin_snapshot_save(goblin_store *st, const char *path,
+                         struct goblin_snapshot_result *res)
+{
+    return goblin_snapshot_save_dbs(&st, 1, path, res);
+}
+
+struct dbs_arg {
+    goblin_store *const *dbs;
+    size_t count;
+};
+
+static int save_dbs_fd(void *ctx, int fd, struct goblin_snapshot_result *res)
+{
+    const struct dbs_arg *a = ctx;
+
+    return save_fd(a->dbs, a->count, fd, res);
+}
+
+int goblin_snapshot_save_dbs(goblin_store *const *dbs, size_t count,
+                             const char *path,
+                             struct goblin_snapshot_result *res)
+{
+    struct goblin_snapshot_result local;
+    struct dbs_arg a = {dbs, count};
+
+    if (res == NULL)
+        res = &local;
+    memset(res, 0, sizeof(*res));
+    res->version = GOBLIN_SNAPSHOT_VERSION;
+    if (count == 0 || dbs[0] == NULL)
+        return goblin__snap_fail(res, GOBLIN_EINVAL, 0, "no database 0");
+    return goblin__save_atomic(path, save_dbs_fd, &a, res);
 }

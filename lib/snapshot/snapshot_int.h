@@ -107,6 +107,17 @@ int goblin__snap_hash_set(goblin_store *st, void **objp,
 /* The hash or sorted-set object of a keyspace record. */
 void *goblin__snap_rec_obj(const uint8_t *rec);
 
+/* ---- atomic files (snap_write.c) ---- */
+
+/* Writes a whole file to fd from its start; returns 0 or an error after
+ * filling res. */
+typedef int (*goblin__save_fn)(void *ctx, int fd,
+                               struct goblin_snapshot_result *res);
+/* Writes path atomically with fn: path.tmp-PID, fsync, rename, fsync of
+ * the directory; the temporary file is removed on failure. */
+int goblin__save_atomic(const char *path, goblin__save_fn fn, void *ctx,
+                        struct goblin_snapshot_result *res);
+
 /* ---- DUMP and RESTORE (rdb_write.c) ---- */
 
 /* Appends the RDB encoding of the record's value (type byte, body) to
@@ -126,6 +137,15 @@ int goblin__dump_verify(goblin_store *st, const void *p, size_t len);
  * not hold). */
 int goblin__dump_restore(goblin_store *scratch, struct goblin_slice key,
                          const void *payload, size_t len);
+
+/* RDB's length and string encodings (an integer string's text as
+ * RDB_ENC_INT8/16/32 when it fits), for rdb_save.c. */
+void goblin__rdb_put_len(struct goblin_buf *b, uint64_t n);
+void goblin__rdb_put_str(struct goblin_buf *b, struct goblin_slice s);
+void goblin__rdb_put_int_str(struct goblin_buf *b, struct goblin_slice s);
+/* An allocator that charges st (goblin__alloc): for a goblin_buf. */
+struct goblin_allocator;
+void goblin__snap_allocator(goblin_store *st, struct goblin_allocator *a);
 
 /* The quicklist DUMP writes for a list object: its node count and the
  * bytes of its nodes (DEBUG OBJECT's ql_nodes, ql_uncompressed_size). */
