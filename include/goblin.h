@@ -25,6 +25,7 @@
 #include "goblin/set.h"
 #include "goblin/snapshot.h"
 #include "goblin/str.h"
+#include "goblin/stream.h"
 #include "goblin/zset.h"
 
 #endif
