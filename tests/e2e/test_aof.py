@@ -18,6 +18,7 @@ redis-server 7.0:
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -117,6 +118,27 @@ def test_kill9_during_rewrite_loses_nothing():
     srv.stop()
     srv = aof_goblind(d)
     assert missing(srv, acked) == []
+    srv.stop()
+
+
+def test_ring_writes_reach_the_aof():
+    """The ring transport (RESP and SBE) writes to the AOF too; a typed SBE
+    write is either kept or refused, never acknowledged and lost."""
+    cli = os.path.join(os.path.dirname(GOBLIND), "..", "clients",
+                       "goblin-cli")
+    d = e2e.tmpdir()
+    ring = os.path.join(d, "r.ring")
+    srv = aof_goblind(d, "--appendfsync", "always", "--ring", ring, "64k")
+    out = subprocess.run([cli, "--ring", ring, "set", "kr", "v"],
+                         capture_output=True, text=True).stdout
+    assert "OK" in out, out
+    sbe = subprocess.run([cli, "--ring", ring, "--sbe", "set", "ks", "v"],
+                         capture_output=True, text=True).stdout
+    srv.kill_now()
+    srv = aof_goblind(d, "--ring", ring, "64k")
+    c = srv.client()
+    assert call(c, b"GET", b"kr") == b"v"
+    assert ("OK" in sbe) == (call(c, b"EXISTS", b"ks") == 1), sbe
     srv.stop()
 
 
@@ -268,6 +290,7 @@ def test_goblind_loads_redis_rdb_preamble_base():
 e2e.run_tests([
     test_always_kill9_loses_no_acknowledged_write,
     test_kill9_during_rewrite_loses_nothing,
+    test_ring_writes_reach_the_aof,
     test_torn_tail_is_cut_with_a_log_line,
     test_config_set_appendonly_at_runtime,
     test_redis_server_loads_goblind_aof_and_back,
