@@ -18,6 +18,7 @@
 #include "goblin/keys.h"
 #include "goblin/numtext.h"
 #include "commands/handlers.h"
+#include "latency.h"
 #include "maxmemory.h"
 #include "commands/respond.h"
 #include "settings.h"
@@ -212,14 +213,21 @@ static bool evict_one(goblin_engine *eng)
 
 bool goblin__maxmemory_fits(goblin_engine *eng)
 {
-    if (eng->maxmemory == 0)
+    uint64_t t0;
+    bool fits = true;
+
+    if (eng->maxmemory == 0 || goblin__db_used_memory(eng) <= eng->maxmemory)
         return true;
+    t0 = goblin__latency_start(eng);
     while (goblin__db_used_memory(eng) > eng->maxmemory) {
-        if (!evict_one(eng))
-            return false;
+        if (!evict_one(eng)) {
+            fits = false;
+            break;
+        }
         eng->stat_evicted_keys++;
     }
-    return true;
+    goblin__latency_end(eng, "eviction-cycle", t0);
+    return fits;
 }
 
 /* Whether a queued command of s is deny-oom (EXEC inherits the flag). */

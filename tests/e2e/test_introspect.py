@@ -1,4 +1,4 @@
-"""test_introspect.py - MEMORY against redis-server 7.0.
+"""test_introspect.py - MEMORY and LATENCY against redis-server 7.0.
 
     /usr/bin/python3 test_introspect.py GOBLIND
 
@@ -7,9 +7,15 @@ Redis's reply does not depend on its allocator: MEMORY HELP, the
 argument errors of MEMORY USAGE, a missing key, PURGE, DOCTOR on an
 almost empty server, the field names, order and types of MEMORY STATS
 (with the databases that hold keys), over RESP2 and RESP3. The numbers
-are Goblin's own: MEMORY USAGE of a new key must account for the growth
-of used_memory it caused, and grow with its value, for every type.
+are Goblin's own: MEMORY USAGE of a new key must be what deleting it frees, for every type.
+
+LATENCY: with latency-monitor-threshold off, then at 5 ms, both servers
+sleep in DEBUG SLEEP and their LATEST, HISTORY, RESET, DOCTOR, GRAPH
+and HELP are compared with times, durations and counts masked. The slow
+log sees every slow call, not one in 16.
 """
+
+import re
 
 import sys
 
@@ -149,6 +155,82 @@ def test_memory_usage_is_goblins_bytes(goblind):
         srv.kill_now()
 
 
+def masked(cmd, reply):
+    """Times, durations and counts masked; a text's numbers too."""
+    t, v = reply
+    if t in "$=" and v is not None:
+        return (t, re.sub(rb"[0-9]+(\.[0-9]+)?", b"N", v))
+    if t == "*" and v is not None and cmd[1].upper() != b"HELP":
+        return (t, [masked(cmd, x) for x in v])
+    if t == ":" and cmd[1].upper() != b"RESET":
+        return (t, "N")
+    return reply
+
+
+def latency_script():
+    sleep = [b"DEBUG", b"SLEEP", b"0.02"]
+    return [[b"LATENCY", b"HELP"], [b"LATENCY", b"LATEST"],
+            [b"LATENCY", b"DOCTOR"], [b"LATENCY", b"HISTORY", b"command"],
+            [b"LATENCY", b"GRAPH", b"command"], [b"LATENCY", b"RESET"],
+            [b"LATENCY", b"BOGUS"], [b"LATENCY", b"HISTORY"],
+            [b"LATENCY", b"LATEST", b"x"], [b"LATENCY", b"GRAPH"],
+            [b"CONFIG", b"SET", b"latency-monitor-threshold", b"5"],
+            [b"CONFIG", b"GET", b"latency-monitor-threshold"],
+            [b"LATENCY", b"DOCTOR"], sleep, [b"PING"],
+            [b"LATENCY", b"LATEST"], [b"LATENCY", b"HISTORY", b"command"],
+            [b"LATENCY", b"HISTORY", b"COMMAND"],
+            [b"LATENCY", b"HISTORY", b"fast-command"],
+            [b"LATENCY", b"GRAPH", b"command"], [b"LATENCY", b"DOCTOR"],
+            [b"CONFIG", b"SET", b"slowlog-log-slower-than", b"-1"],
+            [b"LATENCY", b"DOCTOR"],
+            [b"CONFIG", b"SET", b"slowlog-log-slower-than", b"100000"],
+            [b"LATENCY", b"DOCTOR"],
+            [b"LATENCY", b"RESET", b"fast-command", b"Command", b"x"],
+            [b"LATENCY", b"LATEST"], [b"LATENCY", b"DOCTOR"],
+            [b"CONFIG", b"SET", b"latency-monitor-threshold", b"-1"],
+            [b"CONFIG", b"SET", b"latency-monitor-threshold", b"x"]]
+
+
+def test_latency_same_as_redis(goblind):
+    ref = e2e.redis_server("--enable-debug-command", "yes")
+    srv = e2e.goblind(goblind)
+    try:
+        a, b = ref.client(), srv.client()
+        for cmd in latency_script():
+            ra, rb = masked(cmd, a.call(*cmd)), masked(cmd, b.call(*cmd))
+            assert ra == rb, "%r:\n  redis:  %r\n  goblin: %r" % (cmd, ra, rb)
+        # The masked numbers are sane.
+        b.call(b"CONFIG", b"SET", b"latency-monitor-threshold", b"5")
+        b.call(b"DEBUG", b"SLEEP", b"0.02")
+        ev = e2e.plain(b.call(b"LATENCY", b"LATEST"))
+        assert len(ev) == 1 and ev[0][0] == b"command", ev
+        assert ev[0][1] > 1600000000 and ev[0][2] >= 20 and ev[0][3] >= 20, ev
+        h = e2e.plain(b.call(b"LATENCY", b"HISTORY", b"command"))
+        assert len(h) == 1 and h[0][0] == ev[0][1], h
+        e2e.check_stopped_cleanly(srv)
+    finally:
+        ref.kill_now()
+        srv.kill_now()
+
+
+def test_slowlog_sees_every_slow_call(goblind):
+    srv = e2e.goblind(goblind)
+    try:
+        c = srv.client()
+        c.call(b"CONFIG", b"SET", b"slowlog-log-slower-than", b"1000")
+        c.call(b"SLOWLOG", b"RESET")
+        for _ in range(40):
+            c.call(b"DEBUG", b"SLEEP", b"0.002")
+            c.call(b"PING")
+        n = e2e.plain(c.call(b"SLOWLOG", b"LEN"))
+        assert n == 40, "%d of 40 slow calls logged" % n
+        e2e.check_stopped_cleanly(srv)
+    finally:
+        srv.kill_now()
+
+
 if __name__ == "__main__":
     e2e.run_tests([test_memory_same_as_redis,
-                   test_memory_usage_is_goblins_bytes], sys.argv[1])
+                   test_memory_usage_is_goblins_bytes,
+                   test_latency_same_as_redis,
+                   test_slowlog_sees_every_slow_call], sys.argv[1])
