@@ -358,7 +358,9 @@ int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)
         ring_reset(ep);
         return 1;
     }
-    if (ep->s != NULL && (n = step_direct(ep)) >= 0)
+    /* ep->s and its protocol change only on this thread. */
+    if (ep->s != NULL && ep->s->proto == GOBLIN__PROTO_SBE &&
+        (n = step_direct(ep)) >= 0)
         return n;
     n = goblin_ring_poll(ep->r, recs, BATCH);
     if (n == GOBLIN_RING_SESSION)
