@@ -4,7 +4,8 @@
  * The direct path takes one ring record that holds exactly one typed
  * frame of a session in its plain state: authenticated by a user without
  * restrictions, not in MULTI, not blocked, not subscribed, replies on, no
- * maxmemory, nothing buffered either way. Everything the general path
+ * maxmemory, no write stream consumer (whose refusal of typed writes is
+ * the general path's), nothing buffered either way. Everything the general path
  * checks per frame (session.c, admit) is then known to pass, so what is
  * left per request is: copy the record once to the stack (the client may
  * still write the shared record: every length used is read from the
@@ -89,8 +90,9 @@ static inline bool plain(const goblin_session *s,
     return ss != NULL && ss->magic_done && s->proto == GOBLIN__PROTO_SBE &&
            (s->flags & (NOT_PLAIN | SESS_AUTHED)) == SESS_AUTHED &&
            s->acl != NULL && goblin__acl_unrestricted(s->acl) &&
-           s->eng->maxmemory == 0 && s->blk == NULL &&
-           s->in_pos == s->in_len && goblin__ps_total(&s->ps) == 0;
+           s->eng->maxmemory == 0 && !s->eng->stream_on &&
+           s->blk == NULL && s->in_pos == s->in_len &&
+           goblin__ps_total(&s->ps) == 0;
 }
 
 /* Frames up to this size take the direct path. */
