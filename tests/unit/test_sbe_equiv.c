@@ -28,6 +28,7 @@
 
 #include "goblin/ring.h"
 #include "goblin/serve.h"
+#include "goblin/stream.h"
 
 #include "client/client.h"
 #include "goblin/client.h"
@@ -1697,6 +1698,15 @@ static void typed_both(struct pair *p)
     same_bytes("SBE", out, len, ring_round(&p->rsbe, q.sbe, q.sw.pos));
 }
 
+/* A write stream consumer that only counts the bytes it gets. */
+static void stream_count(void *ctx, const void *bytes, size_t len,
+                         uint64_t offset)
+{
+    (void)bytes;
+    (void)offset;
+    *(size_t *)ctx += len;
+}
+
 static void typed_some(struct pair *p, unsigned n)
 {
     while (n-- > 0)
@@ -1706,11 +1716,14 @@ static void typed_some(struct pair *p, unsigned n)
 /* Every session state that sends a typed frame the general way, entered
  * and left between random typed requests: inside MULTI (refused, then
  * EXEC aborts), as a user limited to some keys and commands, under a
- * maxmemory every write passes, with replies off and skipped, and after
- * deadlines passed. Replies and INFO commandstats match the session's. */
+ * maxmemory no write fits under, with replies off and skipped, with a
+ * write stream consumer (typed writes refused, Argv ones streamed alike),
+ * and after deadlines passed. Replies and INFO commandstats match the session's. */
 static void test_session_states_match_on_the_ring(void **state)
 {
     struct pair *p = *state;
+    size_t streamed[2] = {0, 0};
+    uint32_t ids[2];
     unsigned round;
 
     if (p->rsbe.ep == NULL)
@@ -1734,9 +1747,21 @@ static void test_session_states_match_on_the_ring(void **state)
         BOTH(p, "CLIENT", "REPLY", "OFF");
         typed_some(p, 5);
         BOTH(p, "CLIENT", "REPLY", "ON");
+        assert_int_equal(goblin_stream_subscribe(p->sbe->eng,
+                                                 GOBLIN_STREAM_LOCAL,
+                                                 stream_count, &streamed[0],
+                                                 &ids[0]), 0);
+        assert_int_equal(goblin_stream_subscribe(p->rsbe.f->eng,
+                                                 GOBLIN_STREAM_LOCAL,
+                                                 stream_count, &streamed[1],
+                                                 &ids[1]), 0);
+        typed_some(p, 20);
+        goblin_stream_unsubscribe(p->sbe->eng, ids[0]);
+        goblin_stream_unsubscribe(p->rsbe.f->eng, ids[1]);
         p->sbe->base->clock.now_ms += 700;
         p->rsbe.f->base->clock.now_ms += 700;
     }
+    assert_int_equal(streamed[0], streamed[1]);
     same_stats(p);
 }
 
