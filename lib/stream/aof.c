@@ -58,7 +58,7 @@ struct goblin_aof {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    bool thread_on, stop, dirty;
+    bool thread_on, stop, dirty, syncing;
 };
 
 static void say(const goblin_aof *a, enum goblin_log_level level,
@@ -176,9 +176,16 @@ static void *fsync_thread(void *arg)
         if (a->dirty) {
             int fd = a->fd;
 
+            /* Outside the lock, so that the engine's thread never waits
+             * for the disk; next_part waits for syncing to end before it
+             * closes fd. */
             a->dirty = false;
-            /* fd cannot change under the lock (switch_part takes it). */
+            a->syncing = true;
+            pthread_mutex_unlock(&a->mu);
             fdatasync(fd);
+            pthread_mutex_lock(&a->mu);
+            a->syncing = false;
+            pthread_cond_broadcast(&a->cv);
         }
     }
     pthread_mutex_unlock(&a->mu);
@@ -240,6 +247,8 @@ static int next_part(goblin_aof *a)
     }
     a->m = m;
     pthread_mutex_lock(&a->mu);
+    while (a->syncing)
+        pthread_cond_wait(&a->cv, &a->mu);
     old = a->fd;
     if (old >= 0)
         fdatasync(old);
