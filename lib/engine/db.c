@@ -26,6 +26,7 @@
 #include "block.h"
 #include "session.h"
 #include "settings.h"
+#include "tracking.h"
 
 /* The store hook: ctx is the database's slot. */
 static void db_key_changed(void *ctx, struct goblin_slice key)
@@ -41,6 +42,8 @@ static void db_key_changed(void *ctx, struct goblin_slice key)
     }
     goblin__watch_touch(eng, d->id, key);
     goblin__block_touch(eng, d->id, key);
+    if (__builtin_expect(eng->track_on, 0))
+        goblin__tracking_invalidate(eng, key);
 }
 
 static void hook(struct goblin__db *d)

@@ -19,6 +19,7 @@
 #include "goblin/script.h"
 #include "session.h"
 #include "slowlog.h"
+#include "tracking.h"
 
 /* The error for an unknown command: argv[0] and the first arguments up to
  * 128 bytes of them, each quoted, as Redis formats it. */
@@ -215,9 +216,15 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
     return true;
 }
 
-/* After each command: CLIENT REPLY SKIP applies to the next one only. */
-static void after_command(goblin_session *s)
+/* After each command: CLIENT REPLY SKIP applies to the next one only;
+ * CLIENT CACHING to the next command but CLIENT's own, or to a whole
+ * transaction. */
+static void after_command(goblin_session *s, const struct goblin__command *c)
 {
+    if (__builtin_expect((s->track & TRACK_CACHING) != 0, 0) &&
+        !(s->flags & SESS_MULTI) &&
+        (c == NULL || strncmp(c->fullname, "client|", 7) != 0))
+        s->track &= ~(uint32_t)TRACK_CACHING;
     s->flags &= ~(uint32_t)SESS_REPLY_SKIP;
     if (s->flags & SESS_REPLY_SKIP_NEXT) {
         s->flags |= SESS_REPLY_SKIP;
@@ -237,6 +244,8 @@ void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv)
     x->failed = false;
     goblin__maxmemory_touch_mode(x);
     x->cmd->fn(x, argc, argv);
+    if (__builtin_expect(x->sess->track != 0, 0))
+        goblin__tracking_after(x, argc, argv);
     x->st->no_touch = false;
     goblin__cmdstat_count(x->eng, st, timed, t0);
     if (timed && st->sample >= x->eng->slow_ticks)
@@ -261,8 +270,10 @@ int goblin__dispatch(goblin_session *s, int argc,
         else
             goblin__run(&x, argc, argv);
     }
+    if (__builtin_expect(s->eng->track_pending, 0))
+        goblin__tracking_flush(s->eng, s, sink == &s->writer.sink);
     s->eng->running = NULL;
-    after_command(s);
+    after_command(s, x.cmd);
     goblin__block_after(s->eng);
     return 0;
 }

@@ -19,6 +19,7 @@
 #include "maxmemory.h"
 #include "session.h"
 #include "slowlog.h"
+#include "tracking.h"
 #include "settings.h"
 #include "util/config_size.h"
 
@@ -126,6 +127,8 @@ static int engine_init(goblin_engine *eng)
         rc = goblin__slowlog_init(eng);
     if (rc == 0)
         rc = goblin__notify_init(eng);
+    if (rc == 0)
+        rc = goblin__tracking_init(eng);
     return rc;
 }
 
@@ -143,6 +146,7 @@ static void engine_free(goblin_engine *eng)
     goblin__free(st, eng->stats, goblin__command_count * sizeof(*eng->stats));
     goblin__touch_rules_free(eng);
     goblin__watch_free(eng);
+    goblin__tracking_free(eng);
     goblin__ps_free(&eng->pubsub);
     goblin__block_free(eng);
     goblin__db_free(eng);
@@ -256,4 +260,6 @@ void goblin_engine_cron(goblin_engine *eng)
     goblin__maxmemory_cron(eng);
     goblin__persist_cron(eng);
     goblin__block_cron(eng);
+    if (eng->tracking_clients != 0 || eng->tkeys != 0)
+        goblin__tracking_cron(eng);
 }

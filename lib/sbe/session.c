@@ -22,6 +22,7 @@
 #include "engine/acl.h"
 #include "engine/block.h"
 #include "engine/maxmemory.h"
+#include "engine/tracking.h"
 #include "goblin/sbe.h"
 #include "request.h"
 
@@ -186,6 +187,8 @@ static void run_typed(struct goblin__sbe_req *r)
             goblin__maxmemory_touch_mode(&r->x);
     }
     run(r);
+    if (__builtin_expect(eng->track_pending, 0))
+        goblin__tracking_flush(eng, r->x.sess, false);
     r->x.st->no_touch = false;
     eng->running = NULL;
     eng->stat_commands++;
