@@ -120,6 +120,8 @@ static void client_flags(const goblin_session *s, char *buf)
 {
     char *p = buf;
 
+    if (s->flags & SESS_MONITOR)
+        *p++ = 'O';
     if (goblin__ps_total(&s->ps) > 0)
         *p++ = 'P';
     if (s->flags & SESS_MULTI)

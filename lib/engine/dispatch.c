@@ -19,6 +19,7 @@
 #include "goblin/script.h"
 #include "session.h"
 #include "slowlog.h"
+#include "monitor.h"
 #include "tracking.h"
 
 /* The error for an unknown command: argv[0] and the first arguments up to
@@ -198,6 +199,11 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, GOBLIN__OOM_TEXT);
         return false;
     }
+    if (__builtin_expect((s->flags & SESS_MONITOR) != 0, 0) &&
+        x->cmd->flags & (CMD_READONLY | CMD_WRITE | CMD_MAY_REPLICATE)) {
+        reject(x, "ERR Replica can't interact with the keyspace");
+        return false;
+    }
     if (!goblin__pubsub_allowed(s, x->cmd)) {
         snprintf(text, sizeof(text), "ERR Can't execute '%s': only "
                  "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET "
@@ -243,7 +249,13 @@ void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv)
     x->sess->lastcmd = x->cmd;
     x->failed = false;
     goblin__maxmemory_touch_mode(x);
+    if (__builtin_expect(x->eng->nmonitors != 0, 0) &&
+        (x->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)) == CMD_SKIP_MONITOR)
+        goblin__monitor_feed(x, argc, argv); /* EVAL before its script */
     x->cmd->fn(x, argc, argv);
+    if (__builtin_expect(x->eng->nmonitors != 0, 0) &&
+        !(x->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
+        goblin__monitor_feed(x, argc, argv);
     if (__builtin_expect(x->sess->track != 0, 0))
         goblin__tracking_after(x, argc, argv);
     x->st->no_touch = false;

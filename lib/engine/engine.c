@@ -19,6 +19,7 @@
 #include "maxmemory.h"
 #include "session.h"
 #include "slowlog.h"
+#include "monitor.h"
 #include "tracking.h"
 #include "settings.h"
 #include "util/config_size.h"
@@ -147,6 +148,7 @@ static void engine_free(goblin_engine *eng)
     goblin__touch_rules_free(eng);
     goblin__watch_free(eng);
     goblin__tracking_free(eng);
+    goblin__monitor_free(eng);
     goblin__ps_free(&eng->pubsub);
     goblin__block_free(eng);
     goblin__db_free(eng);

@@ -204,6 +204,9 @@ struct goblin_engine {
     unsigned track_effort;
     bool track_on, track_pending;
     struct goblin_buf track_self;
+    /* MONITOR (monitor.c): the monitoring sessions. */
+    goblin_session **monitors;
+    size_t nmonitors, capmonitors;
 };
 
 /* Protocol of a session. */
@@ -238,6 +241,7 @@ enum {
     SESS_REPLY_SKIP = 1u << 9, /* CLIENT REPLY SKIP: drop next reply */
     SESS_REPLY_SKIP_NEXT = 1u << 10,
     SESS_OBUF_LIMIT = 1u << 11, /* output limit passed: output dropped */
+    SESS_MONITOR = 1u << 12,    /* MONITOR (monitor.c) */
     SESS_BLOCKED = 1u << 24,    /* waiting in a blocking command (block.c) */
 };
 

@@ -3,12 +3,15 @@ its default, BCAST, OPTIN/OPTOUT and NOLOOP modes, invalidations as RESP3
 pushes and as RESP2 messages on __redis__:invalidate through REDIRECT,
 the null invalidation of FLUSHDB/FLUSHALL, a broken redirection, the
 replies of CLIENT CACHING/GETREDIR/TRACKINGINFO, python3-redis's tracking
-calls and tracking-table-max-keys; the byte streams of a scripted session
-are compared with redis-server 7.0's.
+calls and tracking-table-max-keys; and MONITOR's lines (quoting, Unix and
+TCP origins, scripts, MULTI, redacted secrets). The byte streams of
+scripted sessions are compared with redis-server 7.0's.
 
     /usr/bin/python3 test_tracking.py GOBLIND
 """
 
+import re
+import socket
 import sys
 import time
 
@@ -208,6 +211,81 @@ def test_table_max_keys(gob):
     w.close()
 
 
+MONITOR_SCRIPT = [
+    ("SET", "k", "a b\"c\\\n\r\t\x01\x7f\xc3\xa9"),
+    ("SELECT", "1"), ("SET", "x", "1"), ("SELECT", "0"),
+    ("AUTH", "pw"), ("AUTH", "u", "pw"),
+    ("HELLO", "2", "AUTH", "default", "pw", "SETNAME", "n"),
+    ("CONFIG", "GET", "port"), ("NOSUCH", "x"), ("GET",),
+    ("EVAL", "redis.call('set','e','1') return 1", "0"),
+    ("PING",), ("DEBUG", "SLEEP", "0"), ("CLIENT", "ID"),
+    ("INFO", "server"), ("GET", "k"),
+]
+
+
+def monitor_lines(srv):
+    """The lines a monitor sees for MONITOR_SCRIPT (timestamps and origins
+    cut to the database), then what the monitor's own GET gets."""
+    m = srv.client()
+    assert m.call("MONITOR") == ("+", b"OK")
+    a = srv.client()
+    for cmd in MONITOR_SCRIPT:
+        a.call(*cmd)
+    a.send_raw(e2e.Client.encode(["MULTI"]) + e2e.Client.encode(
+        ["SET", "q", "1"]) + e2e.Client.encode(["GET", "q"]) +
+        e2e.Client.encode(["EXEC"]))
+    for _ in range(4):
+        a.read()
+    a.call("SET", "last", "1")
+    m.send_raw(e2e.Client.encode(["GET", "k"]))
+    lines = []
+    while True:
+        r = m.read()
+        if r[0] == "-":
+            lines.append(r[1])
+            break
+        lines.append(re.sub(rb"^(\d+\.\d{6}) \[(\d+) [^\]]*\]", rb"T [\2]",
+                            r[1]))
+    m.close()
+    a.close()
+    return lines
+
+
+def test_monitor_differential(gob):
+    red = e2e.redis_server()
+    try:
+        want, got = monitor_lines(red), monitor_lines(gob)
+    finally:
+        red.stop()
+    assert got == want, "goblind %r\nredis   %r" % (got, want)
+    assert b'T [0] "HELLO" "2" "AUTH" "(redacted)" "(redacted)" ' \
+        b'"SETNAME" "n"' in got, got
+
+
+def test_monitor_origins(gob):
+    """[db unix:<path>] for Unix clients, [db ip:port] for TCP ones."""
+    m = gob.client()
+    m.call("MONITOR")
+    u = gob.client()
+    t = gob.client(tcp=True)
+    u.call("SET", "from", "unix")
+    t.call("SET", "from", "tcp")
+    port = t.s.getsockname()[1]
+    one, two = m.read()[1], m.read()[1]
+    assert re.match(rb'^\d+\.\d{6} \[0 unix:%s\] "SET" "from" "unix"$'
+                    % re.escape(gob.sock.encode()), one), one
+    assert re.match(rb'^\d+\.\d{6} \[0 127\.0\.0\.1:%d\] "SET" "from" '
+                    rb'"tcp"$' % port, two), two
+    flags = [ln for ln in e2e.plain(u.call("CLIENT", "LIST")).decode()
+             .splitlines() if "cmd=monitor" in ln][0]
+    assert " flags=OU " in flags, flags
+    assert m.call("RESET") == ("+", b"RESET")
+    u.call("SET", "after", "reset")
+    assert m.call("PING") == ("+", b"PONG")
+    for c in (m, u, t):
+        c.close()
+
+
 def test_stops_cleanly(gob):
     e2e.check_stopped_cleanly(gob)
 
@@ -215,7 +293,8 @@ def test_stops_cleanly(gob):
 def main():
     gob = e2e.goblind(sys.argv[1])
     e2e.run_tests([test_differential, test_redis_py_redirect,
-                   test_table_max_keys, test_stops_cleanly], gob)
+                   test_table_max_keys, test_monitor_differential,
+                   test_monitor_origins, test_stops_cleanly], gob)
 
 
 if __name__ == "__main__":
