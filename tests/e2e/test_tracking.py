@@ -59,7 +59,7 @@ SCRIPT = [
     ("a", "CLIENT", "TRACKINGINFO"),
     ("b", "SET", "user:1", "a"), ("b", "SET", "other", "x"),
     ("b", "MSET", "user:2", "a", "obj:1", "b", "user:1", "c"),
-    ("a", "SET", "user:9", "me"), ("b", "DEL", "user:9", "nothere"),
+    ("b", "SET", "user:9", "me"), ("b", "DEL", "user:9", "nothere"),
     ("a", "CLIENT", "TRACKING", "off"),
     ("a", "CLIENT", "TRACKING", "on", "BCAST", "NOLOOP"),
     ("a", "SET", "p1", "x"), ("b", "SET", "p2", "x"),
