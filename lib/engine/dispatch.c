@@ -21,6 +21,7 @@
 #include "slowlog.h"
 #include "monitor.h"
 #include "tracking.h"
+#include "stream/propagate.h"
 
 /* The error for an unknown command: argv[0] and the first arguments up to
  * 128 bytes of them, each quoted, as Redis formats it. */
@@ -240,7 +241,8 @@ static void after_command(goblin_session *s, const struct goblin__command *c)
 
 /* Runs an admitted command's handler and counts it (timed on a sample,
  * see goblin__cmdstat_timed). */
-void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv)
+static inline __attribute__((always_inline)) void
+run_command(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin__cmdstat *st = &x->eng->stats[x->cmd - goblin__commands];
     bool timed = goblin__cmdstat_timed(st) || x->eng->time_all;
@@ -264,6 +266,22 @@ void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv)
         goblin__slowlog_push(x, argc, argv, st->sample);
     st->failed += x->failed;
     x->eng->stat_commands++;
+}
+
+void goblin__run_command(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
+{
+    run_command(x, argc, argv);
+}
+
+/* With a write stream consumer, the stream's wrapper runs the command
+ * and sends its effect (stream/propagate.c); without one, one branch. */
+void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    if (__builtin_expect(x->eng->stream_on, 0))
+        goblin__stream_run(x, argc, argv);
+    else
+        run_command(x, argc, argv);
 }
 
 int goblin__dispatch(goblin_session *s, int argc,

@@ -22,6 +22,7 @@
 #include "monitor.h"
 #include "tracking.h"
 #include "settings.h"
+#include "stream/propagate.h"
 #include "util/config_size.h"
 
 static uint64_t monotonic_ns(void *ctx)
@@ -138,6 +139,7 @@ static void engine_free(goblin_engine *eng)
     goblin_store *st = eng->st;
 
     goblin__slowlog_free(eng);
+    goblin__stream_free(eng);
     goblin__persist_free(eng);
     goblin__settings_free(eng);
     goblin__acl_free(eng);
@@ -264,4 +266,5 @@ void goblin_engine_cron(goblin_engine *eng)
     goblin__block_cron(eng);
     if (eng->tracking_clients != 0 || eng->tkeys != 0)
         goblin__tracking_cron(eng);
+    goblin__stream_flush(eng); /* expired and timed-out work */
 }
