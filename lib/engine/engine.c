@@ -23,6 +23,7 @@
 #include "tracking.h"
 #include "settings.h"
 #include "stream/propagate.h"
+#include "stream/aof_int.h"
 #include "util/config_size.h"
 
 static uint64_t monotonic_ns(void *ctx)
@@ -267,4 +268,6 @@ void goblin_engine_cron(goblin_engine *eng)
     if (eng->tracking_clients != 0 || eng->tkeys != 0)
         goblin__tracking_cron(eng);
     goblin__stream_flush(eng); /* expired and timed-out work */
+    if (eng->aof != NULL)
+        goblin__aof_cron(eng);
 }
