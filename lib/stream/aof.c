@@ -151,7 +151,9 @@ static void on_unit(void *ctx, const void *bytes, size_t len, uint64_t off)
         return;
     }
     goblin_buf_append(&a->buf, bytes, len);
-    if (a->mode == FSYNC_ALWAYS) {
+    if (a->mode == FSYNC_ALWAYS && a->eng->input_batch > 0) {
+        a->eng->sync_due = true; /* goblin__aof_sync before replies */
+    } else if (a->mode == FSYNC_ALWAYS) {
         flush_buf(a);
         if (!a->write_failed && fdatasync(a->fd) != 0) {
             say(a, GOBLIN_LOG_WARNING, "Can't fsync the AOF: %s",
@@ -504,6 +506,21 @@ void goblin_aof_info(const goblin_aof *a, struct goblin_aof_info *out)
     out->current_size = a->current_size + a->buf.len;
     out->base_size = a->base_size;
     out->buffer_length = a->buf.len;
+}
+
+void goblin__aof_sync(goblin_engine *eng)
+{
+    goblin_aof *a = eng->aof;
+
+    eng->sync_due = false;
+    if (a == NULL)
+        return;
+    flush_buf(a);
+    if (!a->write_failed && fdatasync(a->fd) != 0) {
+        say(a, GOBLIN_LOG_WARNING, "Can't fsync the AOF: %s",
+            strerror(errno));
+        a->write_failed = true;
+    }
 }
 
 /* A rewrite with no server hook: in this thread. */
