@@ -72,6 +72,11 @@ void goblin__script_hook_start(struct goblin__lua *g, struct goblin__vm *vm)
         lua_sethook(vm->L, hook, LUA_MASKCOUNT, HOOK_EVERY);
 }
 
+uint64_t goblin__script_elapsed_ns(const struct goblin__lua *g)
+{
+    return now_ns() - g->started_ns;
+}
+
 void goblin__script_hook_stop(struct goblin__lua *g, struct goblin__vm *vm)
 {
     lua_sethook(vm->L, NULL, 0, 0);
