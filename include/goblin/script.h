@@ -143,6 +143,11 @@ GOBLIN_API void goblin_engine_busy_hook(goblin_engine *eng,
                                                    goblin_session *s),
                                         void *ctx);
 
+/* Stops the running script at its next look at the clock, even one that
+ * has written (SHUTDOWN NOSAVE, or a signal, while a script is busy):
+ * its caller gets the killed script's error. No script: nothing. */
+GOBLIN_API void goblin_engine_script_stop(goblin_engine *eng);
+
 /* The session whose script is busy now, or NULL. */
 GOBLIN_API goblin_session *goblin_engine_busy_session(
     const goblin_engine *eng);
