@@ -23,6 +23,7 @@
 #include "goblin/script.h"
 #include "goblin/serve.h"
 #include "goblin/set.h"
+#include "goblin/sha1.h"
 #include "goblin/snapshot.h"
 #include "goblin/str.h"
 #include "goblin/zset.h"

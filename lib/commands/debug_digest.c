@@ -22,13 +22,13 @@
 #include "store/list.h"
 #include "store/set.h"
 #include "store/zset.h"
-#include "util/sha1.h"
+#include "goblin/sha1.h"
 
 static void xor_digest(uint8_t d[20], const void *p, size_t n)
 {
-    uint8_t h[GOBLIN__SHA1_LEN];
+    uint8_t h[GOBLIN_SHA1_LEN];
 
-    goblin__sha1(p, n, h);
+    goblin_sha1(p, n, h);
     for (int i = 0; i < 20; i++)
         d[i] ^= h[i];
 }
@@ -36,7 +36,7 @@ static void xor_digest(uint8_t d[20], const void *p, size_t n)
 static void mix_digest(uint8_t d[20], const void *p, size_t n)
 {
     xor_digest(d, p, n);
-    goblin__sha1(d, 20, d);
+    goblin_sha1(d, 20, d);
 }
 
 static void mix_u32(uint8_t d[20], uint32_t v)

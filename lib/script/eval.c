@@ -17,6 +17,7 @@
 #include <lauxlib.h>
 
 #include "goblin/numtext.h"
+#include "goblin/sha1.h"
 #include "script.h"
 
 static const char REG_SCRIPTS[] = "goblin.scripts";
@@ -160,7 +161,7 @@ static bool compile(struct goblin__lua *g, struct goblin_slice body,
     unsigned flags;
     int rc;
 
-    goblin__sha1_hex(sha, body.ptr, body.len);
+    goblin_sha1_hex(sha, body.ptr, body.len);
     push_entry(L, sha);
     if (!lua_isnil(L, -1))
         return true;

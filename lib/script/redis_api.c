@@ -17,6 +17,7 @@
 #include <lauxlib.h>
 
 #include "goblin/resp.h"
+#include "goblin/sha1.h"
 #include "script.h"
 
 #define REDIS_VERSION "7.0.15"
@@ -220,7 +221,7 @@ static int redis_sha1hex(lua_State *L)
     if (lua_gettop(L) != 1)
         return raise_error_text(L, "wrong number of arguments");
     s = lua_tolstring(L, 1, &len);
-    goblin__sha1_hex(hex, s != NULL ? s : "", s != NULL ? len : 0);
+    goblin_sha1_hex(hex, s != NULL ? s : "", s != NULL ? len : 0);
     lua_pushstring(L, hex);
     return 1;
 }

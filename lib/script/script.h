@@ -100,8 +100,6 @@ struct goblin__lua {
     struct goblin_buf scratch; /* cmsgpack.pack's output */
 };
 
-/* sha1.c: 40 lower-case hex digits and a NUL. */
-void goblin__sha1_hex(char out[41], const void *data, size_t len);
 
 /* vm.c: opens vm (the libraries, the sandbox, the redis table) or
  * closes it. Returns 0 or GOBLIN_ENOMEM. */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "sha1.h"
+#include "goblin/sha1.h"
 
 static uint32_t rol(uint32_t x, int n)
 {
@@ -51,8 +51,8 @@ static void block(uint32_t h[5], const unsigned char *p)
     h[4] += e;
 }
 
-void goblin__sha1(const void *p, size_t len,
-                  unsigned char out[GOBLIN__SHA1_LEN])
+void goblin_sha1(const void *p, size_t len,
+                  unsigned char out[GOBLIN_SHA1_LEN])
 {
     uint32_t h[5] = {0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476,
                      0xc3d2e1f0};
@@ -79,4 +79,18 @@ void goblin__sha1(const void *p, size_t len,
         out[4 * i + 2] = (uint8_t)(h[i] >> 8);
         out[4 * i + 3] = (uint8_t)h[i];
     }
+}
+
+void goblin_sha1_hex(char out[2 * GOBLIN_SHA1_LEN + 1], const void *data,
+                     size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char d[GOBLIN_SHA1_LEN];
+
+    goblin_sha1(data, len, d);
+    for (int i = 0; i < GOBLIN_SHA1_LEN; i++) {
+        out[2 * i] = hex[d[i] >> 4];
+        out[2 * i + 1] = hex[d[i] & 15];
+    }
+    out[2 * GOBLIN_SHA1_LEN] = '\0';
 }

@@ -203,6 +203,8 @@ class Client:
         self.s.settimeout(timeout)
         self.s.connect(addr)
         self.buf = bytearray()
+        self.scratch = bytearray(1 << 16)
+        self.scratch_view = memoryview(self.scratch)
         self.pos = 0
 
     def close(self):
@@ -235,10 +237,13 @@ class Client:
         if self.pos > 65536:
             del self.buf[:self.pos]
             self.pos = 0
-        data = self.s.recv(1 << 20)
-        if not data:
+        # Into one buffer kept for the connection: recv(1 << 20) would make
+        # a fresh 1 MiB object per call, which malloc maps and unmaps (and,
+        # under meson's MALLOC_PERTURB_, fills) every time.
+        n = self.s.recv_into(self.scratch)
+        if n == 0:
             raise EOFError("connection closed by server")
-        self.buf += data
+        self.buf += self.scratch_view[:n]
 
     def _line(self):
         while True:

@@ -881,14 +881,16 @@ def normalize(cmd, reply):
     return reply
 
 
-def sort_form(cmd, v):
+def sort_form(cmd, v, other=()):
     """A SORT reply in the form Redis fixes: a set not sorted (a BY
     without '*') comes in the set's own order, so only its members are
     compared (only their count under LIMIT; exact_sort() checks a sorted
     set's own order); ALPHA compares C strings,
     so members equal up to a NUL byte, or BY values that tie, may come in
     either order: compared as a multiset (also when GET hides the
-    members)."""
+    members). other is the other server's reply to the same command: under
+    LIMIT a tied member with a NUL may fall inside one server's window
+    and outside the other's, so a NUL in either reply decides."""
     up = [x.upper() for x in cmd]
     nosort = any(b"*" not in cmd[i + 1] for i, x in enumerate(up[:-1])
                  if x == b"BY")
@@ -898,7 +900,8 @@ def sort_form(cmd, v):
             return ("count", len(v))
         return ("set", sorted(v, key=repr))
     if b"ALPHA" in up and (b"BY" in up or b"GET" in up or any(
-            x[1] is not None and b"\x00" in x[1] for x in v)):
+            x[1] is not None and b"\x00" in x[1]
+            for x in list(v) + list(other))):
         # Under LIMIT, which of the tied ones fall in the range is open.
         if b"LIMIT" in up:
             return ("count", len(v))
@@ -913,6 +916,9 @@ def same(cmd, a, b):
             return a == b
         slack = 2 if name in (b"TTL", b"EXPIRETIME") else 2000
         return abs(a[1] - b[1]) <= slack
+    if name == b"SORT_RO" and a[0] == b[0] == "*" and None not in (
+            a[1], b[1]):
+        return sort_form(cmd, a[1], b[1]) == sort_form(cmd, b[1], a[1])
     na, nb = normalize(cmd, a), normalize(cmd, b)
     if na[0] == "float" and nb[0] == "float":
         x, y = na[1], nb[1]

@@ -43,7 +43,7 @@ def load(c, commands):
     sender.start()
     seen, tail = 0, b""
     while seen < len(commands):
-        chunk = tail + c.s.recv(1 << 20)
+        chunk = tail + c.s.recv(1 << 16)
         assert chunk, "connection closed"
         assert not chunk.startswith(b"-") and b"\n-" not in chunk, chunk[:200]
         cut = chunk.rfind(b"\n") + 1
