@@ -211,11 +211,22 @@ static bool evict_one(goblin_engine *eng)
     return false;
 }
 
+/* What maxmemory limits: the databases and the scripting heaps, which
+ * INFO's used_memory shows too. */
+static size_t used_memory(const goblin_engine *eng)
+{
+    size_t lua = eng->scripting != NULL && eng->scripting->memory != NULL
+                     ? eng->scripting->memory(eng->scripting_ctx)
+                     : 0;
+
+    return goblin__db_used_memory(eng) + lua;
+}
+
 bool goblin__maxmemory_fits(goblin_engine *eng)
 {
     if (eng->maxmemory == 0)
         return true;
-    while (goblin__db_used_memory(eng) > eng->maxmemory) {
+    while (used_memory(eng) > eng->maxmemory) {
         if (!evict_one(eng))
             return false;
         eng->stat_evicted_keys++;
