@@ -26,6 +26,7 @@
 #include "goblin/sha1.h"
 #include "goblin/snapshot.h"
 #include "goblin/str.h"
+#include "goblin/stream.h"
 #include "goblin/zset.h"
 
 #endif

@@ -16,6 +16,7 @@
 #include "handlers.h"
 #include "notify.h"
 #include "respond.h"
+#include "stream/propagate.h"
 
 struct emit {
     goblin__exec *x;
@@ -42,6 +43,10 @@ static void zpop_keyed(goblin__exec *x, struct goblin_slice key, int max,
     int64_t card = goblin_zset_card(x->st, key);
     int64_t n = count < card ? count : card;
 
+    /* BZPOPMIN/BZPOPMAX go out as ZPOPMIN/ZPOPMAX key, BZMPOP and ZMPOP
+     * with their count. */
+    goblin__propagate_pop(x, max ? "ZPOPMAX" : "ZPOPMIN", key,
+                          nested ? count : -1);
     if (nested) {
         goblin__reply_array(x, 2);
         goblin__reply_slice(x, key);

@@ -15,11 +15,14 @@
 #include "goblin/list.h"
 #include "handlers.h"
 #include "respond.h"
+#include "stream/propagate.h"
 
 /* BLPOP and BRPOP: one element, with its key. */
 static void pop_keyed(goblin__exec *x, struct goblin_slice key,
                       enum goblin_list_end end)
 {
+    goblin__propagate_pop(x, end == GOBLIN_LIST_HEAD ? "LPOP" : "RPOP", key,
+                          -1);
     goblin__reply_array(x, 2);
     goblin__reply_slice(x, key);
     goblin__exec_listpop(x, key, end, false, 0);
@@ -29,6 +32,8 @@ static void pop_keyed(goblin__exec *x, struct goblin_slice key,
 static void mpop_keyed(goblin__exec *x, struct goblin_slice key,
                        enum goblin_list_end end, int64_t count)
 {
+    goblin__propagate_pop(x, end == GOBLIN_LIST_HEAD ? "LPOP" : "RPOP", key,
+                          count);
     goblin__reply_array(x, 2);
     goblin__reply_slice(x, key);
     goblin__reply_list_pop(x, key, end, count);
@@ -52,6 +57,15 @@ static bool serve_move(goblin__exec *x, const struct goblin__blocked *b,
 {
     if (goblin_list_len(x->st, key) <= 0)
         return false;
+    goblin__propagate_as(
+        x, 5,
+        (struct goblin_slice[]){
+            {"LMOVE", 5}, key, *b->spec.dst,
+            b->spec.where == GOBLIN_LIST_HEAD ? (struct goblin_slice){"LEFT", 4}
+                                              : (struct goblin_slice){"RIGHT", 5},
+            b->spec.whereto == GOBLIN_LIST_HEAD
+                ? (struct goblin_slice){"LEFT", 4}
+                : (struct goblin_slice){"RIGHT", 5}});
     goblin__exec_lmove(x, key, *b->spec.dst,
                        (enum goblin_list_end)b->spec.where,
                        (enum goblin_list_end)b->spec.whereto);

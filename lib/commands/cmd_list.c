@@ -19,6 +19,7 @@
 #include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
+#include "stream/propagate.h"
 
 static void int_reply(goblin__exec *x, int64_t rc)
 {
@@ -524,6 +525,8 @@ void goblin__exec_lmpop(goblin__exec *x, const struct goblin_slice *keys,
         goblin__reply_null_array(x);
         return;
     }
+    goblin__propagate_pop(x, end == GOBLIN_LIST_HEAD ? "LPOP" : "RPOP",
+                          keys[i], count);
     goblin__reply_array(x, 2);
     goblin__reply_slice(x, keys[i]);
     goblin__reply_list_pop(x, keys[i], end, count);

@@ -16,6 +16,7 @@
 #include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
+#include "stream/propagate.h"
 
 static void int_reply(goblin__exec *x, int64_t rc)
 {
@@ -254,21 +255,55 @@ void goblin__cmd_srandmember(goblin__exec *x, int argc,
     goblin__exec_srandmember(x, argv[1], argc == 3, count);
 }
 
+/* SPOP's members go out as SREM key member each (Redis 7.0's
+ * spopWithCountCommand), or as DEL key when the whole set went. */
+struct spopped {
+    struct stream o;
+    struct goblin_slice key;
+    bool whole; /* DEL went out: no SREM */
+};
+
+static int spop_member(void *ctx, struct goblin_slice m)
+{
+    struct spopped *p = ctx;
+
+    if (!p->whole)
+        goblin__propagate_as(p->o.x, 3,
+                             (struct goblin_slice[]){{"SREM", 4}, p->key, m});
+    goblin__reply_slice(p->o.x, m);
+    return 0;
+}
+
+static void spop_whole(struct spopped *p, uint64_t count)
+{
+    int64_t card;
+
+    if (!p->o.x->eng->stream_on)
+        return;
+    card = goblin_set_card(p->o.x->st, p->key);
+    if (card > 0 && count >= (uint64_t)card) {
+        goblin__propagate_as(p->o.x, 2,
+                             (struct goblin_slice[]){{"DEL", 3}, p->key});
+        p->whole = true;
+    }
+}
+
 void goblin__exec_spop(goblin__exec *x, struct goblin_slice key,
                        bool has_count, uint64_t count)
 {
-    struct stream o = {x, true};
+    struct spopped p = {{x, true}, key, false};
     int64_t rc;
 
     if (!has_count) {
-        rc = goblin_set_pop(x->st, key, 1, NULL, first_member, x);
+        rc = goblin_set_pop(x->st, key, 1, NULL, spop_member, &p);
         if (rc == 0)
             goblin__reply_null(x);
         else if (rc < 0)
             goblin__reply_code(x, (int)rc);
     } else {
-        rc = goblin_set_pop(x->st, key, count, stream_begin, stream_member,
-                            &o);
+        spop_whole(&p, count);
+        rc = goblin_set_pop(x->st, key, count, stream_begin, spop_member,
+                            &p);
         if (rc < 0)
             goblin__reply_code(x, (int)rc);
     }

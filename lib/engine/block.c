@@ -18,6 +18,7 @@
 #include "block.h"
 #include "goblin/numtext.h"
 #include "commands/respond.h"
+#include "stream/propagate.h"
 
 struct goblin__bkey {
     struct goblin__bkey *next;  /* hash chain */
@@ -413,6 +414,7 @@ void goblin__block_serve(goblin_engine *eng)
         k->busy = false;
         key_release(eng, t, k);
     }
+    goblin__stream_flush(eng); /* the served pops, a unit each time */
 }
 
 void goblin__block_cron(goblin_engine *eng)

@@ -26,6 +26,17 @@
 #include "block.h"
 #include "session.h"
 #include "settings.h"
+#include "stream/propagate.h"
+
+/* Expired and evicted keys: DEL in the write stream, then keyspace
+ * notifications. */
+static void db_key_gone(void *ctx, int why, struct goblin_slice key)
+{
+    struct goblin__db *d = ctx;
+
+    goblin__stream_key_gone(d->eng, d->id, why, key);
+    goblin__notify_key_gone(ctx, why, key);
+}
 
 /* The store hook: ctx is the database's slot. */
 static void db_key_changed(void *ctx, struct goblin_slice key)
@@ -50,7 +61,7 @@ static void hook(struct goblin__db *d)
     d->st->cfg.key_changed = db_key_changed;
     d->st->cfg.key_changed_ctx = d;
     /* Expired and evicted keys, for keyspace notifications. */
-    d->st->key_gone = goblin__notify_key_gone;
+    d->st->key_gone = db_key_gone;
     d->st->key_gone_ctx = d;
 }
 

@@ -19,6 +19,7 @@
 #include "goblin/script.h"
 #include "session.h"
 #include "slowlog.h"
+#include "stream/propagate.h"
 
 /* The error for an unknown command: argv[0] and the first arguments up to
  * 128 bytes of them, each quoted, as Redis formats it. */
@@ -227,7 +228,8 @@ static void after_command(goblin_session *s)
 
 /* Runs an admitted command's handler and counts it (timed on a sample,
  * see goblin__cmdstat_timed). */
-void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv)
+static inline __attribute__((always_inline)) void
+run_command(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     struct goblin__cmdstat *st = &x->eng->stats[x->cmd - goblin__commands];
     bool timed = goblin__cmdstat_timed(st) || x->eng->time_all;
@@ -243,6 +245,22 @@ void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv)
         goblin__slowlog_push(x, argc, argv, st->sample);
     st->failed += x->failed;
     x->eng->stat_commands++;
+}
+
+void goblin__run_command(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
+{
+    run_command(x, argc, argv);
+}
+
+/* With a write stream consumer, the stream's wrapper runs the command
+ * and sends its effect (stream/propagate.c); without one, one branch. */
+void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv)
+{
+    if (__builtin_expect(x->eng->stream_on, 0))
+        goblin__stream_run(x, argc, argv);
+    else
+        run_command(x, argc, argv);
 }
 
 int goblin__dispatch(goblin_session *s, int argc,

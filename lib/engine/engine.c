@@ -20,6 +20,7 @@
 #include "session.h"
 #include "slowlog.h"
 #include "settings.h"
+#include "stream/propagate.h"
 #include "util/config_size.h"
 
 static uint64_t monotonic_ns(void *ctx)
@@ -134,6 +135,7 @@ static void engine_free(goblin_engine *eng)
     goblin_store *st = eng->st;
 
     goblin__slowlog_free(eng);
+    goblin__stream_free(eng);
     goblin__persist_free(eng);
     goblin__settings_free(eng);
     goblin__acl_free(eng);
@@ -256,4 +258,5 @@ void goblin_engine_cron(goblin_engine *eng)
     goblin__maxmemory_cron(eng);
     goblin__persist_cron(eng);
     goblin__block_cron(eng);
+    goblin__stream_flush(eng); /* expired and timed-out work */
 }

@@ -179,6 +179,10 @@ struct goblin_engine {
     size_t cron_cursor;
 
     struct goblin__persist *persist; /* cmd_persist.c: SAVE, BGSAVE, policies */
+    /* The write stream (stream/propagate.h): stream_on while a consumer
+     * is registered, the one branch commands pay for it. */
+    struct goblin__stream *stream;
+    bool stream_on;
 
     /* Scripting (script_call.c): the attached library, if any, and the
      * script running now (NULL when none). */

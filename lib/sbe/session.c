@@ -267,6 +267,16 @@ static bool admit(struct goblin__sbe_req *r, unsigned kind)
         return false;
     }
     r->x.cmd = command_of(r);
+    /* The write stream (goblin/stream.h) is made of commands as argv:
+     * while it has a consumer, a typed write is refused rather than
+     * left out of the AOF and replicas. */
+    if (__builtin_expect(r->x.eng->stream_on, 0) && r->x.cmd != NULL &&
+        (r->x.cmd->flags & CMD_WRITE)) {
+        r->x.eng->stat_rejected++;
+        goblin__reply_error(&r->x, "ERR typed SBE writes cannot be "
+                                   "propagated; send them as Argv");
+        return false;
+    }
     if (r->x.cmd != NULL && r->x.eng->maxmemory != 0 &&
         !goblin__maxmemory_admit(&r->x)) {
         r->x.eng->stat_rejected++;
