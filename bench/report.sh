@@ -8,7 +8,7 @@
 #
 #   bench/report.sh [--quick] [--out DIR] [--window-ms N] [--reps N]
 #                   [--requests N] [--repeat N]
-#                   [--skip shootout,icount,throughput,memory,microbench]
+#                   [--skip shootout,icount,throughput,memory,microbench,aof]
 #
 # --quick is the smoke run (a few seconds per step, tiny sizes): it proves
 # every step starts and prints; its figures and verdicts mean nothing.
@@ -135,12 +135,23 @@ else
     echo "report: microbench not built (needs g++ and Google Benchmark," \
          "Debian: libbenchmark-dev), skipped"
 fi
+# Writes with an append-only file, against redis-server with the same
+# appendfsync on the same disk (bench/aof_bench.py).
+if [ "$QUICK" = 1 ]; then
+    step aof python3 bench/aof_bench.py "$GOBLIND" --requests 20000 --reps 1
+else
+    step aof python3 bench/aof_bench.py "$GOBLIND"
+fi
 grep -h '^shootout_plot:' "$OUT/shootout.log" 2>/dev/null || true
 
 REPORT_ARGS=(--load-start "$LOAD_START" --command "$COMMAND")
 [ "$QUICK" = 1 ] && REPORT_ARGS+=(--quick)
 [ ${#FAILED[@]} -gt 0 ] && REPORT_ARGS+=(--failed "${FAILED[@]}")
 python3 bench/report.py "$OUT" "${REPORT_ARGS[@]}"
+if [ -s "$OUT/aof.log" ] && ! skipped aof; then
+    { echo; echo "## Writes with an append-only file (bench/aof_bench.py)"
+      echo; cat "$OUT/aof.log"; } >>"$OUT/REPORT.md"
+fi
 cat "$OUT/REPORT.md"
 echo
 echo "report: $OUT/REPORT.md"

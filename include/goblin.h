@@ -8,6 +8,7 @@
 #ifndef GOBLIN_H
 #define GOBLIN_H
 
+#include "goblin/aof.h"
 #include "goblin/buf.h"
 #include "goblin/client.h"
 #include "goblin/common.h"

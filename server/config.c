@@ -17,6 +17,10 @@ static int changed(void *ctx, const char *name, const char **why)
     if (strcmp(name, "loglevel") == 0)
         g->loglevel = (long)goblin_engine_config_int(g->engine, name, 2);
     *why = g->why;
+    if (strcmp(name, "appendonly") == 0 && g->started)
+        return goblind_aof_switch(
+            g, goblin_engine_config_int(g->engine, name, 0) != 0);
+    *why = g->why;
     return g->started && strcmp(name, "maxclients") == 0
                ? goblin_serve_maxclients_check(g->engine, g->why,
                                                sizeof(g->why))

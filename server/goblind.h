@@ -38,6 +38,8 @@ struct goblind {
     int child_pid;                 /* the BGSAVE child, 0 = none; -1 in
                                       the child itself (logs as "C") */
     char child_path[4096];         /* where it saves */
+    int aof_child;                 /* the AOF rewrite child, 0 = none */
+    goblin_aof *aof;               /* appendonly yes: the AOF, or NULL */
     char executable[4096];
 };
 
@@ -63,6 +65,7 @@ void goblind_persist_hooks(struct goblind *g, struct goblin_engine_config *e);
 int goblind_persist_load(struct goblind *g);
 void goblind_persist_reap(struct goblind *g, int flags);
 void goblind_persist_kill_child(void *ctx);
+int goblind_aof_switch(struct goblind *g, bool on);
 
 /* process.c: the log (Redis's line format), daemonizing, the pidfile and
  * sd_notify; goblind_process_end removes the pidfile, closes the log. */

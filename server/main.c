@@ -102,6 +102,7 @@ out:
     goblind_persist_kill_child(&g);
     goblind_ring_stop(&g);
     goblind_shutdown_net(&g);
+    goblind_aof_switch(&g, false);
     goblin_engine_close(g.engine);
     goblin_store_close(g.store);
     if (rc == 0)

@@ -42,6 +42,37 @@ static int bgsave(void *ctx, const char *path)
     return 0;
 }
 
+/* BGREWRITEAOF and the automatic rewrite: one child at a time, as
+ * Redis; the child writes the base and _exit()s like BGSAVE's. */
+static int aof_rewrite(void *ctx)
+{
+    struct goblind *g = ctx;
+    char path[4400];
+    pid_t pid;
+    int rc;
+
+    if (g->child_pid > 0 || g->aof_child > 0)
+        return GOBLIN_EBUSY;
+    if ((rc = goblin_aof_rewrite_start(g->aof, path, sizeof(path))) != 0)
+        return rc;
+    if (g->logf != NULL)
+        fflush(g->logf);
+    fflush(stdout);
+    if ((pid = fork()) < 0) {
+        rc = -errno;
+        goblin_aof_rewrite_done(g->aof, false);
+        return rc;
+    }
+    if (pid == 0) {
+        g->child_pid = -1;
+        _exit(goblin_aof_write_base(g->engine, path) == 0 ? 0 : 1);
+    }
+    g->aof_child = pid;
+    goblind_log(g, GOBLIN_LOG_NOTICE, "Background append only file "
+                "rewriting started by pid %ld", (long)pid);
+    return 0;
+}
+
 /* SIGCHLD (flags WNOHANG): reaps every child that ended; at exit (0):
  * waits for them. The engine lock is held. */
 void goblind_persist_reap(struct goblind *g, int flags)
@@ -50,7 +81,12 @@ void goblind_persist_reap(struct goblind *g, int flags)
     pid_t pid;
 
     while ((pid = waitpid(-1, &wstatus, flags)) > 0)
-        if (pid == g->child_pid) {
+        if (pid == g->aof_child) {
+            g->aof_child = 0;
+            if (g->aof != NULL)
+                goblin_aof_rewrite_done(g->aof, WIFEXITED(wstatus) &&
+                                                    WEXITSTATUS(wstatus) == 0);
+        } else if (pid == g->child_pid) {
             g->child_pid = 0;
             goblin_serve_bgsave_ended(&g->persist, g->child_path, pid,
                                       wstatus);
@@ -64,6 +100,8 @@ void goblind_persist_kill_child(void *ctx)
     struct goblind *g = ctx;
 
     if (g->child_pid > 0 && kill(g->child_pid, SIGKILL) == 0)
+        goblind_persist_reap(g, 0);
+    if (g->aof_child > 0 && kill(g->aof_child, SIGKILL) == 0)
         goblind_persist_reap(g, 0);
 }
 
@@ -84,6 +122,40 @@ void goblind_persist_hooks(struct goblind *g,
     ecfg->bgsave_kill = goblind_persist_kill_child;
     ecfg->bgsave_ctx = ecfg->shutdown_ctx = g;
     ecfg->shutdown = shutdown_cmd;
+    ecfg->aof_rewrite = aof_rewrite;
+    ecfg->aof_rewrite_ctx = g;
+}
+
+static const char *aof_dir(struct goblind *g)
+{
+    static char dir[4096];
+
+    if (goblin_engine_config_get(g->engine, "dir", dir, sizeof(dir)) < 0)
+        snprintf(dir, sizeof(dir), ".");
+    return dir;
+}
+
+/* appendonly yes (at start, or CONFIG SET: then the base is the data
+ * now) or no. */
+int goblind_aof_switch(struct goblind *g, bool on)
+{
+    char err[4400];
+
+    if (!on) {
+        goblin_aof_close(g->aof);
+        g->aof = NULL;
+        return 0;
+    }
+    if (g->aof != NULL)
+        return 0;
+    if (goblin_aof_open(g->engine, &(struct goblin_aof_config){
+                            aof_dir(g), goblind_engine_log, g},
+                        &g->aof, err, sizeof(err)) != 0) {
+        goblind_log(g, GOBLIN_LOG_WARNING, "%s", err);
+        snprintf(g->why, sizeof(g->why), "%.120s", err);
+        return -1;
+    }
+    return 0;
 }
 
 /* Before serving: the library's load (goblin_serve_load), which logs;
@@ -92,11 +164,24 @@ int goblind_persist_load(struct goblind *g)
 {
     char err[4400];
 
+    bool aof = goblin_engine_config_int(g->engine, "appendonly", 0);
+    int rc = 0;
+
     g->persist = (struct goblin_serve_persist){
         g->engine, g->store, NULL, goblind_persist_kill_child, g,
         goblind_engine_log, g};
-    if (goblin_serve_load(&g->persist, err, sizeof(err)) == 0)
+    /* With appendonly yes the AOF, when there is one, is what loads (as
+     * Redis prefers it to the snapshot). */
+    if (aof && (rc = goblin_aof_load(g->engine, &(struct goblin_aof_config){
+                        aof_dir(g), goblind_engine_log, g}, err,
+                                     sizeof(err))) < 0)
+        goto fail;
+    if ((rc == 1 || goblin_serve_load(&g->persist, err, sizeof(err)) == 0) &&
+        (!aof || goblind_aof_switch(g, true) == 0))
         return 0;
+    if (aof && g->aof == NULL)
+        snprintf(err, sizeof(err), "%s", g->why);
+fail:
     if (g->logf != NULL)
         fprintf(stderr, "goblind: %s\n", err);
     return -1;

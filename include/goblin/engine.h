@@ -156,6 +156,15 @@ struct goblin_engine_config {
      * reply and is marked to close. NULL: SHUTDOWN answers an error. */
     void (*shutdown)(void *ctx);
     void *shutdown_ctx;
+
+    /* BGREWRITEAOF and the automatic rewrite (goblin/aof.h): the server
+     * starts one on the engine's AOF, in a child (goblin_aof_rewrite_start,
+     * fork, goblin_aof_write_base in the child, goblin_aof_rewrite_done
+     * when it ended). Returns 0, GOBLIN_EBUSY (another child runs: the
+     * rewrite is retried by cron), or a negative code. NULL: the engine
+     * rewrites in the calling thread, blocking it. */
+    int (*aof_rewrite)(void *ctx);
+    void *aof_rewrite_ctx;
 };
 
 /* Opens an engine over cfg->store into *out and installs the engine's

@@ -22,6 +22,7 @@
 #include "respond.h"
 #include "engine/settings.h"
 #include "engine/text.h"
+#include "stream/aof_int.h"
 
 #define MAX_POLICIES GOBLIN__SAVE_POLICIES
 #define RETRY_DELAY_MS 5000 /* after a failed background save, as Redis */
@@ -369,14 +370,7 @@ void goblin__persist_info(goblin__exec *x, struct goblin__text *t)
         "rdb_saves:%llu\r\n"
         "rdb_last_cow_size:0\r\n"
         "rdb_last_load_keys_expired:%llu\r\n"
-        "rdb_last_load_keys_loaded:%llu\r\n"
-        "aof_enabled:0\r\naof_rewrite_in_progress:0\r\n"
-        "aof_rewrite_scheduled:0\r\naof_last_rewrite_time_sec:-1\r\n"
-        "aof_current_rewrite_time_sec:-1\r\n"
-        "aof_last_bgrewrite_status:ok\r\naof_rewrites:0\r\n"
-        "aof_rewrites_consecutive_failures:0\r\n"
-        "aof_last_write_status:ok\r\naof_last_cow_size:0\r\n"
-        "module_fork_in_progress:0\r\nmodule_fork_last_cow_size:0\r\n",
+        "rdb_last_load_keys_loaded:%llu\r\n",
         (unsigned long long)goblin_store_dirty(x->st), p->bg_running,
         (long long)(p->pi.last_save_ms / 1000),
         p->pi.last_status == 0 ? "ok" : "err",
@@ -385,6 +379,9 @@ void goblin__persist_info(goblin__exec *x, struct goblin__text *t)
         (unsigned long long)p->pi.saves,
         (unsigned long long)p->load_expired,
         (unsigned long long)p->load_keys);
+    goblin__aof_info_text(x, t);
+    goblin__text_addf(t, "module_fork_in_progress:0\r\n"
+                         "module_fork_last_cow_size:0\r\n");
 }
 
 /* ---- commands ---- */

@@ -200,6 +200,7 @@ goblin__handler goblin__cmd_unwatch;
 /* cmd_persist.c */
 goblin__handler goblin__cmd_save;
 goblin__handler goblin__cmd_bgsave;
+goblin__handler goblin__cmd_bgrewriteaof;
 goblin__handler goblin__cmd_lastsave;
 goblin__handler goblin__cmd_shutdown;
 

@@ -21,6 +21,7 @@
 #include "slowlog.h"
 #include "settings.h"
 #include "stream/propagate.h"
+#include "stream/aof_int.h"
 #include "util/config_size.h"
 
 static uint64_t monotonic_ns(void *ctx)
@@ -259,4 +260,6 @@ void goblin_engine_cron(goblin_engine *eng)
     goblin__persist_cron(eng);
     goblin__block_cron(eng);
     goblin__stream_flush(eng); /* expired and timed-out work */
+    if (eng->aof != NULL)
+        goblin__aof_cron(eng);
 }

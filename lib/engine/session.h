@@ -183,6 +183,7 @@ struct goblin_engine {
      * is registered, the one branch commands pay for it. */
     struct goblin__stream *stream;
     bool stream_on;
+    struct goblin_aof *aof; /* the AOF appending (goblin/aof.h), or NULL */
 
     /* Scripting (script_call.c): the attached library, if any, and the
      * script running now (NULL when none). */

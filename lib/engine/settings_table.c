@@ -67,7 +67,7 @@ const struct goblin__sdesc goblin__sdescs[] = {
     {"appendfilename", NULL, T_STRING, F_IMMUTABLE,
      0, 0, NULL, "appendonly.aof"},
     {"appendfsync", NULL, T_ENUM, 0, 0, 0, "everysec|always|no", "everysec"},
-    {"appendonly", NULL, T_BOOL, 0, 0, 0, NULL, "no"},
+    {"appendonly", NULL, T_BOOL, F_SERVER, 0, 0, NULL, "no"},
     {"auto-aof-rewrite-min-size", NULL, T_MEMORY, 0,
      0, INT64_MAX, NULL, "67108864"},
     {"auto-aof-rewrite-percentage", NULL, T_INT, 0, 0, INT32_MAX, NULL, "100"},
