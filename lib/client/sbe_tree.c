@@ -592,6 +592,61 @@ static int build_scalar(struct goblin__sbe_tree *t, struct goblin_sbe_msg *m,
     }
 }
 
+/* The usual reply: one scalar message of this schema version, with room
+ * from earlier replies, read by hand from its fixed layout (docs/sbe.md:
+ * header, an 8-byte block for IntReply and DoubleReply, one data field
+ * for StatusReply and BulkReply). Anything else, well formed or not, is
+ * left to the decoders: 0. */
+_Static_assert(GOBLIN_SBE_INT_REPLY_BLOCK_LENGTH == 8 &&
+                   GOBLIN_SBE_DOUBLE_REPLY_BLOCK_LENGTH == 8 &&
+                   GOBLIN_SBE_HEADER_LENGTH == 8 &&
+                   GOBLIN_SBE_VAR_HEADER_LENGTH == 4,
+               "the scalar replies' layout");
+
+static int fast_scalar(struct goblin__sbe_tree *t, const uint8_t *p,
+                       size_t len, const struct goblin_resp_value **out)
+{
+    struct goblin_resp_value *v;
+    uint16_t block, tpl;
+
+    if (len < GOBLIN_SBE_HEADER_LENGTH || t->cap < 1 ||
+        t->text_cap < GOBLIN_DOUBLE_TEXT_MAX ||
+        goblin_sbe_rd_u16(p + 4) != GOBLIN_SBE_SCHEMA_ID ||
+        goblin_sbe_rd_u16(p + 6) != GOBLIN_SBE_SCHEMA_VERSION)
+        return 0;
+    block = goblin_sbe_rd_u16(p);
+    tpl = goblin_sbe_rd_u16(p + 2);
+    v = t->v;
+    memset(v, 0, sizeof(*v));
+    t->used = 1;
+    t->text_used = 0;
+    if (tpl == GOBLIN_SBE_STATUS_REPLY || tpl == GOBLIN_SBE_BULK_REPLY) {
+        if (block != 0 || len < GOBLIN_SBE_HEADER_LENGTH + 4 ||
+            goblin_sbe_rd_u32(p + 8) != len - GOBLIN_SBE_HEADER_LENGTH - 4)
+            return 0;
+        set_str(v, tpl == GOBLIN_SBE_BULK_REPLY ? GOBLIN_RESP_BULK
+                                                : GOBLIN_RESP_STATUS,
+                (struct goblin_slice){p + 12, len - 12});
+    } else if (tpl == GOBLIN_SBE_NIL_REPLY) {
+        if (block != 0 || len != GOBLIN_SBE_HEADER_LENGTH)
+            return 0;
+        v->type = GOBLIN_RESP_NULL;
+    } else if (tpl == GOBLIN_SBE_INT_REPLY || tpl == GOBLIN_SBE_DOUBLE_REPLY) {
+        if (block != 8 || len != GOBLIN_SBE_HEADER_LENGTH + 8)
+            return 0;
+        if (tpl == GOBLIN_SBE_DOUBLE_REPLY) {
+            set_double(t, v, goblin_sbe_rd_f64(p + 8));
+        } else {
+            v->type = GOBLIN_RESP_INTEGER;
+            v->integer = goblin_sbe_rd_i64(p + 8);
+        }
+    } else {
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
 int goblin__sbe_tree_build(struct goblin__sbe_tree *t, const void *msg,
                            size_t len, const struct goblin_resp_value **out)
 {
@@ -599,6 +654,8 @@ int goblin__sbe_tree_build(struct goblin__sbe_tree *t, const void *msg,
     struct goblin_resp_value *v = NULL;
     int r;
 
+    if (fast_scalar(t, msg, len, out))
+        return 0;
     if (goblin_sbe_msg_wrap(&m, msg, len) != 0)
         return GOBLIN_EPROTO;
     switch (m.template_id) {

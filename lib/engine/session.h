@@ -184,6 +184,11 @@ struct goblin_engine {
     struct goblin__stream *stream;
     bool stream_on;
     struct goblin_aof *aof; /* the AOF appending (goblin/aof.h), or NULL */
+    /* Group commit: while input_batch > 0 a session's input is being run
+     * and no reply can leave, so appendfsync always defers its fsync to
+     * the batch's end (sync_due). */
+    int input_batch;
+    bool sync_due;
 
     /* Scripting (script_call.c): the attached library, if any, and the
      * script running now (NULL when none). */

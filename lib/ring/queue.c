@@ -138,23 +138,15 @@ static void write_header(struct goblin__ring_queue *q, uint64_t pos,
                               memory_order_relaxed);
 }
 
-int goblin_ring_reserve(goblin_ring *r, uint32_t len, void **buf)
-{                                                 /* producer side */
+/* The general reservation: a filler first, a full ring, errors. Kept out
+ * of line so the usual case below needs no saved registers. */
+static __attribute__((noinline)) int reserve_slow(goblin_ring *r,
+                                                  uint32_t len, void **buf)
+{
     struct goblin__ring_queue *q = &r->tx;
     uint64_t size = rec_size(len), off = q->pos & (q->cap - 1), skip;
     int rc;
 
-    /* One pass for the usual case: no filler, no window edge, room by the
-     * cached head (the same conditions as publish's fast path). */
-    if (r->err == 0 && len <= q->max_len && buf != NULL &&
-        off + size <= q->cap && !at_window_edge(off, size) &&
-        q->cap - (q->pos - q->peer) >= size) {
-        q->res_skip = 0;
-        q->res_len = len;
-        q->reserved = true;
-        *buf = q->data + off + RING_REC_HDR;
-        return 0;
-    }
     if (r->err != 0)
         return r->err;
     if (len > q->max_len || buf == NULL)
@@ -170,6 +162,25 @@ int goblin_ring_reserve(goblin_ring *r, uint32_t len, void **buf)
     q->reserved = true;
     *buf = q->data + ((q->pos + skip) & (q->cap - 1)) + RING_REC_HDR;
     return 0;
+}
+
+int goblin_ring_reserve(goblin_ring *r, uint32_t len, void **buf)
+{                                                 /* producer side */
+    struct goblin__ring_queue *q = &r->tx;
+    uint64_t size = rec_size(len), off = q->pos & (q->cap - 1);
+
+    /* One pass for the usual case: no filler, no window edge, room by the
+     * cached head (the same conditions as publish's fast path). */
+    if (r->err == 0 && len <= q->max_len && buf != NULL &&
+        off + size <= q->cap && !at_window_edge(off, size) &&
+        q->cap - (q->pos - q->peer) >= size) {
+        q->res_skip = 0;
+        q->res_len = len;
+        q->reserved = true;
+        *buf = q->data + off + RING_REC_HDR;
+        return 0;
+    }
+    return reserve_slow(r, len, buf);
 }
 
 int goblin_ring_commit(goblin_ring *r, uint32_t len)

@@ -9,6 +9,7 @@
 
 #include "engine/block.h"
 #include "request.h"
+#include "stream/aof_int.h"
 
 static int sbe_input(goblin_session *s)
 {
@@ -30,6 +31,7 @@ int goblin_session_input_commit(goblin_session *s, size_t n)
         return GOBLIN_EINVAL;
     if (s->blk != NULL)
         goblin__block_flush(s); /* a served blocking reply comes first */
+    s->eng->input_batch++;
     s->in_len += n;
     s->eng->stat_net_in += n;
     s->last_ms = s->eng->clock_ms;
@@ -45,6 +47,9 @@ int goblin_session_input_commit(goblin_session *s, size_t n)
         rc = GOBLIN_ELIMIT;
     }
     goblin__output_check(s);
+    /* The batch's writes are durable before any of its replies leave. */
+    if (--s->eng->input_batch == 0 && __builtin_expect(s->eng->sync_due, 0))
+        goblin__aof_sync(s->eng);
     return goblin__input_verdict(s, rc);
 }
 

@@ -52,6 +52,27 @@ struct goblin__sbe_req {
 GOBLIN_SBE_REQUESTS(GOBLIN__SBE_DECLARE)
 #undef GOBLIN__SBE_DECLARE
 
+/* What a template id is to a session (ss->kinds[], learnt by session.c
+ * at its first use): a typed request, one routed through the command
+ * table (Argv, AUTH, HELLO, INFO), or not a request at all. */
+enum {
+    GOBLIN__SBE_KIND_UNSEEN = 0,
+    GOBLIN__SBE_KIND_TYPED,
+    GOBLIN__SBE_KIND_ROUTED,
+    GOBLIN__SBE_KIND_INVALID
+};
+
+/* direct.c: every request's handler by template id (NULL: none), the
+ * jump table both paths dispatch through. */
+typedef void goblin__sbe_handler(struct goblin__sbe_req *r);
+extern goblin__sbe_handler *const
+    goblin__sbe_handlers[GOBLIN__SBE_TEMPLATE_SLOTS];
+
+/* direct.c: runs typed request r (admitted, its kind learnt) through its
+ * handler, counted in INFO commandstats under its command, as both paths
+ * run one. */
+void goblin__sbe_run_typed(struct goblin__sbe_req *r);
+
 /* typed.c: the typed list replies a request's x.typed points to. */
 extern const struct goblin__typed_replies goblin__sbe_typed;
 
@@ -125,6 +146,13 @@ void goblin__sbe_session_free(goblin_session *s);
  * (with *rc as goblin_session_feed's), 0 when the record must take the
  * general way (goblin_session_feed). */
 int goblin__sbe_record(goblin_session *s, const void *rec, size_t len,
+                       int *rc);
+
+/* direct.c: the direct path of a ring record holding one whole typed
+ * frame of a session in its plain state (see direct.c): 1 when it ran
+ * (with *rc as goblin_session_feed's), 0 when the record must take
+ * goblin__sbe_record or goblin_session_feed; nothing has changed then. */
+int goblin__sbe_direct(goblin_session *s, const void *rec, size_t len,
                        int *rc);
 
 /* input.c: the same for a ring record of a RESP session with nothing

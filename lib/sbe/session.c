@@ -89,7 +89,10 @@ void goblin__sbe_session_free(goblin_session *s)
 /* What a template id is, found once per session (kinds[]): the command
  * it counts as, and whether it is a request at all, so the per-frame
  * checks are one load and a predictable branch. */
-enum { KIND_UNSEEN = 0, KIND_TYPED, KIND_ROUTED, KIND_INVALID };
+#define KIND_UNSEEN GOBLIN__SBE_KIND_UNSEEN
+#define KIND_TYPED GOBLIN__SBE_KIND_TYPED
+#define KIND_ROUTED GOBLIN__SBE_KIND_ROUTED
+#define KIND_INVALID GOBLIN__SBE_KIND_INVALID
 
 /* Requests that go through the command table, which keeps their
  * statistics and applies its own checks. */
@@ -153,50 +156,6 @@ static void run(struct goblin__sbe_req *r)
 }
 
 #undef CASE
-
-/* CLIENT REPLY SKIP applies to one command only (as dispatch.c). */
-static void after_command(goblin_session *s)
-{
-    s->flags &= ~(uint32_t)SESS_REPLY_SKIP;
-    if (s->flags & SESS_REPLY_SKIP_NEXT) {
-        s->flags |= SESS_REPLY_SKIP;
-        s->flags &= ~(uint32_t)SESS_REPLY_SKIP_NEXT;
-    }
-}
-
-/* Runs a typed request and counts it like a command of the table (timed
- * on a sample: goblin__cmdstat_timed). The no-touch mode of OBJECT does
- * not apply to typed requests; CLIENT NO-TOUCH does. */
-static void run_typed(struct goblin__sbe_req *r)
-{
-    goblin_engine *eng = r->x.eng;
-    const struct goblin__command *cmd = command_of(r);
-    struct goblin__cmdstat *st = NULL;
-    bool timed = false;
-    uint64_t t0 = 0;
-
-    r->x.cmd = cmd;
-    eng->running = r->x.sess;
-    if (cmd != NULL) {
-        st = &eng->stats[cmd - goblin__commands];
-        timed = goblin__cmdstat_timed(st);
-        if (timed)
-            t0 = goblin__ticks(eng);
-        if (r->x.sess->flags & SESS_NO_TOUCH)
-            goblin__maxmemory_touch_mode(&r->x);
-    }
-    run(r);
-    r->x.st->no_touch = false;
-    eng->running = NULL;
-    eng->stat_commands++;
-    if (st != NULL) {
-        goblin__cmdstat_count(eng, st, timed, t0);
-        st->failed += r->x.failed;
-        r->x.sess->lastcmd = cmd;
-    }
-    after_command(r->x.sess);
-    goblin__block_after(eng);
-}
 
 /* Why the header cannot be used, as the error reply says it. */
 static void header_error(struct goblin__sbe_req *r, int rc)
@@ -320,7 +279,7 @@ static void one_frame(goblin_session *s, struct goblin__sbe_state *ss,
     if (kind == KIND_ROUTED)
         run(&r);
     else
-        run_typed(&r);
+        goblin__sbe_run_typed(&r);
 }
 
 /* The frame limit: 64 MiB (or what a test set), and never more than the

@@ -197,8 +197,10 @@ static bool put_scalar(struct goblin__sbe_sink *k, uint8_t type, int64_t i,
  * length, header, block and at most one var field, without a writer.
  * The layout is the schema's (docs/sbe.md); a test compares every scalar
  * reply with the generated encoder's. True when it was written. */
-static bool put_scalar_fast(struct goblin__sbe_sink *k, uint8_t type,
-                            int64_t i, double d, const void *p, size_t n)
+/* Inlined into each sink op, whose constant type folds the switches. */
+static inline __attribute__((always_inline)) bool put_scalar_fast(
+    struct goblin__sbe_sink *k, uint8_t type,
+    int64_t i, double d, const void *p, size_t n)
 {
     struct goblin_buf *out = k->out;
     uint16_t tpl, block = 0;
@@ -335,8 +337,9 @@ static void item_done(struct goblin__sbe_sink *k)
     emit(k);
 }
 
-static void scalar(struct goblin__sbe_sink *k, uint8_t type, int64_t i,
-                   double d, const void *p, size_t n)
+static inline __attribute__((always_inline)) void scalar(
+    struct goblin__sbe_sink *k, uint8_t type, int64_t i, double d,
+    const void *p, size_t n)
 {
     if (k->broken)
         return;

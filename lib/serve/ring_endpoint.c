@@ -6,7 +6,11 @@
  * session's parser takes the same stream). The fast path: an SBE record
  * holding one whole small frame, or a small RESP record, is copied to the
  * stack, run at once, and its reply encoded straight into a CQ
- * reservation (run_direct). Other
+ * reservation (run_direct); an SBE session with nothing pending peeks
+ * and runs its records one by one (step_direct), and a typed frame of a
+ * session in its plain state takes the direct path (goblin__sbe_direct:
+ * no input buffer, no admission checks, the handler found by template
+ * id). Other
  * replies are copied into CQ records of at most goblin_ring_max_record()
  * bytes. One flush per batch.
  *
@@ -201,7 +205,8 @@ static bool run_direct(goblin_ring_endpoint *ep, struct goblin_slice rec,
         goblin_ring_reserve(ep->r, k, &buf) != 0 ||
         !goblin__output_redirect(ep->s, buf, k))
         return false;
-    if (!(sbe ? goblin__sbe_record(ep->s, rec.ptr, rec.len, rc)
+    if (!(sbe ? goblin__sbe_direct(ep->s, rec.ptr, rec.len, rc) ||
+                    goblin__sbe_record(ep->s, rec.ptr, rec.len, rc)
               : goblin__resp_record(ep->s, rec.ptr, rec.len, rc))) {
         goblin__output_redirect_end(ep->s);
         return false;
@@ -234,6 +239,54 @@ static void feed(goblin_ring_endpoint *ep, const struct goblin_slice *recs,
         output_to_cq(ep);
     goblin_ring_flush(ep->r);
     unlock(ep);
+}
+
+/* The direct path of a step (an SBE session with no output pending;
+ * -1 when the session is not one: the general step runs): records are peeked one at a time and each runs at once from its
+ * record (run_direct), its reply straight into a CQ reservation; one
+ * release and one flush for the batch. Output left in the session (a
+ * record that took goblin_session_feed, a reply that spilled) goes the
+ * ordinary way after the batch. */
+static int step_direct(goblin_ring_endpoint *ep)
+{
+    struct goblin_slice rec;
+    int n = 0, rc = 0, frc;
+
+    lock(ep);
+    if (ep->s == NULL || ep->s->proto != GOBLIN__PROTO_SBE ||
+        ep->s->out.len != 0) {
+        unlock(ep);
+        return -1;                     /* the general step */
+    }
+    while (n < BATCH && ep->s != NULL && !ep->closing) {
+        rc = goblin_ring_peek(ep->r, &rec);
+        if (rc != GOBLIN_RING_RECORD)
+            break;
+        n++;
+        if (rec.len == 0)
+            continue;
+        if (!run_direct(ep, rec, &frc))
+            frc = goblin_session_feed(ep->s, rec.ptr, rec.len);
+        if (frc < 0)
+            ep->closing = true;
+    }
+    if (rc != GOBLIN_RING_SESSION && rc != GOBLIN_EPROTO) {
+        goblin_ring_release(ep->r);
+        if (ep->s != NULL && ep->s->out.len != ep->s->out_pos)
+            output_to_cq(ep);
+        else if (ep->s != NULL && goblin_session_should_close(ep->s))
+            ep->closing = true;
+        goblin_ring_flush(ep->r);
+    }
+    unlock(ep);
+    /* What the peek met instead of a record: a new client (the queues
+     * are reset already; the old session's output is dropped with it),
+     * or a broken ring. */
+    if (rc == GOBLIN_RING_SESSION)
+        session_begin(ep);
+    else if (rc == GOBLIN_EPROTO)
+        broken(ep);
+    return n > 0 || rc < 0 || rc == GOBLIN_RING_SESSION;
 }
 
 /* CQ was full: true once it has room for the next piece of output (no
@@ -311,6 +364,10 @@ int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)
         ring_reset(ep);
         return 1;
     }
+    /* ep->s and its protocol change only on this thread. */
+    if (ep->s != NULL && ep->s->proto == GOBLIN__PROTO_SBE &&
+        (n = step_direct(ep)) >= 0)
+        return n;
     n = goblin_ring_poll(ep->r, recs, BATCH);
     if (n == GOBLIN_RING_SESSION)
         session_begin(ep);

@@ -58,7 +58,7 @@ struct goblin_aof {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    bool thread_on, stop, dirty;
+    bool thread_on, stop, dirty, syncing;
 };
 
 static void say(const goblin_aof *a, enum goblin_log_level level,
@@ -151,7 +151,9 @@ static void on_unit(void *ctx, const void *bytes, size_t len, uint64_t off)
         return;
     }
     goblin_buf_append(&a->buf, bytes, len);
-    if (a->mode == FSYNC_ALWAYS) {
+    if (a->mode == FSYNC_ALWAYS && a->eng->input_batch > 0) {
+        a->eng->sync_due = true; /* goblin__aof_sync before replies */
+    } else if (a->mode == FSYNC_ALWAYS) {
         flush_buf(a);
         if (!a->write_failed && fdatasync(a->fd) != 0) {
             say(a, GOBLIN_LOG_WARNING, "Can't fsync the AOF: %s",
@@ -176,9 +178,16 @@ static void *fsync_thread(void *arg)
         if (a->dirty) {
             int fd = a->fd;
 
+            /* Outside the lock, so that the engine's thread never waits
+             * for the disk; next_part waits for syncing to end before it
+             * closes fd. */
             a->dirty = false;
-            /* fd cannot change under the lock (switch_part takes it). */
+            a->syncing = true;
+            pthread_mutex_unlock(&a->mu);
             fdatasync(fd);
+            pthread_mutex_lock(&a->mu);
+            a->syncing = false;
+            pthread_cond_broadcast(&a->cv);
         }
     }
     pthread_mutex_unlock(&a->mu);
@@ -240,6 +249,8 @@ static int next_part(goblin_aof *a)
     }
     a->m = m;
     pthread_mutex_lock(&a->mu);
+    while (a->syncing)
+        pthread_cond_wait(&a->cv, &a->mu);
     old = a->fd;
     if (old >= 0)
         fdatasync(old);
@@ -495,6 +506,21 @@ void goblin_aof_info(const goblin_aof *a, struct goblin_aof_info *out)
     out->current_size = a->current_size + a->buf.len;
     out->base_size = a->base_size;
     out->buffer_length = a->buf.len;
+}
+
+void goblin__aof_sync(goblin_engine *eng)
+{
+    goblin_aof *a = eng->aof;
+
+    eng->sync_due = false;
+    if (a == NULL)
+        return;
+    flush_buf(a);
+    if (!a->write_failed && fdatasync(a->fd) != 0) {
+        say(a, GOBLIN_LOG_WARNING, "Can't fsync the AOF: %s",
+            strerror(errno));
+        a->write_failed = true;
+    }
 }
 
 /* A rewrite with no server hook: in this thread. */

@@ -55,6 +55,10 @@ struct goblin__text;
 /* INFO persistence's aof_* lines (cmd_aof.c). */
 void goblin__aof_info_text(struct goblin__exec *x, struct goblin__text *t);
 
+/* appendfsync always at the end of an input batch: writes and fsyncs
+ * what the batch appended. */
+void goblin__aof_sync(goblin_engine *eng);
+
 /* Whether database i is open (never opens one), its store in *st. */
 bool goblin__aof_db_open(goblin_engine *eng, int i, goblin_store **st);
 

@@ -163,18 +163,28 @@ void goblin_stream_feed(goblin_engine *eng, const void *bytes, size_t len)
         hand_out(s, GOBLIN_STREAM_REPLICATION, bytes, len);
 }
 
+/* "<c><n>\r\n" into b. */
+static void header(struct goblin_buf *b, char c, uint64_t n)
+{
+    char text[32], *p = text + sizeof(text);
+
+    *--p = '\n';
+    *--p = '\r';
+    do {
+        *--p = (char)('0' + n % 10);
+        n /= 10;
+    } while (n != 0);
+    *--p = c;
+    goblin_buf_append(b, p, (size_t)(text + sizeof(text) - p));
+}
+
 /* RESP array encoding of argv into b. */
 static void encode(struct goblin_buf *b, int argc,
                    const struct goblin_slice *argv)
 {
-    char head[32];
-    int i, n;
-
-    n = snprintf(head, sizeof(head), "*%d\r\n", argc);
-    goblin_buf_append(b, head, (size_t)n);
-    for (i = 0; i < argc; i++) {
-        n = snprintf(head, sizeof(head), "$%zu\r\n", argv[i].len);
-        goblin_buf_append(b, head, (size_t)n);
+    header(b, '*', (uint64_t)argc);
+    for (int i = 0; i < argc; i++) {
+        header(b, '$', argv[i].len);
         goblin_buf_append(b, argv[i].ptr, argv[i].len);
         goblin_buf_append(b, "\r\n", 2);
     }

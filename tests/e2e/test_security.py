@@ -42,6 +42,8 @@ def from_address(addr, port):
     s.connect((addr, port))
     c = e2e.Client.__new__(e2e.Client)
     c.s, c.buf, c.pos = s, bytearray(), 0
+    c.scratch = bytearray(1 << 16)
+    c.scratch_view = memoryview(c.scratch)
     return c
 
 

@@ -28,6 +28,7 @@
 
 #include "goblin/ring.h"
 #include "goblin/serve.h"
+#include "goblin/stream.h"
 
 #include "client/client.h"
 #include "goblin/client.h"
@@ -1652,6 +1653,118 @@ static void test_resp_commands_split_across_records(void **state)
     goblin_buf_free(&all);
 }
 
+/* One Argv request of words to the SBE session and to its ring twin,
+ * whose replies must be the same bytes: how the test moves both into a
+ * session state (MULTI, a restricted user, maxmemory, CLIENT REPLY). */
+static void both_argv(struct pair *p, size_t n, const char *const *words)
+{
+    static uint8_t buf[1024];
+    struct goblin_sbe_writer w;
+    const char *out;
+    size_t len, i;
+
+    goblin_sbe_writer_init(&w, buf, sizeof(buf), true);
+    goblin_sbe_argv_begin(&w);
+    goblin_sbe_argv_args_begin(&w);
+    for (i = 0; i < n; i++)
+        goblin_sbe_argv_args_add(
+            &w, (struct goblin_slice){words[i], strlen(words[i])});
+    assert_true(goblin_sbe_argv_end(&w) > 0);
+    assert_int_equal(goblin_session_feed(p->sbe->s, buf, w.pos), 0);
+    out = drain(p->sbe->s, &len);
+    same_bytes("Argv", out, len, ring_round(&p->rsbe, buf, w.pos));
+}
+
+#define BOTH(p, ...)                                                          \
+    both_argv(p, sizeof((const char *const[]){__VA_ARGS__}) /                \
+                     sizeof(const char *),                                    \
+              (const char *const[]){__VA_ARGS__})
+
+/* A typed request of the random mix to the SBE session and its ring twin:
+ * the same reply bytes (the ring takes its direct path only when the
+ * session is in its plain state; the general path otherwise). */
+static void typed_both(struct pair *p)
+{
+    static struct req q;
+    const char *out;
+    size_t len;
+
+    q.n = 0;
+    q.tlen = 0;
+    goblin_sbe_writer_init(&q.sw, q.sbe, sizeof(q.sbe), true);
+    gens[pick(sizeof(gens) / sizeof(gens[0]))](&q);
+    assert_int_equal(goblin_session_feed(p->sbe->s, q.sbe, q.sw.pos), 0);
+    out = drain(p->sbe->s, &len);
+    same_bytes("SBE", out, len, ring_round(&p->rsbe, q.sbe, q.sw.pos));
+}
+
+/* A write stream consumer that only counts the bytes it gets. */
+static void stream_count(void *ctx, const void *bytes, size_t len,
+                         uint64_t offset)
+{
+    (void)bytes;
+    (void)offset;
+    *(size_t *)ctx += len;
+}
+
+static void typed_some(struct pair *p, unsigned n)
+{
+    while (n-- > 0)
+        typed_both(p);
+}
+
+/* Every session state that sends a typed frame the general way, entered
+ * and left between random typed requests: inside MULTI (refused, then
+ * EXEC aborts), as a user limited to some keys and commands, under a
+ * maxmemory no write fits under, with replies off and skipped, with a
+ * write stream consumer (typed writes refused, Argv ones streamed alike),
+ * and after deadlines passed. Replies and INFO commandstats match the session's. */
+static void test_session_states_match_on_the_ring(void **state)
+{
+    struct pair *p = *state;
+    size_t streamed[2] = {0, 0};
+    uint32_t ids[2];
+    unsigned round;
+
+    if (p->rsbe.ep == NULL)
+        skip();
+    rng_state = 99;
+    for (round = 0; round < 40; round++) {
+        typed_some(p, 20);
+        BOTH(p, "MULTI");
+        typed_some(p, 3);
+        BOTH(p, "EXEC");
+        BOTH(p, "ACL", "SETUSER", "lim", "on", "nopass", "~k*", "~h*",
+             "+@read", "+ping");
+        BOTH(p, "AUTH", "lim", "x");
+        typed_some(p, 20);
+        BOTH(p, "AUTH", "default", "x");
+        BOTH(p, "CONFIG", "SET", "maxmemory", "1");
+        typed_some(p, 20);
+        BOTH(p, "CONFIG", "SET", "maxmemory", "0");
+        BOTH(p, "CLIENT", "REPLY", "SKIP");
+        typed_some(p, 2);
+        BOTH(p, "CLIENT", "REPLY", "OFF");
+        typed_some(p, 5);
+        BOTH(p, "CLIENT", "REPLY", "ON");
+        assert_int_equal(goblin_stream_subscribe(p->sbe->eng,
+                                                 GOBLIN_STREAM_LOCAL,
+                                                 stream_count, &streamed[0],
+                                                 &ids[0]), 0);
+        assert_int_equal(goblin_stream_subscribe(p->rsbe.f->eng,
+                                                 GOBLIN_STREAM_LOCAL,
+                                                 stream_count, &streamed[1],
+                                                 &ids[1]), 0);
+        typed_some(p, 20);
+        goblin_stream_unsubscribe(p->sbe->eng, ids[0]);
+        goblin_stream_unsubscribe(p->rsbe.f->eng, ids[1]);
+        p->sbe->base->clock.now_ms += 700;
+        p->rsbe.f->base->clock.now_ms += 700;
+    }
+    assert_int_equal(streamed[0], streamed[1]);
+    same_stats(p);
+}
+
 #define PAIR_TEST(fn) \
     cmocka_unit_test_setup_teardown(fn, pair_setup, pair_teardown)
 
@@ -1662,6 +1775,7 @@ int main(void)
         PAIR_TEST(test_random_sequence_seed_2024),
         PAIR_TEST(test_random_sequence_seed_77),
         PAIR_TEST(test_resp_commands_split_across_records),
+        PAIR_TEST(test_session_states_match_on_the_ring),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
