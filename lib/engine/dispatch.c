@@ -241,8 +241,8 @@ run_command(goblin__exec *x, int argc, const struct goblin_slice *argv)
     x->cmd->fn(x, argc, argv);
     x->st->no_touch = false;
     goblin__cmdstat_count(x->eng, st, timed, t0);
-    if (timed && st->sample >= x->eng->slow_ticks)
-        goblin__slowlog_push(x, argc, argv, st->sample);
+    if (timed && st->sample >= x->eng->watch_ticks)
+        goblin__slowlog_watch(x, argc, argv, st->sample);
     st->failed += x->failed;
     x->eng->stat_commands++;
 }

@@ -18,6 +18,7 @@
 #include "block.h"
 #include "maxmemory.h"
 #include "session.h"
+#include "latency.h"
 #include "slowlog.h"
 #include "settings.h"
 #include "stream/propagate.h"
@@ -33,20 +34,34 @@ static uint64_t monotonic_ns(void *ctx)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Whether the CPU's cycle counter can time executions: the kernel's own
+ * clock source is the TSC, or the CPU says its TSC runs at a constant
+ * rate through every power state (constant_tsc and nonstop_tsc), as it
+ * does under KVM, whose guests keep kvm-clock as their clock source. */
 static bool tsc_is_constant(void)
 {
 #if defined(__x86_64__) && defined(__linux__)
-    char buf[16] = {0};
+    char buf[4096];
     FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
                     "current_clocksource", "r");
-    bool ok = false;
+    bool ok = false, constant = false, nonstop = false;
 
-    if (f == NULL)
-        return false;
-    if (fgets(buf, sizeof(buf), f) != NULL)
-        ok = strncmp(buf, "tsc", 3) == 0;
+    if (f != NULL) {
+        if (fgets(buf, sizeof(buf), f) != NULL)
+            ok = strncmp(buf, "tsc", 3) == 0;
+        fclose(f);
+    }
+    if (ok || (f = fopen("/proc/cpuinfo", "r")) == NULL)
+        return ok;
+    while (fgets(buf, sizeof(buf), f) != NULL) {
+        if (strncmp(buf, "flags", 5) != 0)
+            continue;
+        constant = strstr(buf, " constant_tsc") != NULL;
+        nonstop = strstr(buf, " nonstop_tsc") != NULL;
+        break;
+    }
     fclose(f);
-    return ok;
+    return constant && nonstop;
 #else
     return false;
 #endif
@@ -127,6 +142,8 @@ static int engine_init(goblin_engine *eng)
     if (rc == 0)
         rc = goblin__slowlog_init(eng);
     if (rc == 0)
+        rc = goblin__latency_init(eng);
+    if (rc == 0)
         rc = goblin__notify_init(eng);
     return rc;
 }
@@ -136,6 +153,7 @@ static void engine_free(goblin_engine *eng)
     goblin_store *st = eng->st;
 
     goblin__slowlog_free(eng);
+    goblin__latency_free(eng);
     goblin__stream_free(eng);
     goblin__persist_free(eng);
     goblin__settings_free(eng);
@@ -254,8 +272,12 @@ void goblin_engine_cron(goblin_engine *eng)
     eng->clock_ms = goblin__now_ms(eng->dbs[0].st);
     calibrate(eng);
     sample_ops(eng);
-    if (!eng->active_expire_off)
+    if (!eng->active_expire_off) {
+        uint64_t t0 = goblin__latency_start(eng);
+
         goblin__expire_step(eng);
+        goblin__latency_end(eng, "expire-cycle", t0);
+    }
     goblin__maxmemory_cron(eng);
     goblin__persist_cron(eng);
     goblin__block_cron(eng);

@@ -19,6 +19,7 @@
 #include "goblin/numtext.h"
 #include "commands/handlers.h"
 #include "goblin/script.h"
+#include "latency.h"
 #include "maxmemory.h"
 #include "commands/respond.h"
 #include "settings.h"
@@ -224,14 +225,21 @@ static size_t used_memory(const goblin_engine *eng)
 
 bool goblin__maxmemory_fits(goblin_engine *eng)
 {
-    if (eng->maxmemory == 0)
+    uint64_t t0;
+    bool fits = true;
+
+    if (eng->maxmemory == 0 || used_memory(eng) <= eng->maxmemory)
         return true;
+    t0 = goblin__latency_start(eng);
     while (used_memory(eng) > eng->maxmemory) {
-        if (!evict_one(eng))
-            return false;
+        if (!evict_one(eng)) {
+            fits = false;
+            break;
+        }
         eng->stat_evicted_keys++;
     }
-    return true;
+    goblin__latency_end(eng, "eviction-cycle", t0);
+    return fits;
 }
 
 /* Whether a queued command of s is deny-oom (EXEC inherits the flag). */
@@ -419,34 +427,50 @@ static void info_scripting(struct goblin__text *t,
                       si->functions, si->scripts_eval + si->functions, h[2]);
 }
 
+void goblin__mem_overhead(goblin_engine *e, struct goblin__mem_overhead *m)
+{
+    m->used = goblin__db_used_memory(e);
+    m->rss = rss_bytes();
+    m->startup = e->mem_startup;
+    m->clients = clients_bytes(e);
+    m->overhead = m->startup + m->clients;
+    m->keys = 0;
+    for (int i = 0; i < e->ndbs; i++) {
+        goblin_store *st = goblin__db_peek(e, i);
+
+        if (st != NULL) {
+            m->overhead += goblin__keyspace_overhead(st);
+            m->keys += goblin_key_count(st);
+        }
+    }
+    if (m->used > e->mem_peak)
+        e->mem_peak = m->used;
+    m->peak = e->mem_peak;
+    if (m->overhead > m->used)
+        m->overhead = m->used;
+    m->dataset = m->used - m->overhead;
+}
+
 void goblin__info_memory(goblin__exec *x, struct goblin__text *t)
 {
     goblin_engine *e = x->eng;
+    struct goblin__mem_overhead m;
     struct goblin_scripting_info si = {0};
-    uint64_t used, rss = rss_bytes();
-
-    if (e->scripting != NULL && e->scripting->info != NULL)
-        e->scripting->info(e->scripting_ctx, &si);
-    else if (e->scripting != NULL && e->scripting->memory != NULL)
-        si.vm_eval = e->scripting->memory(e->scripting_ctx);
-    /* The interpreters' heaps count in used_memory (Redis leaves them
-     * out; here they are bounded and part of what the server holds). */
-    used = goblin__db_used_memory(e) + si.vm_eval + si.vm_functions;
     uint64_t total = (uint64_t)sysconf(_SC_PHYS_PAGES) *
                      (uint64_t)sysconf(_SC_PAGESIZE);
-    uint64_t clients = clients_bytes(e);
-    uint64_t overhead = e->mem_startup + clients;
-    uint64_t dataset = used > overhead ? used - overhead : 0;
+    uint64_t used, rss, clients, overhead, dataset;
     char h[5][32];
 
-    for (int i = 0; i < e->ndbs; i++)
-        if (goblin__db_peek(e, i) != NULL)
-            overhead += goblin__keyspace_overhead(goblin__db_peek(e, i));
-
-    if (used > e->mem_peak)
-        e->mem_peak = used;
-    if (overhead > used)
-        overhead = used;
+    goblin__mem_overhead(e, &m);
+    if (e->scripting != NULL && e->scripting->info != NULL)
+        e->scripting->info(e->scripting_ctx, &si);
+    /* The interpreters' heaps count in used_memory, as maxmemory counts
+     * them (Redis leaves them out). */
+    used = m.used + si.vm_eval + si.vm_functions;
+    rss = m.rss;
+    clients = m.clients;
+    overhead = m.overhead;
+    dataset = m.dataset;
     human(h[0], sizeof(h[0]), used);
     human(h[1], sizeof(h[1]), rss);
     human(h[2], sizeof(h[2]), e->mem_peak);

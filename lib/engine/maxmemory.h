@@ -50,6 +50,19 @@ static inline void goblin__maxmemory_touch_mode(goblin__exec *x)
 void goblin__object_idletime(goblin__exec *x, struct goblin_slice key);
 void goblin__object_freq(goblin__exec *x, struct goblin_slice key);
 
+/* What INFO memory and MEMORY STATS report, computed once (maxmemory.c):
+ * used memory is Goblin's accounting (docs/memory.md), the overhead is
+ * startup memory, client buffers and the keyspaces' own tables. Reading
+ * it raises the recorded peak to the current use. */
+struct goblin__mem_overhead {
+    uint64_t used, peak, startup, rss;
+    uint64_t clients;           /* client buffers and sessions */
+    uint64_t overhead;          /* startup + clients + keyspace tables */
+    uint64_t dataset;           /* used - overhead */
+    uint64_t keys;              /* in every database */
+};
+void goblin__mem_overhead(goblin_engine *eng, struct goblin__mem_overhead *m);
+
 struct goblin__text;
 /* INFO's memory section. */
 void goblin__info_memory(goblin__exec *x, struct goblin__text *t);

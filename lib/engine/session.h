@@ -89,6 +89,12 @@ struct goblin_engine {
      * logged; time_all times every command (a threshold of 0). */
     bool time_all;
     uint64_t slow_ticks;
+    /* The latency monitor (latency.h): latency-monitor-threshold in ms
+     * (0: off) in ticks, and the lower of the two thresholds, which the
+     * command path compares a timed execution with. */
+    int64_t latency_ms;
+    uint64_t lat_ticks, watch_ticks;
+    struct goblin__latency *latency;
     int64_t slow_us, slow_max_len;
     struct goblin__slow_entry *slow_first;
     size_t slow_len;

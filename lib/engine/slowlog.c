@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "latency.h"
 #include "session.h"
 #include "settings.h"
 #include "slowlog.h"
@@ -51,14 +52,43 @@ void goblin__slowlog_reset(goblin_engine *eng)
     eng->slow_len = 0;
 }
 
+static uint64_t us_to_ticks(const goblin_engine *eng, double us)
+{
+    return (uint64_t)(us * 1000.0 / eng->ns_per_tick);
+}
+
+/* Every command is timed when the slow log or the latency monitor is on
+ * and the clock is the CPU's cycle counter (an instruction, no system
+ * call), so each slow execution is seen, as Redis sees it. Without that
+ * clock a threshold above 0 is checked on the commandstats sample only
+ * (slowlog.h); a threshold of 0 always times everything. */
 void goblin__slowlog_ticks(goblin_engine *eng)
 {
-    if (eng->slow_us < 0 || !(eng->ns_per_tick > 0))
+    bool calibrated = eng->ns_per_tick > 0;
+
+    if (eng->slow_us < 0 || !calibrated)
         eng->slow_ticks = UINT64_MAX;
     else
-        eng->slow_ticks = (uint64_t)((double)eng->slow_us * 1000.0 /
-                                     eng->ns_per_tick);
-    eng->time_all = eng->slow_us == 0;
+        eng->slow_ticks = us_to_ticks(eng, (double)eng->slow_us);
+    if (eng->latency_ms <= 0 || !calibrated)
+        eng->lat_ticks = UINT64_MAX;
+    else
+        eng->lat_ticks = us_to_ticks(eng, (double)eng->latency_ms * 1000.0);
+    eng->watch_ticks = eng->slow_ticks < eng->lat_ticks ? eng->slow_ticks
+                                                        : eng->lat_ticks;
+    eng->time_all = eng->slow_us == 0 ||
+                    (eng->use_tsc && eng->watch_ticks != UINT64_MAX);
+}
+
+void goblin__slowlog_watch(goblin__exec *x, int argc,
+                           const struct goblin_slice *argv, uint64_t ticks)
+{
+    if (ticks >= x->eng->slow_ticks)
+        goblin__slowlog_push(x, argc, argv, ticks);
+    if (ticks >= x->eng->lat_ticks)
+        goblin__latency_add(x->eng, (x->cmd->flags & CMD_FAST)
+                                        ? "fast-command" : "command",
+                            goblin__ticks_to_us(x->eng, ticks) / 1000);
 }
 
 /* One argument as kept: its bytes up to 128, or the note that replaces

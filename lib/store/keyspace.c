@@ -1324,12 +1324,21 @@ int goblin_key_rename(goblin_store *st, struct goblin_slice src,
 
 size_t goblin__keyspace_overhead(const goblin_store *st)
 {
+    size_t main, expires;
+
+    goblin__keyspace_overhead_parts(st, &main, &expires);
+    return main + expires;
+}
+
+void goblin__keyspace_overhead_parts(const goblin_store *st, size_t *main,
+                                     size_t *expires)
+{
     const struct goblin__keyspace *ks = &st->ks;
 
-    return goblin__swiss_bytes(&ks->index) + ks->npages * REC_PAGE_BYTES +
-           ks->pages_cap * sizeof(void *) +
-           ks->nepages * sizeof(struct goblin__exp_page) +
-           ks->epages_cap * sizeof(void *);
+    *main = goblin__swiss_bytes(&ks->index) + ks->npages * REC_PAGE_BYTES +
+            ks->pages_cap * sizeof(void *);
+    *expires = ks->nepages * sizeof(struct goblin__exp_page) +
+               ks->epages_cap * sizeof(void *);
 }
 
 /* ---- checking (tests and fuzz targets) ---- */

@@ -171,6 +171,17 @@ int goblin__key_mset(goblin_store *st, const struct goblin_slice *keys,
 /* Bytes of the keyspace's own tables (index, id pages, expiry pages), as
  * opposed to the records and objects: INFO's used_memory_overhead. */
 size_t goblin__keyspace_overhead(const goblin_store *st);
+/* The same, split as MEMORY STATS shows it: the key index and record
+ * pages (*main), the expiry pages (*expires). */
+void goblin__keyspace_overhead_parts(const goblin_store *st, size_t *main,
+                                     size_t *expires);
+
+/* MEMORY USAGE: the bytes key takes, its record as used_memory charges
+ * it plus the blocks of its collection (the sizes asked of the
+ * allocator). Finds key as goblin__key_find does (an expired key is
+ * deleted). Returns 1 and sets *out, or 0 when key is absent. */
+int goblin__key_memory(goblin_store *st, struct goblin_slice key,
+                       size_t *out);
 
 /* Called first by every public call that writes: frees the records kept
  * for views that the previous calls handed out. */

@@ -242,6 +242,11 @@ static inline size_t charge(const goblin_store *st, void *p, size_t size)
     return size;
 }
 
+size_t goblin__charge(const goblin_store *st, void *p, size_t size)
+{
+    return charge(st, p, size);
+}
+
 void *goblin__alloc(goblin_store *st, size_t size)
 {
     void *p;

@@ -67,6 +67,8 @@ void *goblin__alloc(goblin_store *st, size_t size);
 void *goblin__realloc(goblin_store *st, void *ptr, size_t old_size,
                       size_t new_size);
 void goblin__free(goblin_store *st, void *ptr, size_t size);
+/* What the live block p of size bytes is charged in used_memory. */
+size_t goblin__charge(const goblin_store *st, void *p, size_t size);
 
 /* n * size, or SIZE_MAX when it overflows (so the allocation then fails). */
 static inline size_t goblin__mul(size_t n, size_t size)

@@ -1,0 +1,239 @@
+"""test_introspect.py - MEMORY and LATENCY against redis-server 7.0.
+
+    /usr/bin/python3 test_introspect.py GOBLIND
+
+Both servers run the same commands and their replies are compared where
+Redis's reply does not depend on its allocator: MEMORY HELP, the
+argument errors of MEMORY USAGE, a missing key, PURGE, DOCTOR on an
+almost empty server, the field names, order and types of MEMORY STATS
+(with the databases that hold keys), over RESP2 and RESP3. The numbers
+are Goblin's own: MEMORY USAGE of a new key must be what deleting it frees, for every type.
+
+LATENCY: with latency-monitor-threshold off, then at 5 ms, both servers
+sleep in DEBUG SLEEP and their LATEST, HISTORY, RESET, DOCTOR, GRAPH
+and HELP are compared with times, durations and counts masked. The slow
+log sees every slow call, not one in 16.
+"""
+
+import re
+import time
+
+import sys
+
+import e2e
+
+
+def memory_script():
+    return [[b"MEMORY", b"HELP"], [b"MEMORY", b"USAGE", b"nokey"],
+            [b"SET", b"a", b"b"], [b"MEMORY", b"USAGE", b"a", b"SAMPLES"],
+            [b"MEMORY", b"USAGE", b"a", b"SAMPLES", b"-1"],
+            [b"MEMORY", b"USAGE", b"a", b"SAMPLES", b"x"],
+            [b"MEMORY", b"USAGE", b"a", b"FOO", b"1"],
+            [b"MEMORY", b"USAGE"], [b"MEMORY", b"STATS", b"x"],
+            [b"MEMORY", b"BOGUS"], [b"MEMORY"], [b"MEMORY", b"PURGE"],
+            [b"MEMORY", b"DOCTOR"], [b"MEMORY", b"DOCTOR", b"x"],
+            [b"MEMORY", b"HELP", b"x"]]
+
+
+def shape(reply):
+    """A reply with every number replaced by its type."""
+    t, v = reply
+    if t in ":,":
+        return t
+    if t in "*~" and v is not None:
+        return (t, [shape(x) for x in v])
+    if t == "%":
+        return (t, [(shape(a), shape(b)) for a, b in v])
+    return reply
+
+
+def stats_shape(reply):
+    t, v = reply
+    if t == "*":  # RESP2: names and values alternate
+        return (t, [x if i % 2 == 0 else shape(x) if x[0] != "$" else
+                    ("$", "double") for i, x in enumerate(v)])
+    return shape(reply)
+
+
+def test_memory_same_as_redis(goblind):
+    ref = e2e.redis_server()
+    srv = e2e.goblind(goblind)
+    try:
+        for proto in (b"2", b"3"):
+            a, b = ref.client(), srv.client()
+            a.call(b"HELLO", proto)
+            b.call(b"HELLO", proto)
+            for cmd in memory_script():
+                ra, rb = a.call(*cmd), b.call(*cmd)
+                assert ra == rb, "%r:\n  redis:  %r\n  goblin: %r" % (
+                    cmd, ra, rb)
+            for c in (a, b):
+                c.call(b"SELECT", b"5")
+                c.call(b"SET", b"x", b"y")
+            ra = stats_shape(a.call(b"MEMORY", b"STATS"))
+            rb = stats_shape(b.call(b"MEMORY", b"STATS"))
+            assert ra == rb, "STATS:\n  redis:  %r\n  goblin: %r" % (ra, rb)
+            ra = a.call(b"MEMORY", b"MALLOC-STATS")
+            rb = b.call(b"MEMORY", b"MALLOC-STATS")
+            assert ra[0] == rb[0] and rb[1], (ra[0], rb)
+            for c in (a, b):
+                c.call(b"FLUSHALL")
+        e2e.check_stopped_cleanly(srv)
+    finally:
+        ref.kill_now()
+        srv.kill_now()
+
+
+def used(c):
+    info = e2e.plain(c.call(b"INFO", b"memory")).decode()
+    for line in info.split("\r\n"):
+        if line.startswith("used_memory:"):
+            return int(line.split(":")[1])
+    raise AssertionError(info)
+
+
+def fill(c, kind, key, n):
+    """n elements in key, in batches, so big values take their full
+    encoding."""
+    for lo in range(0, n, 500):
+        vals = [b"%d-%s" % (i, b"v" * (i % 40)) for i in range(lo, min(n, lo + 500))]
+        if kind == "string":
+            c.call(b"APPEND", key, b"".join(vals))
+        elif kind == "hash":
+            args = []
+            for v in vals:
+                args += [b"f" + v, v]
+            c.call(b"HSET", key, *args)
+        elif kind == "zset":
+            args = []
+            for i, v in enumerate(vals):
+                args += [b"%d" % (lo + i), v]
+            c.call(b"ZADD", key, *args)
+        elif kind == "list":
+            c.call(b"RPUSH", key, *vals)
+        elif kind == "set":
+            c.call(b"SADD", key, *vals)
+        elif kind == "intset":
+            c.call(b"SADD", key, *[b"%d" % (lo + i) for i in range(len(vals))])
+
+
+def test_memory_usage_is_goblins_bytes(goblind):
+    srv = e2e.goblind(goblind)
+    f = e2e.Failures()
+    try:
+        c = srv.client()
+        # The key index grows in steps: keep it from growing while
+        # measuring by filling it first.
+        for i in range(200):
+            c.call(b"SET", b"pad%d" % i, b"x")
+        used(c)  # INFO's own reply buffer grows once
+        sizes = {}
+        for kind in ("string", "hash", "zset", "list", "set", "intset"):
+            for n in (3, 5000):
+                key = b"%s-%d" % (kind.encode(), n)
+                fill(c, kind, key, n)
+                u = e2e.plain(c.call(b"MEMORY", b"USAGE", key))
+                s0 = e2e.plain(c.call(b"MEMORY", b"USAGE", key,
+                                      b"SAMPLES", b"0"))
+                f.eq(s0, u, "%s SAMPLES 0 is the same count" % key)
+                sizes[key] = u
+                # Every byte deleting the key gives back is in USAGE, up
+                # to malloc's rounding of the blocks of a big value.
+                before = used(c)
+                c.call(b"DEL", key)
+                # The next write frees the deleted record (kept for views
+                # of the last write); it replaces a record of one size.
+                c.call(b"SET", b"pad0", b"y")
+                freed = before - used(c)
+                f.check(freed * 0.97 <= u <= freed + 32,
+                        "%s: usage %d, deleting it freed %d" % (key, u, freed))
+                fill(c, kind, key, n)
+        f.check(sizes[b"hash-5000"] > sizes[b"hash-3"] > 0,
+                "a bigger hash takes more")
+        f.finish()
+        e2e.check_stopped_cleanly(srv)
+    finally:
+        srv.kill_now()
+
+
+def masked(cmd, reply):
+    """Times, durations and counts masked; a text's numbers too."""
+    t, v = reply
+    if t in "$=" and v is not None:
+        return (t, re.sub(rb"[0-9]+(\.[0-9]+)?", b"N", v))
+    if t == "*" and v is not None and cmd[1].upper() != b"HELP":
+        return (t, [masked(cmd, x) for x in v])
+    if t == ":" and cmd[1].upper() != b"RESET":
+        return (t, "N")
+    return reply
+
+
+def latency_script():
+    sleep = [b"DEBUG", b"SLEEP", b"0.02"]
+    return [[b"LATENCY", b"HELP"], [b"LATENCY", b"LATEST"],
+            [b"LATENCY", b"DOCTOR"], [b"LATENCY", b"HISTORY", b"command"],
+            [b"LATENCY", b"GRAPH", b"command"], [b"LATENCY", b"RESET"],
+            [b"LATENCY", b"BOGUS"], [b"LATENCY", b"HISTORY"],
+            [b"LATENCY", b"LATEST", b"x"], [b"LATENCY", b"GRAPH"],
+            [b"CONFIG", b"SET", b"latency-monitor-threshold", b"5"],
+            [b"CONFIG", b"GET", b"latency-monitor-threshold"],
+            [b"LATENCY", b"DOCTOR"], sleep, [b"PING"],
+            [b"LATENCY", b"LATEST"], [b"LATENCY", b"HISTORY", b"command"],
+            [b"LATENCY", b"HISTORY", b"COMMAND"],
+            [b"LATENCY", b"HISTORY", b"fast-command"],
+            [b"LATENCY", b"GRAPH", b"command"], [b"LATENCY", b"DOCTOR"],
+            [b"CONFIG", b"SET", b"slowlog-log-slower-than", b"-1"],
+            [b"LATENCY", b"DOCTOR"],
+            [b"CONFIG", b"SET", b"slowlog-log-slower-than", b"100000"],
+            [b"LATENCY", b"DOCTOR"],
+            [b"LATENCY", b"RESET", b"fast-command", b"Command", b"x"],
+            [b"LATENCY", b"LATEST"], [b"LATENCY", b"DOCTOR"],
+            [b"CONFIG", b"SET", b"latency-monitor-threshold", b"-1"],
+            [b"CONFIG", b"SET", b"latency-monitor-threshold", b"x"]]
+
+
+def test_latency_same_as_redis(goblind):
+    ref = e2e.redis_server("--enable-debug-command", "yes")
+    srv = e2e.goblind(goblind)
+    try:
+        a, b = ref.client(), srv.client()
+        for cmd in latency_script():
+            ra, rb = masked(cmd, a.call(*cmd)), masked(cmd, b.call(*cmd))
+            assert ra == rb, "%r:\n  redis:  %r\n  goblin: %r" % (cmd, ra, rb)
+        # The masked numbers are sane.
+        b.call(b"CONFIG", b"SET", b"latency-monitor-threshold", b"5")
+        b.call(b"LATENCY", b"RESET")
+        time.sleep(0.3)  # the cron has measured the cycle counter's rate
+        b.call(b"DEBUG", b"SLEEP", b"0.02")
+        ev = e2e.plain(b.call(b"LATENCY", b"LATEST"))
+        assert len(ev) == 1 and ev[0][0] == b"command", ev
+        assert ev[0][1] > 1600000000 and ev[0][2] >= 20 and ev[0][3] >= 20, ev
+        h = e2e.plain(b.call(b"LATENCY", b"HISTORY", b"command"))
+        assert len(h) == 1 and h[0][0] == ev[0][1], h
+        e2e.check_stopped_cleanly(srv)
+    finally:
+        ref.kill_now()
+        srv.kill_now()
+
+
+def test_slowlog_sees_every_slow_call(goblind):
+    srv = e2e.goblind(goblind)
+    try:
+        c = srv.client()
+        c.call(b"CONFIG", b"SET", b"slowlog-log-slower-than", b"1000")
+        c.call(b"SLOWLOG", b"RESET")
+        for _ in range(40):
+            c.call(b"DEBUG", b"SLEEP", b"0.002")
+            c.call(b"PING")
+        n = e2e.plain(c.call(b"SLOWLOG", b"LEN"))
+        assert n == 40, "%d of 40 slow calls logged" % n
+        e2e.check_stopped_cleanly(srv)
+    finally:
+        srv.kill_now()
+
+
+if __name__ == "__main__":
+    e2e.run_tests([test_memory_same_as_redis,
+                   test_memory_usage_is_goblins_bytes,
+                   test_latency_same_as_redis,
+                   test_slowlog_sees_every_slow_call], sys.argv[1])
