@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "engine/tracking.h"
 #include "engine/acl.h"
 #include "engine/block.h"
 #include "goblin/numtext.h"
@@ -119,12 +120,20 @@ static void client_flags(const goblin_session *s, char *buf)
 {
     char *p = buf;
 
+    if (s->flags & SESS_MONITOR)
+        *p++ = 'O';
     if (goblin__ps_total(&s->ps) > 0)
         *p++ = 'P';
     if (s->flags & SESS_MULTI)
         *p++ = 'x';
     if (s->flags & SESS_BLOCKED)
         *p++ = 'b';
+    if (s->track & TRACK_ON)
+        *p++ = 't';
+    if (s->track & TRACK_BROKEN)
+        *p++ = 'R';
+    if (s->track & TRACK_BCAST)
+        *p++ = 'B';
     if (s->flags & SESS_DIRTY_CAS)
         *p++ = 'd';
     if (s->flags & SESS_CLOSE)
@@ -164,12 +173,13 @@ void goblin__client_line(struct goblin__text *t, const goblin_session *s)
                       "rbs=%zu rbp=%zu obl=%zu oll=0 omem=%zu tot-mem=%zu ",
                       m.qbuf, m.qbuf_free, m.argv_mem, m.multi_mem, m.rbs,
                       m.rbp, m.obl, m.omem, m.total);
-    goblin__text_addf(t, "events=r%s cmd=%s user=%.*s redir=-1 resp=%d "
+    goblin__text_addf(t, "events=r%s cmd=%s user=%.*s redir=%lld resp=%d "
                       "lib-name=%s lib-ver=%s\n",
                       m.obl > 0 ? "w" : "",
                       s->lastcmd != NULL ? s->lastcmd->fullname : "NULL",
                       s->acl != NULL ? (int)s->acl->namelen : 0,
                       s->acl != NULL ? s->acl->name : "",
+                      s->track & TRACK_ON ? (long long)s->track_redir : -1LL,
                       s->resp, s->lib_name != NULL ? s->lib_name : "",
                       s->lib_ver != NULL ? s->lib_ver : "");
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/tracking.h"
 #include "engine/block.h"
 #include "goblin/keys.h"
 #include "engine/maxmemory.h"
@@ -120,10 +121,11 @@ static void sec_clients(goblin__exec *x, struct goblin__text *t)
     goblin__text_addf(t, "connected_clients:%zu\r\ncluster_connections:0\r\n"
                       "maxclients:%s\r\nclient_recent_max_input_buffer:%zu\r\n"
                       "client_recent_max_output_buffer:%zu\r\n"
-                      "blocked_clients:%zu\r\ntracking_clients:0\r\n"
+                      "blocked_clients:%zu\r\ntracking_clients:%zu\r\n"
                       "clients_in_timeout_table:%zu\r\n",
                       x->eng->nsessions, maxclients, in, out,
                       goblin__block_count(x->eng),
+                      x->eng->tracking_clients,
                       goblin__block_timed_count(x->eng));
 }
 
@@ -145,6 +147,9 @@ static void sec_stats(goblin__exec *x, struct goblin__text *t)
                       "evicted_keys:%llu\r\nkeyspace_hits:%llu\r\n"
                       "keyspace_misses:%llu\r\npubsub_channels:%zu\r\n"
                       "pubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
+                      "tracking_total_keys:%zu\r\n"
+                      "tracking_total_items:%zu\r\n"
+                      "tracking_total_prefixes:%zu\r\n"
                       "total_error_replies:%llu\r\n"
                       "unexpected_error_replies:0\r\n",
                       (unsigned long long)e->stat_connections,
@@ -159,6 +164,8 @@ static void sec_stats(goblin__exec *x, struct goblin__text *t)
                       goblin__ps_names(&e->pubsub, GOBLIN__PS_CHANNEL),
                       goblin__ps_names(&e->pubsub, GOBLIN__PS_PATTERN),
                       goblin__ps_names(&e->pubsub, GOBLIN__PS_SHARD),
+                      e->tkeys, e->titems,
+                      goblin__tracking_total_prefixes(e),
                       (unsigned long long)e->stat_errors);
 }
 

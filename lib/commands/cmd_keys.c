@@ -21,6 +21,7 @@
 #include "notify.h"
 #include "respond.h"
 #include "engine/session.h"
+#include "engine/tracking.h"
 
 /* Sums fn over the keys (DEL and UNLINK, EXISTS and TOUCH). */
 static void sum_keys(goblin__exec *x, const struct goblin_slice *keys,
@@ -356,6 +357,8 @@ void goblin__exec_flush(goblin__exec *x, bool all)
 
     goblin__watch_touch_if(eng, all ? -1 : x->sess->dbid,
                            watched_key_exists);
+    if (eng->tracking_clients != 0 || eng->tkeys != 0)
+        goblin__tracking_flushed(eng);
     if (!all) {
         goblin_store_flush(x->st);
     } else {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engine/settings.h"
+#include "engine/tracking.h"
 #include "notify.h"
 
 #define NOTIFY_ALL                                                          \
@@ -86,6 +87,9 @@ void goblin__notify_key_gone(void *ctx, int why, struct goblin_slice key)
 {
     const struct goblin__db *d = ctx;
 
+    /* A key gone is a key written, for client-side caching too. */
+    if (__builtin_expect(d->eng->track_on, 0))
+        goblin__tracking_invalidate(d->eng, key);
     if (why == GOBLIN__GONE_EXPIRED)
         goblin__notify_emit(d->eng, GOBLIN__NOTIFY_EXPIRED, "expired", key,
                             d->id);

@@ -26,6 +26,7 @@
 #include "block.h"
 #include "session.h"
 #include "settings.h"
+#include "tracking.h"
 #include "stream/propagate.h"
 
 /* Expired and evicted keys: DEL in the write stream, then keyspace
@@ -52,6 +53,8 @@ static void db_key_changed(void *ctx, struct goblin_slice key)
     }
     goblin__watch_touch(eng, d->id, key);
     goblin__block_touch(eng, d->id, key);
+    if (__builtin_expect(eng->track_on, 0))
+        goblin__tracking_invalidate(eng, key);
 }
 
 static void hook(struct goblin__db *d)

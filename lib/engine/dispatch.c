@@ -19,6 +19,8 @@
 #include "goblin/script.h"
 #include "session.h"
 #include "slowlog.h"
+#include "monitor.h"
+#include "tracking.h"
 #include "stream/propagate.h"
 
 /* The error for an unknown command: argv[0] and the first arguments up to
@@ -198,6 +200,11 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, GOBLIN__OOM_TEXT);
         return false;
     }
+    if (__builtin_expect((s->flags & SESS_MONITOR) != 0, 0) &&
+        x->cmd->flags & (CMD_READONLY | CMD_WRITE | CMD_MAY_REPLICATE)) {
+        reject(x, "ERR Replica can't interact with the keyspace");
+        return false;
+    }
     if (!goblin__pubsub_allowed(s, x->cmd)) {
         snprintf(text, sizeof(text), "ERR Can't execute '%s': only "
                  "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET "
@@ -216,9 +223,15 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
     return true;
 }
 
-/* After each command: CLIENT REPLY SKIP applies to the next one only. */
-static void after_command(goblin_session *s)
+/* After each command: CLIENT REPLY SKIP applies to the next one only;
+ * CLIENT CACHING to the next command but CLIENT's own, or to a whole
+ * transaction. */
+static void after_command(goblin_session *s, const struct goblin__command *c)
 {
+    if (__builtin_expect((s->track & TRACK_CACHING) != 0, 0) &&
+        !(s->flags & SESS_MULTI) &&
+        (c == NULL || strncmp(c->fullname, "client|", 7) != 0))
+        s->track &= ~(uint32_t)TRACK_CACHING;
     s->flags &= ~(uint32_t)SESS_REPLY_SKIP;
     if (s->flags & SESS_REPLY_SKIP_NEXT) {
         s->flags |= SESS_REPLY_SKIP;
@@ -238,7 +251,15 @@ run_command(goblin__exec *x, int argc, const struct goblin_slice *argv)
     x->sess->lastcmd = x->cmd;
     x->failed = false;
     goblin__maxmemory_touch_mode(x);
+    if (__builtin_expect(x->eng->nmonitors != 0, 0) &&
+        (x->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)) == CMD_SKIP_MONITOR)
+        goblin__monitor_feed(x, argc, argv); /* EVAL before its script */
     x->cmd->fn(x, argc, argv);
+    if (__builtin_expect(x->eng->nmonitors != 0, 0) &&
+        !(x->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
+        goblin__monitor_feed(x, argc, argv);
+    if (__builtin_expect(x->sess->track != 0, 0))
+        goblin__tracking_after(x, argc, argv);
     x->st->no_touch = false;
     goblin__cmdstat_count(x->eng, st, timed, t0);
     if (timed && st->sample >= x->eng->watch_ticks)
@@ -279,8 +300,10 @@ int goblin__dispatch(goblin_session *s, int argc,
         else
             goblin__run(&x, argc, argv);
     }
+    if (__builtin_expect(s->eng->track_pending, 0))
+        goblin__tracking_flush(s->eng, s, sink == &s->writer.sink);
     s->eng->running = NULL;
-    after_command(s);
+    after_command(s, x.cmd);
     goblin__block_after(s->eng);
     return 0;
 }

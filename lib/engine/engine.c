@@ -20,6 +20,8 @@
 #include "session.h"
 #include "latency.h"
 #include "slowlog.h"
+#include "monitor.h"
+#include "tracking.h"
 #include "settings.h"
 #include "stream/propagate.h"
 #include "stream/aof_int.h"
@@ -145,6 +147,8 @@ static int engine_init(goblin_engine *eng)
         rc = goblin__latency_init(eng);
     if (rc == 0)
         rc = goblin__notify_init(eng);
+    if (rc == 0)
+        rc = goblin__tracking_init(eng);
     return rc;
 }
 
@@ -164,6 +168,8 @@ static void engine_free(goblin_engine *eng)
     goblin__free(st, eng->stats, goblin__command_count * sizeof(*eng->stats));
     goblin__touch_rules_free(eng);
     goblin__watch_free(eng);
+    goblin__tracking_free(eng);
+    goblin__monitor_free(eng);
     goblin__ps_free(&eng->pubsub);
     goblin__block_free(eng);
     goblin__db_free(eng);
@@ -281,6 +287,8 @@ void goblin_engine_cron(goblin_engine *eng)
     goblin__maxmemory_cron(eng);
     goblin__persist_cron(eng);
     goblin__block_cron(eng);
+    if (eng->tracking_clients != 0 || eng->tkeys != 0)
+        goblin__tracking_cron(eng);
     goblin__stream_flush(eng); /* expired and timed-out work */
     if (eng->aof != NULL)
         goblin__aof_cron(eng);

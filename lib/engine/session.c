@@ -19,6 +19,8 @@
 #include "block.h"
 #include "commands/respond.h"
 #include "session.h"
+#include "monitor.h"
+#include "tracking.h"
 
 #define INPUT_CHUNK (16 * 1024)
 
@@ -98,6 +100,8 @@ static void session_free(goblin_session *s)
     goblin__unwatch_all(s);
     goblin__multi_discard(s);
     goblin__pubsub_leave(s);
+    goblin__tracking_disable(s);
+    goblin__monitor_remove(s);
     goblin_buf_free(&s->push);
     goblin__free(st, s->queue, s->capqueue * sizeof(*s->queue));
     goblin__free(st, s->qarea, s->qarea_cap);
@@ -271,6 +275,8 @@ void goblin__session_reset(goblin_session *s)
     goblin__multi_discard(s);
     goblin__unwatch_all(s);
     goblin__pubsub_leave(s);
+    goblin__tracking_disable(s);
+    goblin__monitor_remove(s);
     goblin__session_set_resp(s, 2);
     free_cstr(s->eng->st, s->name);
     s->name = NULL;

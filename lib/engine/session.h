@@ -209,6 +209,20 @@ struct goblin_engine {
     struct goblin__ps_registry pubsub;
     int notify_flags;
     char notify_text[24]; /* as CONFIG GET shows it */
+    /* Client-side caching (tracking.c): the table of tracked keys, the
+     * sessions tracking and in BCAST mode, messages for the running
+     * session waiting for its reply, and track_on, the one test the
+     * change hook makes. */
+    struct goblin__track_key **tbuckets;
+    size_t tmask, tkeys, titems;
+    size_t tracking_clients, track_bcast;
+    uint64_t track_max_keys;
+    unsigned track_effort;
+    bool track_on, track_pending;
+    struct goblin_buf track_self;
+    /* MONITOR (monitor.c): the monitoring sessions. */
+    goblin_session **monitors;
+    size_t nmonitors, capmonitors;
 };
 
 /* Protocol of a session. */
@@ -243,6 +257,7 @@ enum {
     SESS_REPLY_SKIP = 1u << 9, /* CLIENT REPLY SKIP: drop next reply */
     SESS_REPLY_SKIP_NEXT = 1u << 10,
     SESS_OBUF_LIMIT = 1u << 11, /* output limit passed: output dropped */
+    SESS_MONITOR = 1u << 12,    /* MONITOR (monitor.c) */
     SESS_BLOCKED = 1u << 24,    /* waiting in a blocking command (block.c) */
 };
 
@@ -322,6 +337,13 @@ struct goblin_session {
      * session ran, moved into out by goblin_session_output(). */
     struct goblin__ps_client ps;
     struct goblin_buf push;
+
+    /* CLIENT TRACKING (tracking.c): TRACK_* flags (0: off), the REDIRECT
+     * id and the BCAST prefixes, sorted. */
+    uint32_t track;
+    uint64_t track_redir;
+    struct goblin__track_prefix *tprefix;
+    size_t ntprefix;
 };
 
 /* session.c */

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# pubsub.sh - Pub/Sub latency and subscription memory of goblind and
+# redis-server with one client program and one timer
+# (bench/pubsub_bench): rows goblind SBE over rings, goblind RESP over a
+# Unix socket, redis-server RESP over a Unix socket; cases 1:1 with 16 B
+# and 256 B payloads, fanout to 8 and 32 listeners (the last listener's
+# latency), 1 and 16,384 literal subscriptions on one client, 8,192
+# patterns with one match; server RSS for 16,384 channels on one client
+# and for 32 clients x 256 channels; the raw cache-line round trip of the
+# same two CPUs in the same run. Prints markdown tables (and writes them
+# to DIR/pubsub.md) with the targets' ratios. Servers on SERVER_CPU
+# (default 0), the client on CLIENT_CPU (default 1).
+#
+#   bench/pubsub.sh [--samples N] [--out DIR]
+#
+# Programs come from $GOBLIND and $PUBSUB_BENCH, else $BUILD_DIR (default
+# build-benchmarks, a release build made on first use). Every latency is a
+# median over the samples of one run; run it when the machine is quiet.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+SAMPLES=20000
+OUT=""
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+BUILD_DIR=${BUILD_DIR:-build-benchmarks}
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --samples) SAMPLES=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    *) echo "usage: $0 [--samples N] [--out DIR]" >&2; exit 2 ;;
+    esac
+done
+OUT=${OUT:-$BUILD_DIR/results}
+if [ -z "${GOBLIND:-}" ] || [ -z "${PUBSUB_BENCH:-}" ]; then
+    [ -d "$BUILD_DIR" ] || meson setup "$BUILD_DIR" --buildtype=release \
+        -Dwerror=false >/dev/null
+    meson compile -C "$BUILD_DIR" server/goblind bench/pubsub_bench >/dev/null
+    GOBLIND=${GOBLIND:-$BUILD_DIR/server/goblind}
+    PUBSUB_BENCH=${PUBSUB_BENCH:-$BUILD_DIR/bench/pubsub_bench}
+fi
+mkdir -p "$OUT"
+TMP=$(mktemp -d)
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+wait_for() { for _ in $(seq 200); do [ -S "$1" ] && return 0; sleep 0.05; done; return 1; }
+
+RINGS=""
+RARGS=()
+for i in $(seq 0 9); do
+    RARGS+=(--ring "$TMP/r$i.ring" 64k)
+    RINGS="$RINGS${RINGS:+,}ring:$TMP/r$i.ring"
+done
+taskset -c "$SERVER_CPU" "$GOBLIND" --port 0 --unixsocket "$TMP/g.sock" \
+    "${RARGS[@]}" --ring-cpus "$SERVER_CPU" --ring-idle spin \
+    --loglevel warning >"$TMP/g.log" 2>&1 &
+GPID=$!; PIDS+=("$GPID")
+taskset -c "$SERVER_CPU" redis-server --port 0 --unixsocket "$TMP/r.sock" \
+    --save "" --appendonly no --io-threads 1 >"$TMP/r.log" 2>&1 &
+RPID=$!; PIDS+=("$RPID")
+wait_for "$TMP/g.sock"; wait_for "$TMP/r.sock"
+sleep 0.3
+
+bench() { "$PUBSUB_BENCH" --cpu "$CLIENT_CPU" --samples "$SAMPLES" "$@"; }
+field() { echo "$1" | cut -d, -f"$2"; }
+
+declare -A P50 P99 P999 RATE
+run() { # row case-label args...
+    local row=$1 label=$2 line
+    shift 2
+    line=$(bench "$@") || { echo "  $row $label: failed" >&2; return; }
+    P50[$row,$label]=$(field "$line" 3); P99[$row,$label]=$(field "$line" 4)
+    P999[$row,$label]=$(field "$line" 5); RATE[$row,$label]=$(field "$line" 6)
+}
+
+FLOOR=$(field "$(bench --case floor --peer-cpu "$SERVER_CPU")" 3)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
+CASES=("1:1 16 B" "1:1 256 B" "fanout 8" "fanout 32" "1 literal"
+       "16384 literals" "8192 patterns")
+for row in ring-sbe gob-uds red-uds; do
+    case $row in
+    ring-sbe) A=(--addr "$RINGS" --proto sbe) ;;
+    gob-uds) A=(--addr "unix:$TMP/g.sock") ;;
+    red-uds) A=(--addr "unix:$TMP/r.sock") ;;
+    esac
+    run $row "1:1 16 B" --case one --payload 16 "${A[@]}"
+    run $row "1:1 256 B" --case one --payload 256 "${A[@]}"
+    run $row "fanout 8" --case fanout --listeners 8 "${A[@]}"
+    [ $row = ring-sbe ] && continue  # ten rings: up to 8 listeners
+    run $row "fanout 32" --case fanout --listeners 32 "${A[@]}"
+    run $row "1 literal" --case literal --subs 1 "${A[@]}"
+    run $row "16384 literals" --case literal --subs 16384 "${A[@]}"
+    run $row "8192 patterns" --case pattern --patterns 8192 "${A[@]}"
+done
+
+rss() { awk '/VmRSS/{print $2}' "/proc/$1/status"; }
+hold() { # pid addr listeners subs -> RSS growth in KiB
+    local before after
+    before=$(rss "$1")
+    coproc H { "$PUBSUB_BENCH" --case hold --addr "$2" --listeners "$3" \
+        --subs "$4"; }
+    read -r _ <&"${H[0]}"
+    after=$(rss "$1")
+    exec {H[1]}>&-
+    wait "$H_PID" 2>/dev/null || true
+    echo $((after - before))
+}
+declare -A MEM
+for row in gob red; do
+    pid=$GPID; sock=$TMP/g.sock
+    [ $row = red ] && pid=$RPID && sock=$TMP/r.sock
+    MEM[$row,1]=$(hold "$pid" "unix:$sock" 1 16384)
+    MEM[$row,32]=$(hold "$pid" "unix:$sock" 32 256)
+done
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a=="" || b=="" || b==0) print "-"; else printf "%.2f", a/b }'; }
+verdict() { awk -v r="$1" -v t="$2" 'BEGIN{ if (r=="-") print "not measured"; else if (r<=t) print "met"; else print "missed" }'; }
+{
+    echo "## Pub/Sub (closed loop, ns; server CPU $SERVER_CPU, client CPU $CLIENT_CPU)"
+    echo
+    echo "cache-line floor p50: ${FLOOR} ns; load average $LOAD0 -> $LOAD1; $SAMPLES samples per cell"
+    echo
+    echo "| case | row | p50 | p99 | p99.9 | pubs/s |"
+    echo "|---|---|---|---|---|---|"
+    for c in "${CASES[@]}"; do
+        for row in ring-sbe gob-uds red-uds; do
+            [ -n "${P50[$row,$c]:-}" ] || continue
+            echo "| $c | $row | ${P50[$row,$c]} | ${P99[$row,$c]} | ${P999[$row,$c]} | ${RATE[$row,$c]} |"
+        done
+    done
+    echo
+    echo "| server RSS growth (KiB) | goblind | redis-server | ratio |"
+    echo "|---|---|---|---|"
+    echo "| 16,384 channels, 1 client | ${MEM[gob,1]} | ${MEM[red,1]} | $(ratio "${MEM[gob,1]}" "${MEM[red,1]}") |"
+    echo "| 32 clients x 256 channels | ${MEM[gob,32]} | ${MEM[red,32]} | $(ratio "${MEM[gob,32]}" "${MEM[red,32]}") |"
+    echo
+    echo "| target | figures | ratio | verdict |"
+    echo "|---|---|---|---|"
+    r=$(ratio "${P50[ring-sbe,1:1 16 B]:-}" "$FLOOR")
+    echo "| ring SBE 1:1 p50 <= 2x floor | ${P50[ring-sbe,1:1 16 B]:-} / $FLOOR | $r | $(verdict "$r" 2) |"
+    r=$(ratio "${P50[gob-uds,1:1 16 B]:-}" "${P50[red-uds,1:1 16 B]:-}")
+    echo "| UDS RESP 1:1 p50 <= 0.9x redis | ${P50[gob-uds,1:1 16 B]:-} / ${P50[red-uds,1:1 16 B]:-} | $r | $(verdict "$r" 0.9) |"
+    r=$(ratio "${P50[gob-uds,8192 patterns]:-}" "${P50[red-uds,8192 patterns]:-}")
+    echo "| 8192 patterns p50 <= 0.25x redis | ${P50[gob-uds,8192 patterns]:-} / ${P50[red-uds,8192 patterns]:-} | $r | $(verdict "$r" 0.25) |"
+    r=$(ratio "${MEM[gob,1]}" "${MEM[red,1]}")
+    echo "| 16,384 channels RSS <= redis | ${MEM[gob,1]} / ${MEM[red,1]} KiB | $r | $(verdict "$r" 1) |"
+    r=$(ratio "${MEM[gob,32]}" "${MEM[red,32]}")
+    echo "| 32 x 256 channels RSS <= redis | ${MEM[gob,32]} / ${MEM[red,32]} KiB | $r | $(verdict "$r" 1) |"
+} | tee "$OUT/pubsub.md"
