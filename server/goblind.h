@@ -28,6 +28,7 @@ struct goblind {
     FILE *logf;                    /* NULL: stdout */
     struct goblin_serve_persist persist;
     goblin_epoll *loop;            /* the socket connections' loop */
+    pthread_t loop_thread;         /* the thread running it */
     goblin_listen_set *listen;
     void *tls;                     /* the goblin_tls_server, or NULL */
     int sigfd;
@@ -53,6 +54,11 @@ int goblind_listen(struct goblind *g);
 void goblind_shutdown_net(struct goblind *g);
 int goblind_ring_start(struct goblind *g);
 void goblind_ring_stop(struct goblind *g);
+
+/* busy.c: serving while a script is busy (from the loop's thread, before
+ * the ring threads start); each ring thread names its poller. */
+void goblind_busy_start(struct goblind *g);
+void goblind_busy_ring_thread(goblin_ring_poller *p);
 
 /* persist.c: BGSAVE's fork, reaping it (SIGCHLD), SHUTDOWN. */
 void goblind_persist_hooks(struct goblind *g, struct goblin_engine_config *e);

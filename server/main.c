@@ -86,6 +86,7 @@ int main(int argc, char **argv)
                 (int)sizeof(void *) * 8, (int)getpid());
     goblin_serve_maxclients_fit(g.engine, goblind_engine_log, &g);
     g.started = true;
+    goblind_busy_start(&g);
     if ((rc = goblind_persist_load(&g)) == 0 &&
         (rc = goblind_listen(&g)) == 0 &&
         (rc = goblind_ring_start(&g)) == 0) {

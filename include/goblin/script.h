@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "buf.h"
 #include "common.h"
 #include "engine.h"
 #include "reply.h"
@@ -28,6 +29,17 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* What INFO memory shows of scripting, as Redis 7.0 names it. */
+struct goblin_scripting_info {
+    size_t vm_eval;        /* used_memory_vm_eval (= used_memory_lua) */
+    size_t vm_functions;   /* used_memory_vm_functions */
+    size_t scripts_eval;   /* used_memory_scripts_eval: the EVAL cache */
+    size_t functions;      /* used_memory_functions: the libraries */
+    size_t cached_scripts; /* number_of_cached_scripts */
+    size_t nfunctions;     /* number_of_functions */
+    size_t nlibraries;     /* number_of_libraries */
+};
 
 /* What a scripting library provides. */
 struct goblin_scripting {
@@ -45,6 +57,8 @@ struct goblin_scripting {
     size_t (*cached)(void *ctx);
     /* Called by goblin_engine_close; frees ctx. May be NULL. */
     void (*close)(void *ctx);
+    /* INFO memory's scripting figures (below). May be NULL. */
+    void (*info)(void *ctx, struct goblin_scripting_info *out);
 };
 
 /* Attaches ops (borrowed: it must outlive the engine) with its ctx; a
@@ -129,6 +143,11 @@ GOBLIN_API void goblin_engine_busy_hook(goblin_engine *eng,
                                                    goblin_session *s),
                                         void *ctx);
 
+/* Stops the running script at its next look at the clock, even one that
+ * has written (SHUTDOWN NOSAVE, or a signal, while a script is busy):
+ * its caller gets the killed script's error. No script: nothing. */
+GOBLIN_API void goblin_engine_script_stop(goblin_engine *eng);
+
 /* The session whose script is busy now, or NULL. */
 GOBLIN_API goblin_session *goblin_engine_busy_session(
     const goblin_engine *eng);
@@ -146,6 +165,23 @@ GOBLIN_API int64_t goblin_script_busy_ms(const goblin_session *s);
 /* The RESP version of session s's client (2 or 3): how a script's return
  * value is shaped (RESP3 booleans, maps, doubles). */
 GOBLIN_API int goblin_session_resp(const goblin_session *s);
+
+/* FUNCTION DUMP's payload, as Redis 7.0 writes it: each library's whole
+ * code (header line included) as an RDB function record, then the RDB
+ * version and a CRC64. Appends to out; returns 0 or GOBLIN_ENOMEM. */
+GOBLIN_API int goblin_function_dump(struct goblin_buf *out,
+                                    const struct goblin_slice *codes,
+                                    size_t n);
+
+/* Reads a FUNCTION RESTORE payload (from goblind or redis-server): checks
+ * its version and CRC64, then calls fn with each library's code in order
+ * (a view, valid for the call). Returns 0; GOBLIN_EINVAL with *err set to
+ * Redis's text ("ERR DUMP payload version or checksum are wrong", ...);
+ * GOBLIN_ENOMEM; or fn's negative return, which stops the walk. */
+GOBLIN_API int goblin_function_undump(const void *payload, size_t len,
+                                      int (*fn)(void *ctx,
+                                                struct goblin_slice code),
+                                      void *ctx, const char **err);
 
 #ifdef __cplusplus
 }

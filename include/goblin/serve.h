@@ -159,6 +159,13 @@ static inline int goblin_ring_poller_open(
  * (seen within 100 ms). Returns 0. */
 GOBLIN_API int goblin_ring_poller_run(goblin_ring_poller *p);
 
+/* For a script past busy-reply-threshold running on the poller's own
+ * thread, called without the engine lock: one step of every endpoint but
+ * the one serving busy (its script is on the stack), so that the
+ * poller's other clients are answered (BUSY) meanwhile. */
+GOBLIN_API void goblin_ring_poller_serve_busy(goblin_ring_poller *p,
+                                              const goblin_session *busy);
+
 /* Asks run to return; safe from any thread, and before run starts. */
 GOBLIN_API void goblin_ring_poller_stop(goblin_ring_poller *p);
 
@@ -630,6 +637,18 @@ GOBLIN_API goblin_net *goblin_epoll_net(goblin_epoll *ep);
 /* Serves until goblin_epoll_stop. Returns 0, or a negative errno after
  * logging (through the net's log) when epoll_wait fails. */
 GOBLIN_API int goblin_epoll_run(goblin_epoll *ep);
+
+/* For a script past busy-reply-threshold running on the loop's own
+ * thread (goblin_engine_busy_hook), called without the engine lock: one
+ * non-blocking pass that serves the other connections (the engine
+ * answers them BUSY, and lets SCRIPT KILL and SHUTDOWN NOSAVE through)
+ * and accepts new ones, leaving busy's connection alone. Closing a
+ * connection waits for the loop's next pass of its own. */
+GOBLIN_API void goblin_epoll_serve_busy(goblin_epoll *ep,
+                                        const goblin_session *busy);
+
+/* Whether goblin_epoll_stop was called. */
+GOBLIN_API bool goblin_epoll_stopping(const goblin_epoll *ep);
 
 /* Asks run to return (NULL: nothing): at once from the loop's own
  * callbacks and commands, within 100 ms from any other thread. */

@@ -18,6 +18,7 @@
 #include "goblin/keys.h"
 #include "goblin/numtext.h"
 #include "commands/handlers.h"
+#include "goblin/script.h"
 #include "latency.h"
 #include "maxmemory.h"
 #include "commands/respond.h"
@@ -211,15 +212,26 @@ static bool evict_one(goblin_engine *eng)
     return false;
 }
 
+/* What maxmemory limits: the databases and the scripting heaps, which
+ * INFO's used_memory shows too. */
+static size_t used_memory(const goblin_engine *eng)
+{
+    size_t lua = eng->scripting != NULL && eng->scripting->memory != NULL
+                     ? eng->scripting->memory(eng->scripting_ctx)
+                     : 0;
+
+    return goblin__db_used_memory(eng) + lua;
+}
+
 bool goblin__maxmemory_fits(goblin_engine *eng)
 {
     uint64_t t0;
     bool fits = true;
 
-    if (eng->maxmemory == 0 || goblin__db_used_memory(eng) <= eng->maxmemory)
+    if (eng->maxmemory == 0 || used_memory(eng) <= eng->maxmemory)
         return true;
     t0 = goblin__latency_start(eng);
-    while (goblin__db_used_memory(eng) > eng->maxmemory) {
+    while (used_memory(eng) > eng->maxmemory) {
         if (!evict_one(eng)) {
             fits = false;
             break;
@@ -387,6 +399,34 @@ static double pct(uint64_t a, uint64_t b)
     return b > 0 ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+/* Redis 7.0's scripting lines: the two interpreters' heaps, the EVAL
+ * cache and the function libraries. */
+static void info_scripting(struct goblin__text *t,
+                           const struct goblin_scripting_info *si)
+{
+    char h[3][32];
+
+    human(h[0], sizeof(h[0]), si->vm_eval);
+    human(h[1], sizeof(h[1]), si->vm_eval + si->vm_functions);
+    human(h[2], sizeof(h[2]), si->scripts_eval + si->functions);
+    goblin__text_addf(t, "used_memory_lua:%zu\r\nused_memory_vm_eval:%zu\r\n"
+                      "used_memory_lua_human:%s\r\n"
+                      "used_memory_scripts_eval:%zu\r\n"
+                      "number_of_cached_scripts:%zu\r\n"
+                      "number_of_functions:%zu\r\n"
+                      "number_of_libraries:%zu\r\n"
+                      "used_memory_vm_functions:%zu\r\n"
+                      "used_memory_vm_total:%zu\r\n"
+                      "used_memory_vm_total_human:%s\r\n"
+                      "used_memory_functions:%zu\r\n"
+                      "used_memory_scripts:%zu\r\n"
+                      "used_memory_scripts_human:%s\r\n",
+                      si->vm_eval, si->vm_eval, h[0], si->scripts_eval,
+                      si->cached_scripts, si->nfunctions, si->nlibraries,
+                      si->vm_functions, si->vm_eval + si->vm_functions, h[1],
+                      si->functions, si->scripts_eval + si->functions, h[2]);
+}
+
 void goblin__mem_overhead(goblin_engine *e, struct goblin__mem_overhead *m)
 {
     m->used = goblin__db_used_memory(e);
@@ -415,13 +455,18 @@ void goblin__info_memory(goblin__exec *x, struct goblin__text *t)
 {
     goblin_engine *e = x->eng;
     struct goblin__mem_overhead m;
+    struct goblin_scripting_info si = {0};
     uint64_t total = (uint64_t)sysconf(_SC_PHYS_PAGES) *
                      (uint64_t)sysconf(_SC_PAGESIZE);
     uint64_t used, rss, clients, overhead, dataset;
     char h[5][32];
 
     goblin__mem_overhead(e, &m);
-    used = m.used;
+    if (e->scripting != NULL && e->scripting->info != NULL)
+        e->scripting->info(e->scripting_ctx, &si);
+    /* The interpreters' heaps count in used_memory, as maxmemory counts
+     * them (Redis leaves them out). */
+    used = m.used + si.vm_eval + si.vm_functions;
     rss = m.rss;
     clients = m.clients;
     overhead = m.overhead;
@@ -448,14 +493,16 @@ void goblin__info_memory(goblin__exec *x, struct goblin__text *t)
                       pct(dataset, used > e->mem_startup
                                        ? used - e->mem_startup : 0));
     goblin__text_addf(t, "total_system_memory:%llu\r\n"
-                      "total_system_memory_human:%s\r\nmaxmemory:%llu\r\n"
+                      "total_system_memory_human:%s\r\n",
+                      (unsigned long long)total, h[3]);
+    info_scripting(t, &si);
+    goblin__text_addf(t, "maxmemory:%llu\r\n"
                       "maxmemory_human:%s\r\nmaxmemory_policy:%s\r\n"
                       "mem_fragmentation_ratio:%.2f\r\n"
                       "mem_fragmentation_bytes:%lld\r\n"
                       "mem_not_counted_for_evict:0\r\n"
                       "mem_clients_slaves:0\r\nmem_clients_normal:%llu\r\n"
                       "mem_allocator:%s\r\nlazyfree_pending_objects:0\r\n",
-                      (unsigned long long)total, h[3],
                       (unsigned long long)e->maxmemory, h[4],
                       policy_names[e->policy],
                       used > 0 ? (double)rss / (double)used : 0.0,

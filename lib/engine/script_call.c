@@ -63,6 +63,12 @@ void goblin_engine_busy_hook(goblin_engine *eng,
     eng->busy_hook_ctx = ctx;
 }
 
+void goblin_engine_script_stop(goblin_engine *eng)
+{
+    if (eng->script_run != NULL)
+        eng->script_run->killed = true;
+}
+
 goblin_session *goblin_engine_busy_session(const goblin_engine *eng)
 {
     return eng->script_busy && eng->script_run != NULL

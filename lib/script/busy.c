@@ -2,7 +2,9 @@
  * notices a run past busy-reply-threshold (lua-time-limit), lets the
  * engine serve other clients meanwhile (they get Redis's BUSY error, and
  * may send SCRIPT KILL or FUNCTION KILL), and stops a killed script, as
- * Redis's luaMaskCountHook and scriptInterrupt do.
+ * Redis's luaMaskCountHook and scriptInterrupt do. The hook is set only
+ * when a threshold is configured and costs nothing until the count runs
+ * out; serving the others is the server's busy hook (goblind: busy.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -58,8 +60,10 @@ static void hook(lua_State *L, lua_Debug *ar)
                           "Lua script killed by user with SCRIPT KILL.");
         /* From now on at every line, so a pcall cannot keep it alive. */
         lua_sethook(L, hook, LUA_MASKLINE, 0);
-        goblin__lua_push_error(L, "Script killed by user with SCRIPT "
-                                  "KILL...", 40);
+        static const char killed[] = "Script killed by user with SCRIPT "
+                                     "KILL...";
+
+        goblin__lua_push_error(L, killed, sizeof(killed) - 1);
         lua_error(L);
     }
 }
@@ -70,6 +74,11 @@ void goblin__script_hook_start(struct goblin__lua *g, struct goblin__vm *vm)
     g->started_ns = now_ns();
     if (goblin_script_busy_ms(g->run->caller) > 0)
         lua_sethook(vm->L, hook, LUA_MASKCOUNT, HOOK_EVERY);
+}
+
+uint64_t goblin__script_elapsed_ns(const struct goblin__lua *g)
+{
+    return now_ns() - g->started_ns;
 }
 
 void goblin__script_hook_stop(struct goblin__lua *g, struct goblin__vm *vm)

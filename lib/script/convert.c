@@ -246,13 +246,17 @@ static int64_t truncate_number(lua_Number v)
     return (int64_t)v;
 }
 
-/* The text of a status, error or big number: CR and LF become spaces. */
+/* The text of a status, error or big number: CR and LF become spaces,
+ * and it ends at a NUL (Redis takes these as C strings). */
 static void put_text(struct goblin_sink *sink, const char *s, size_t len,
                      int kind)
 {
     char small[256];
-    char *buf = len <= sizeof(small) ? small : malloc(len);
+    char *buf;
     size_t i;
+
+    len = strnlen(s, len);
+    buf = len <= sizeof(small) ? small : malloc(len + 1);
 
     if (buf == NULL) {
         sink->ops->error(sink, "ERR out of memory", 17);

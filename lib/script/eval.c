@@ -41,20 +41,6 @@ static bool word_is(struct goblin_slice s, const char *w)
 
 /* ---- shebang ---- */
 
-struct flag_name {
-    const char *name;
-    unsigned flag;
-};
-
-static const struct flag_name flag_names[] = {
-    {"no-writes", GOBLIN_SCRIPT_NO_WRITES},
-    {"allow-oom", GOBLIN_SCRIPT_ALLOW_OOM},
-    {"allow-stale", GOBLIN_SCRIPT_ALLOW_STALE},
-    {"no-cluster", GOBLIN_SCRIPT_NO_CLUSTER},
-    {"allow-cross-slot-keys", GOBLIN_SCRIPT_ALLOW_CROSS_SLOT},
-    {NULL, 0},
-};
-
 /* Parses "a,b,c" into *flags; on an unknown name writes Redis's error. */
 static bool parse_flags(const char *p, size_t len, unsigned *flags,
                         char *err, size_t cap)
@@ -66,16 +52,16 @@ static bool parse_flags(const char *p, size_t len, unsigned *flags,
 
         while (j < len && p[j] != ',')
             j++;
-        for (k = 0; flag_names[k].name != NULL; k++)
-            if (strlen(flag_names[k].name) == j - i &&
-                memcmp(flag_names[k].name, p + i, j - i) == 0)
+        for (k = 0; goblin__flag_names[k].name != NULL; k++)
+            if (strlen(goblin__flag_names[k].name) == j - i &&
+                memcmp(goblin__flag_names[k].name, p + i, j - i) == 0)
                 break;
-        if (flag_names[k].name == NULL) {
+        if (goblin__flag_names[k].name == NULL) {
             snprintf(err, cap, "ERR Unexpected flag in script shebang: "
                                "%.*s", (int)(j - i), p + i);
             return false;
         }
-        *flags |= flag_names[k].flag;
+        *flags |= goblin__flag_names[k].flag;
         i = j + 1;
     }
     return true;
@@ -207,6 +193,7 @@ static bool compile(struct goblin__lua *g, struct goblin_slice body,
     lua_setfield(L, -2, sha);
     lua_pop(L, 1);
     g->nscripts++;
+    g->scripts_bytes += body.len;
     return true;
 }
 
@@ -393,6 +380,7 @@ int goblin__eval_flush(struct goblin__lua *g)
     /* The allocator's ud is the vm struct: it moved with the copy. */
     lua_setallocf(g->eval.L, goblin__vm_alloc, &g->eval);
     g->nscripts = 0;
+    g->scripts_bytes = 0;
     return 0;
 }
 

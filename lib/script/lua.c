@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "goblin/lua.h"
 #include "script.h"
@@ -13,15 +14,23 @@ static void lua_command(void *ctx, goblin_session *s, int argc,
                         struct goblin_sink *sink)
 {
     struct goblin__lua *g = ctx;
+    const char *name = argv[0].ptr;
 
-    goblin__eval_command(g, s, argc, argv, sink);
+    if (argv[0].len == 5 && strncasecmp(name, "fcall", 5) == 0)
+        goblin__fcall(g, s, argc, argv, false, sink);
+    else if (argv[0].len == 8 && strncasecmp(name, "fcall_ro", 8) == 0)
+        goblin__fcall(g, s, argc, argv, true, sink);
+    else if (argv[0].len == 8 && strncasecmp(name, "function", 8) == 0)
+        goblin__function_command(g, s, argc, argv, sink);
+    else
+        goblin__eval_command(g, s, argc, argv, sink);
 }
 
 static size_t lua_memory(void *ctx)
 {
     struct goblin__lua *g = ctx;
 
-    return g->eval.used;
+    return g->eval.used + g->fn.used;
 }
 
 static size_t lua_cached(void *ctx)
@@ -35,6 +44,8 @@ static void lua_close_all(void *ctx)
 {
     struct goblin__lua *g = ctx;
 
+    goblin__lib_flush(g, &g->libs);
+    goblin__vm_close(&g->fn);
     goblin__vm_close(&g->eval);
     free(g->argv);
     free(g->numtext);
@@ -43,8 +54,21 @@ static void lua_close_all(void *ctx)
     free(g);
 }
 
+static void lua_info(void *ctx, struct goblin_scripting_info *out)
+{
+    struct goblin__lua *g = ctx;
+
+    out->vm_eval = g->eval.used;
+    out->vm_functions = g->fn.used;
+    out->scripts_eval = g->scripts_bytes;
+    out->functions = goblin__lib_memory(&g->libs);
+    out->cached_scripts = g->nscripts;
+    out->nfunctions = g->libs.nfunctions;
+    out->nlibraries = g->libs.n;
+}
+
 static const struct goblin_scripting lua_ops = {
-    lua_command, lua_memory, lua_cached, lua_close_all,
+    lua_command, lua_memory, lua_cached, lua_close_all, lua_info,
 };
 
 int goblin_lua_attach(goblin_engine *eng)
@@ -57,7 +81,8 @@ int goblin_lua_attach(goblin_engine *eng)
     /* lrand48's state before any seed: what Redis's math.random starts
      * from (its rand.c X0, X1, X2). */
     g->rand48 = 0x1234ABCD330Eull;
-    if (goblin__vm_open(g, &g->eval) != 0) {
+    if (goblin__vm_open(g, &g->eval) != 0 || goblin__fn_vm_open(g) != 0) {
+        goblin__vm_close(&g->fn);
         goblin__vm_close(&g->eval);
         free(g);
         return GOBLIN_ENOMEM;

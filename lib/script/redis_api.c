@@ -352,6 +352,18 @@ static void set_function(lua_State *L, const char *name, lua_CFunction f)
     lua_setfield(L, -2, name);
 }
 
+void goblin__redis_load_api_open(lua_State *L)
+{
+    set_function(L, "log", redis_log);
+    set_number(L, "LOG_DEBUG", GOBLIN_LOG_DEBUG);
+    set_number(L, "LOG_VERBOSE", GOBLIN_LOG_VERBOSE);
+    set_number(L, "LOG_NOTICE", GOBLIN_LOG_NOTICE);
+    set_number(L, "LOG_WARNING", GOBLIN_LOG_WARNING);
+    lua_pushstring(L, REDIS_VERSION);
+    lua_setfield(L, -2, "REDIS_VERSION");
+    set_number(L, "REDIS_VERSION_NUM", REDIS_VERSION_NUM);
+}
+
 void goblin__redis_api_open(lua_State *L)
 {
     set_function(L, "call", redis_call);

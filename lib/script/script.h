@@ -40,10 +40,52 @@ struct goblin__vm {
     bool bounded; /* refuse growth past GOBLIN__LUA_HEAP_MAX */
 };
 
+/* A function of a library: its callback is a reference in the function
+ * interpreter's registry. */
+struct goblin__fn {
+    char *name;
+    size_t name_len;
+    char *desc;        /* NULL: none */
+    unsigned flags;    /* GOBLIN_SCRIPT_NO_WRITES ... */
+    int ref;
+    struct goblin__lib *lib;
+};
+
+/* A library: its name, its whole code (header included), its functions. */
+struct goblin__lib {
+    char *name;
+    char *code;
+    size_t code_len;
+    struct goblin__fn *fns;
+    size_t nfns, cap_fns;
+};
+
+/* A set of libraries, in load order. */
+struct goblin__libset {
+    struct goblin__lib **v;
+    size_t n, cap;
+    size_t nfunctions;
+};
+
+/* A flag's name, as shebangs, register_function and FUNCTION LIST spell
+ * it, in Redis's order. */
+struct goblin__flag_name {
+    const char *name;
+    unsigned flag;
+};
+extern const struct goblin__flag_name goblin__flag_names[];
+
 struct goblin__lua {
     goblin_engine *eng;
     struct goblin__vm eval; /* EVAL's interpreter (SCRIPT FLUSH renews it) */
     size_t nscripts;        /* scripts in EVAL's cache */
+    size_t scripts_bytes;   /* their source text */
+    struct goblin__vm fn;   /* the function libraries' interpreter */
+    struct goblin__libset libs;
+    struct goblin__lib *loading;   /* register_function's target */
+    uint64_t load_started_ms;
+    int running_argc;              /* the running FCALL (FUNCTION STATS) */
+    const struct goblin_slice *running_argv;
     struct goblin_script_run *run; /* the run in progress, NULL if none */
     const char *funcname;          /* the running script's name (sha) */
     bool timed_out;                /* past busy-reply-threshold (busy.c) */
@@ -73,9 +115,16 @@ void goblin__vm_push_globals(lua_State *L);
  * read-only guard; pops the value. */
 void goblin__vm_set_global(lua_State *L, const char *name);
 
+/* Pushes the real global table (the libraries) the proxy reads
+ * through. */
+void goblin__vm_push_real(lua_State *L);
+
 /* redis_api.c: the redis table (redis.call and the rest) into the table
  * on top of the stack. */
 void goblin__redis_api_open(lua_State *L);
+/* What a library's code may use while it loads: redis.log, the levels and
+ * the version, into the table on top. */
+void goblin__redis_load_api_open(lua_State *L);
 /* The error handler scripts run under: turns any error value into
  * Redis's error table {err=, source=, line=}. */
 int goblin__lua_error_handler(lua_State *L);
@@ -94,6 +143,8 @@ void goblin__script_hook_start(struct goblin__lua *g, struct goblin__vm *vm);
 void goblin__script_hook_stop(struct goblin__lua *g, struct goblin__vm *vm);
 void goblin__script_kill(struct goblin__lua *g, bool eval,
                          struct goblin_sink *sink);
+/* How long the running script has run. */
+uint64_t goblin__script_elapsed_ns(const struct goblin__lua *g);
 
 /* eval.c: the error a failed run left on top of the stack, written to
  * sink with Redis's " script: NAME, on SOURCE:LINE." (popped). */
@@ -106,6 +157,42 @@ int goblin__eval_flush(struct goblin__lua *g);
 void goblin__eval_command(struct goblin__lua *g, goblin_session *s, int argc,
                           const struct goblin_slice *argv,
                           struct goblin_sink *sink);
+
+/* function.c: the function interpreter (0 or GOBLIN_ENOMEM), names,
+ * the library sets, FUNCTION LOAD's work and FCALL. */
+int goblin__fn_vm_open(struct goblin__lua *g);
+bool goblin__fn_name_ok(const char *p, size_t len);
+struct goblin__lib *goblin__lib_find(const struct goblin__libset *set,
+                                     const char *name, size_t len);
+struct goblin__fn *goblin__fn_find(const struct goblin__libset *set,
+                                   const char *name, size_t len);
+void goblin__lib_unlink(struct goblin__libset *set, struct goblin__lib *lib);
+int goblin__lib_link(struct goblin__libset *set, struct goblin__lib *lib);
+void goblin__lib_delete(struct goblin__lua *g, struct goblin__libset *set,
+                        struct goblin__lib *lib);
+/* Deletes every library of set and its array. */
+void goblin__lib_flush(struct goblin__lua *g, struct goblin__libset *set);
+size_t goblin__lib_memory(const struct goblin__libset *set);
+/* Builds a library from code (checked against set: replace allows one of
+ * the same name) into *out, not yet in any set. Returns 0, or an error
+ * with Redis's text ("ERR ...") in err. */
+int goblin__lib_create(struct goblin__lua *g,
+                       const struct goblin__libset *set,
+                       struct goblin_slice code, bool replace,
+                       struct goblin__lib **out, char *err, size_t cap);
+/* Puts lib into set in place of the library of its name, if any. On
+ * GOBLIN_ENOMEM lib is freed and set is unchanged. */
+int goblin__lib_commit(struct goblin__lua *g, struct goblin__libset *set,
+                       struct goblin__lib *lib);
+void goblin__lib_discard(struct goblin__lua *g, struct goblin__lib *lib);
+void goblin__fcall(struct goblin__lua *g, goblin_session *s, int argc,
+                   const struct goblin_slice *argv, bool ro,
+                   struct goblin_sink *sink);
+
+/* function_cmd.c: FUNCTION's subcommands. */
+void goblin__function_command(struct goblin__lua *g, goblin_session *s,
+                              int argc, const struct goblin_slice *argv,
+                              struct goblin_sink *sink);
 
 /* libraries Debian's Lua lacks, written here. */
 int goblin__luaopen_cmsgpack(lua_State *L);

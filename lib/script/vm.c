@@ -63,6 +63,11 @@ void goblin__vm_push_globals(lua_State *L)
     lua_getfield(L, LUA_REGISTRYINDEX, REG_GLOBALS);
 }
 
+void goblin__vm_push_real(lua_State *L)
+{
+    lua_getfield(L, LUA_REGISTRYINDEX, REG_REAL);
+}
+
 void goblin__vm_set_global(lua_State *L, const char *name)
 {
     lua_getfield(L, LUA_REGISTRYINDEX, REG_REAL);

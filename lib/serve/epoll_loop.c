@@ -29,6 +29,7 @@
 
 #include <goblin/serve.h>
 
+#include "serve_int.h"
 #include "util/config_size.h"
 
 #define LISTEN_TAGS 64
@@ -49,6 +50,9 @@ struct goblin_epoll {
     struct { void (*ready)(void *ctx); void *ctx; } extra[MAX_EXTRA];
     int64_t loop_ms;             /* monotonic ms, read once per wake-up */
     bool accept_paused;          /* out of descriptors: until next cron */
+    const goblin_session *busy;  /* in goblin_epoll_serve_busy: its
+                                    connection is on the stack */
+    bool nested;
     atomic_bool stop;
 };
 
@@ -96,7 +100,11 @@ static void conn_closing(void *ctx, goblin_conn *c, int fd)
 /* Applies what a connection asks for after an event. */
 static void apply(goblin_epoll *ep, goblin_conn *c, int m)
 {
-    if (m & GOBLIN_CONN_CLOSE)
+    if ((m & GOBLIN_CONN_CLOSE) && ep->nested) {
+        /* The outer pass may hold c in its batch: closed after it. */
+        watch(ep, EPOLL_CTL_MOD, goblin_conn_fd(c), 0, (uintptr_t)c);
+        goblin__conn_defer_close(c);
+    } else if (m & GOBLIN_CONN_CLOSE)
         goblin_conn_close(c);
     else if (m & GOBLIN_CONN_CHANGED)
         watch(ep, EPOLL_CTL_MOD, goblin_conn_fd(c),
@@ -159,6 +167,8 @@ static void dispatch(goblin_epoll *ep, const struct epoll_event *ev)
     } else {
         goblin_conn *c = (void *)(uintptr_t)tag;
 
+        if (ep->nested && goblin__conn_session(c) == ep->busy)
+            return; /* its script is the one running */
         apply(ep, c, goblin_conn_event(c, ev->events & (EPOLLIN | EPOLLERR |
                                                         EPOLLHUP),
                                        ev->events & EPOLLOUT));
@@ -300,6 +310,32 @@ int goblin_epoll_run(goblin_epoll *ep)
         }
     }
     return 0;
+}
+
+/* One pass over what is ready, from inside a busy script on the loop's
+ * own thread, the engine lock released: other connections are served
+ * (the engine answers them BUSY), new ones accepted, but busy's own
+ * connection is left alone, the woken list and cron wait for the outer
+ * pass, and nothing is freed (closing is deferred to that pass). */
+void goblin_epoll_serve_busy(goblin_epoll *ep, const goblin_session *busy)
+{
+    struct epoll_event evs[64];
+    int n;
+
+    if (ep->nested)
+        return;
+    n = epoll_wait(ep->epfd, evs, 64, 0);
+    ep->nested = true;
+    ep->busy = busy;
+    for (int i = 0; i < n; i++)
+        dispatch(ep, &evs[i]);
+    ep->nested = false;
+    ep->busy = NULL;
+}
+
+bool goblin_epoll_stopping(const goblin_epoll *ep)
+{
+    return atomic_load_explicit(&ep->stop, memory_order_relaxed);
 }
 
 void goblin_epoll_stop(goblin_epoll *ep)

@@ -32,6 +32,7 @@
 
 #include <goblin/serve.h>
 
+#include "serve_int.h"
 #include "util/config_size.h"
 
 #define READ_CHUNK 65536
@@ -590,6 +591,19 @@ void goblin_net_session_wake(void *ctx, void *user)
         if (write(c->net->wake_fd, &one, sizeof(one)) < 0)
             c->net->wake_signaled = false;
     }
+}
+
+goblin_session *goblin__conn_session(const goblin_conn *c)
+{
+    return c->s;
+}
+
+void goblin__conn_defer_close(goblin_conn *c)
+{
+    lock(c->net);
+    c->closing = true;
+    goblin_net_session_wake(NULL, c);
+    unlock(c->net);
 }
 
 goblin_conn *goblin_net_woken(goblin_net *n)

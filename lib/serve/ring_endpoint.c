@@ -26,6 +26,7 @@
 #include "goblin/serve.h"
 #include "ring/ring_int.h"
 #include "sbe/request.h"
+#include "serve_int.h"
 #include "util/config_size.h"
 
 #define BATCH 64             /* SQ records fed per lock hold */
@@ -317,6 +318,11 @@ static bool hold_next(goblin_ring_endpoint *ep)
     else if (rc == GOBLIN_EPROTO)
         broken(ep);
     return rc != 0;
+}
+
+goblin_session *goblin__ring_endpoint_session(const goblin_ring_endpoint *ep)
+{
+    return ep->s;
 }
 
 int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)

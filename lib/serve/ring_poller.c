@@ -11,6 +11,7 @@
 
 #include <goblin/serve.h>
 
+#include "serve_int.h"
 #include "util/config_size.h"
 
 #define WAIT_NS 100000000    /* idle pollers look at stop this often */
@@ -118,6 +119,15 @@ static int idle_wait(goblin_ring_poller *p)
     if (timeout > 0)
         nanosleep(&(struct timespec){0, timeout}, NULL);
     return GOBLIN_ETIMEDOUT;
+}
+
+void goblin_ring_poller_serve_busy(goblin_ring_poller *p,
+                                   const goblin_session *busy)
+{
+    for (int i = 0; i < p->n; i++)
+        if (goblin__ring_endpoint_session(p->eps[i]) != busy ||
+            busy == NULL)
+            goblin_ring_endpoint_step(p->eps[i]);
 }
 
 int goblin_ring_poller_run(goblin_ring_poller *p)

@@ -66,6 +66,7 @@ import sys
 import time
 
 import diff_bits
+import diff_scripts
 import e2e
 
 SEED = 20240601
@@ -1900,6 +1901,10 @@ def main():
             err = diff_bits.run(pair, random.Random(seed))
         if not err:
             print("bitmaps, LCS, HyperLogLog and geo agree")
+        if not err:
+            err = diff_scripts.run(pair, random.Random(seed))
+        if not err:
+            print("EVAL, EVALSHA and FCALL agree")
         if not err:
             err = compare_dumps(pair.ref, pair.test)
         if not err:

@@ -26,7 +26,7 @@ dir=${FUZZ_DIR:-build-fuzz}
 seconds=${FUZZ_SECONDS:-180}
 runs=${FUZZ_RUNS:-0}
 flags=${FUZZ_FLAGS:-}
-targets=${*:-commands rdb resp ring sbe snapshot}
+targets=${*:-commands rdb resp ring sbe snapshot script}
 
 cd "$top" || exit 1
 if [ ! -d "$dir" ]; then

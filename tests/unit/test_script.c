@@ -7,6 +7,7 @@
 #include <stdarg.h>
 
 #include "goblin/lua.h"
+#include "goblin/stream.h"
 #include "test_commands_util.h"
 
 static int lua_setup(void **state)
@@ -326,6 +327,58 @@ static void test_math_random_is_redis_sequence(void **state)
     EXPECT_EVAL("math.randomseed(0) return math.random(1000)", ":171\r\n");
 }
 
+/* What the write stream's LOCAL class received, all units together. */
+static char stream_seen[4096];
+static size_t stream_len;
+
+static void stream_cb(void *ctx, const void *bytes, size_t len,
+                      uint64_t offset)
+{
+    (void)ctx;
+    (void)offset;
+    assert_true(stream_len + len < sizeof(stream_seen));
+    memcpy(stream_seen + stream_len, bytes, len);
+    stream_len += len;
+    stream_seen[stream_len] = '\0';
+}
+
+static void test_script_effects_go_out_as_their_commands(void **state)
+{
+    struct cfix *f = *state;
+    uint32_t id;
+
+    stream_len = 0;
+    assert_int_equal(goblin_stream_subscribe(f->eng, GOBLIN_STREAM_LOCAL,
+                                             stream_cb, NULL, &id), 0);
+    EXPECT_EVAL("redis.call('set','a','1') redis.call('incr','a') "
+                "return redis.call('get','a')", "$1\r\n2\r\n");
+    assert_string_equal(stream_seen,
+                        "*2\r\n$6\r\nSELECT\r\n$1\r\n0\r\n"
+                        "*1\r\n$5\r\nMULTI\r\n"
+                        "*3\r\n$3\r\nset\r\n$1\r\na\r\n$1\r\n1\r\n"
+                        "*2\r\n$4\r\nincr\r\n$1\r\na\r\n"
+                        "*1\r\n$4\r\nEXEC\r\n");
+    /* A script that only reads, or fails before writing, sends nothing;
+     * one write goes out alone; FCALL's the same. */
+    stream_len = 0;
+    EXPECT_EVAL("return redis.call('get','a')", "$1\r\n2\r\n");
+    EXPECT_EVAL("return redis.call('nosuch')",
+                "-ERR Unknown Redis command called from script script: "
+                "206396248e12c6e742fd7296250433c8d7343b74, on "
+                "@user_script:1.\r\n");
+    assert_int_equal(stream_len, 0);
+    assert_string_equal(call(f, 3, "FUNCTION", "LOAD",
+                             "#!lua name=l\nredis.register_function('f', "
+                             "function(k) return redis.call('del', k[1]) "
+                             "end)"),
+                        "$1\r\nl\r\n");
+    stream_len = 0;
+    assert_string_equal(call(f, 4, "FCALL", "f", "1", "a"), ":1\r\n");
+    assert_string_equal(stream_seen,
+                        "*2\r\n$3\r\ndel\r\n$1\r\na\r\n");
+    goblin_stream_unsubscribe(f->eng, id);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -341,6 +394,7 @@ int main(void)
         LUA_TEST(test_acl_applies_inside_scripts),
         LUA_TEST(test_cmsgpack_and_struct),
         LUA_TEST(test_math_random_is_redis_sequence),
+        LUA_TEST(test_script_effects_go_out_as_their_commands),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
