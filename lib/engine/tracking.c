@@ -292,8 +292,12 @@ static void bcast_send(goblin_engine *eng, goblin_session *s,
     size_t n = 0, cap = 0, off = 0, out = 0;
     char head[24];
 
-    for (off = 0; off < p->keys.len; cap++)
-        off += 12 + *(const uint32_t *)(const void *)(p->keys.data + off);
+    for (off = 0; off < p->keys.len; cap++) {
+        uint32_t len; /* records are packed: no alignment */
+
+        memcpy(&len, p->keys.data + off, 4);
+        off += 12 + len;
+    }
     k = goblin__alloc(eng->st, goblin__mul(cap, sizeof(*k)));
     if (k == NULL)
         return;
