@@ -26,6 +26,7 @@
 
 #include <lauxlib.h>
 
+#include "goblin/numtext.h"
 #include "script.h"
 
 /* ---- reply -> Lua ---- */
@@ -439,4 +440,40 @@ void goblin__lua_reply(lua_State *L, int script_resp,
     struct out o = {L, sink, script_resp, (size_t)1 << 24};
 
     put(&o, 0);
+}
+
+void goblin__lua_reply_error(struct goblin_sink *sink, const char *text)
+{
+    sink->ops->error(sink, text, strlen(text));
+}
+
+void goblin__lua_push_strings(lua_State *L, const struct goblin_slice *v,
+                              size_t n)
+{
+    lua_createtable(L, n < INT32_MAX ? (int)n : 0, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushlstring(L, v[i].ptr, v[i].len);
+        lua_rawseti(L, -2, (int)(i + 1));
+    }
+}
+
+int goblin__lua_numkeys(int argc, const struct goblin_slice *argv,
+                        const char *parse_error, struct goblin_sink *sink,
+                        int64_t *out)
+{
+    if (goblin_int64_parse(argv[2].ptr, argv[2].len, out) != 0) {
+        goblin__lua_reply_error(sink, parse_error);
+        return -1;
+    }
+    if (*out > argc - 3) {
+        goblin__lua_reply_error(sink, "ERR Number of keys can't be greater "
+                                      "than number of args");
+        return -1;
+    }
+    if (*out < 0) {
+        goblin__lua_reply_error(sink,
+                                "ERR Number of keys can't be negative");
+        return -1;
+    }
+    return 0;
 }

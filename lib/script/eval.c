@@ -22,11 +22,6 @@
 
 static const char REG_SCRIPTS[] = "goblin.scripts";
 
-static void reply_error(struct goblin_sink *sink, const char *text)
-{
-    sink->ops->error(sink, text, strlen(text));
-}
-
 static bool word_is(struct goblin_slice s, const char *w)
 {
     size_t n = strlen(w), i;
@@ -167,7 +162,7 @@ static bool compile(struct goblin__lua *g, struct goblin_slice body,
         return true;
     lua_pop(L, 1);
     if (!shebang(body.ptr, body.len, &skip, &flags, err, sizeof(err))) {
-        reply_error(sink, err);
+        goblin__lua_reply_error(sink, err);
         return false;
     }
     g->eval.bounded = true;
@@ -180,7 +175,7 @@ static bool compile(struct goblin__lua *g, struct goblin_slice body,
         snprintf(err, sizeof(err), "ERR Error compiling script (new "
                                    "function): %s", msg != NULL ? msg : "?");
         lua_pop(L, 1);
-        reply_error(sink, err);
+        goblin__lua_reply_error(sink, err);
         return false;
     }
     lua_newtable(L);
@@ -202,13 +197,7 @@ static bool compile(struct goblin__lua *g, struct goblin_slice body,
 static void set_array(lua_State *L, const struct goblin_slice *v, size_t n,
                       const char *name)
 {
-    size_t i;
-
-    lua_createtable(L, n < INT32_MAX ? (int)n : 0, 0);
-    for (i = 0; i < n; i++) {
-        lua_pushlstring(L, v[i].ptr, v[i].len);
-        lua_rawseti(L, -2, (int)(i + 1));
-    }
+    goblin__lua_push_strings(L, v, n);
     goblin__vm_set_global(L, name);
 }
 
@@ -252,7 +241,7 @@ void goblin__lua_run_error(lua_State *L, const char *funcname,
     msg = lua_tostring(L, -1);
     snprintf(small, sizeof(small), "ERR Error running script %s, %.100s",
              funcname, msg != NULL ? msg : "execution failure");
-    reply_error(sink, small);
+    goblin__lua_reply_error(sink, small);
     lua_pop(L, 1);
 }
 
@@ -310,22 +299,12 @@ static void eval(struct goblin__lua *g, goblin_session *s, int argc,
     int64_t numkeys;
     char sha[41];
 
-    if (goblin_int64_parse(argv[2].ptr, argv[2].len, &numkeys) != 0) {
-        reply_error(sink, "ERR value is not an integer or out of range");
+    if (goblin__lua_numkeys(argc, argv, "ERR value is not an integer or "
+                                        "out of range", sink, &numkeys) != 0)
         return;
-    }
-    if (numkeys > argc - 3) {
-        reply_error(sink, "ERR Number of keys can't be greater than number "
-                          "of args");
-        return;
-    }
-    if (numkeys < 0) {
-        reply_error(sink, "ERR Number of keys can't be negative");
-        return;
-    }
     if (by_sha) {
         if (argv[1].len != 40) {
-            reply_error(sink, "NOSCRIPT No matching script. Please use "
+            goblin__lua_reply_error(sink, "NOSCRIPT No matching script. Please use "
                               "EVAL.");
             return;
         }
@@ -333,7 +312,7 @@ static void eval(struct goblin__lua *g, goblin_session *s, int argc,
         push_entry(L, sha);
         if (lua_isnil(L, -1)) {
             lua_pop(L, 1);
-            reply_error(sink, "NOSCRIPT No matching script. Please use "
+            goblin__lua_reply_error(sink, "NOSCRIPT No matching script. Please use "
                               "EVAL.");
             return;
         }
@@ -412,7 +391,7 @@ static void script(struct goblin__lua *g, int argc,
     } else if (word_is(sub, "flush")) {
         if (argc > 3 || (argc == 3 && !word_is(argv[2], "sync") &&
                          !word_is(argv[2], "async"))) {
-            reply_error(sink, "ERR SCRIPT FLUSH only support SYNC|ASYNC "
+            goblin__lua_reply_error(sink, "ERR SCRIPT FLUSH only support SYNC|ASYNC "
                               "option");
             return;
         }

@@ -637,20 +637,6 @@ void goblin__lib_discard(struct goblin__lua *g, struct goblin__lib *lib)
 
 /* ---- FCALL ---- */
 
-static void push_array(lua_State *L, const struct goblin_slice *v, int n)
-{
-    lua_createtable(L, n, 0);
-    for (int i = 0; i < n; i++) {
-        lua_pushlstring(L, v[i].ptr, v[i].len);
-        lua_rawseti(L, -2, i + 1);
-    }
-}
-
-static void reply_error(struct goblin_sink *sink, const char *text)
-{
-    sink->ops->error(sink, text, strlen(text));
-}
-
 void goblin__fcall(struct goblin__lua *g, goblin_session *s, int argc,
                    const struct goblin_slice *argv, bool ro,
                    struct goblin_sink *sink)
@@ -663,30 +649,21 @@ void goblin__fcall(struct goblin__lua *g, goblin_session *s, int argc,
     int rc;
 
     if (f == NULL) {
-        reply_error(sink, "ERR Function not found");
+        goblin__lua_reply_error(sink, "ERR Function not found");
         return;
     }
-    if (goblin_int64_parse(argv[2].ptr, argv[2].len, &numkeys) != 0) {
-        reply_error(sink, "ERR Bad number of keys provided");
+    if (goblin__lua_numkeys(argc, argv, "ERR Bad number of keys provided",
+                            sink, &numkeys) != 0)
         return;
-    }
-    if (numkeys > argc - 3) {
-        reply_error(sink, "ERR Number of keys can't be greater than number "
-                          "of args");
-        return;
-    }
-    if (numkeys < 0) {
-        reply_error(sink, "ERR Number of keys can't be negative");
-        return;
-    }
     run.flags = f->flags | (ro ? GOBLIN_SCRIPT_RO : 0);
     run.resp = 2;
     if (goblin_script_begin(s, &run, sink) != 0)
         return;
     lua_pushcfunction(L, goblin__lua_error_handler);
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
-    push_array(L, argv + 3, (int)numkeys);
-    push_array(L, argv + 3 + numkeys, argc - 3 - (int)numkeys);
+    goblin__lua_push_strings(L, argv + 3, (size_t)numkeys);
+    goblin__lua_push_strings(L, argv + 3 + numkeys,
+                             (size_t)(argc - 3 - numkeys));
     g->run = &run;
     g->funcname = f->name;
     g->running_argc = argc;

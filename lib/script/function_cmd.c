@@ -15,11 +15,6 @@
 #include "goblin/keys.h"
 #include "script.h"
 
-static void reply_error(struct goblin_sink *sink, const char *text)
-{
-    sink->ops->error(sink, text, strlen(text));
-}
-
 static void reply_cstr(struct goblin_sink *sink, const char *s)
 {
     sink->ops->bulk(sink, s, strlen(s));
@@ -50,14 +45,14 @@ static void function_load(struct goblin__lua *g, int argc,
         if (!word_is(argv[i], "replace")) {
             snprintf(err, sizeof(err), "ERR Unknown option given: %.*s",
                      (int)argv[i].len, (const char *)argv[i].ptr);
-            reply_error(sink, err);
+            goblin__lua_reply_error(sink, err);
             return;
         }
         replace = true;
     }
     if (goblin__lib_create(g, &g->libs, argv[i], replace, &lib, err,
                            sizeof(err)) != 0) {
-        reply_error(sink, err);
+        goblin__lua_reply_error(sink, err);
         return;
     }
     if (goblin__lib_commit(g, &g->libs, lib) != 0) {
@@ -126,7 +121,7 @@ static void function_list(struct goblin__lua *g, int argc,
         }
         if (pattern == NULL && word_is(argv[i], "libraryname")) {
             if (i >= argc - 1) {
-                reply_error(sink, "ERR library name argument was not "
+                goblin__lua_reply_error(sink, "ERR library name argument was not "
                                   "given");
                 return;
             }
@@ -135,7 +130,7 @@ static void function_list(struct goblin__lua *g, int argc,
         }
         snprintf(err, sizeof(err), "ERR Unknown argument %.*s",
                  (int)argv[i].len, (const char *)argv[i].ptr);
-        reply_error(sink, err);
+        goblin__lua_reply_error(sink, err);
         return;
     }
     for (size_t i = 0; i < g->libs.n; i++)
@@ -158,7 +153,7 @@ static void function_delete(struct goblin__lua *g,
                                                argv[2].len);
 
     if (lib == NULL) {
-        reply_error(sink, "ERR Library not found");
+        goblin__lua_reply_error(sink, "ERR Library not found");
         return;
     }
     goblin__lib_delete(g, &g->libs, lib);
@@ -173,7 +168,7 @@ static void subcommand_error(struct goblin_sink *sink,
     snprintf(err, sizeof(err), "ERR unknown subcommand or wrong number of "
                                "arguments for '%.*s'. Try FUNCTION HELP.",
              (int)argv[1].len, (const char *)argv[1].ptr);
-    reply_error(sink, err);
+    goblin__lua_reply_error(sink, err);
 }
 
 static void function_flush(struct goblin__lua *g, int argc,
@@ -186,7 +181,7 @@ static void function_flush(struct goblin__lua *g, int argc,
     }
     if (argc == 3 && !word_is(argv[2], "sync") &&
         !word_is(argv[2], "async")) {
-        reply_error(sink, "ERR FUNCTION FLUSH only supports SYNC|ASYNC "
+        goblin__lua_reply_error(sink, "ERR FUNCTION FLUSH only supports SYNC|ASYNC "
                           "option");
         return;
     }
@@ -300,7 +295,7 @@ static void function_restore(struct goblin__lua *g, int argc,
         else if (word_is(argv[3], "flush"))
             policy = 'f';
         else {
-            reply_error(sink, "ERR Wrong restore policy given, value should "
+            goblin__lua_reply_error(sink, "ERR Wrong restore policy given, value should "
                               "be either FLUSH, APPEND or REPLACE.");
             return;
         }
@@ -322,7 +317,7 @@ static void function_restore(struct goblin__lua *g, int argc,
     if (rc == 0)
         goblin_sink_ok(sink);
     else if (err != NULL)
-        reply_error(sink, err);
+        goblin__lua_reply_error(sink, err);
     else
         goblin_sink_error_code(sink, rc);
 }
@@ -332,7 +327,7 @@ static void function_stats(struct goblin__lua *g, struct goblin_sink *sink)
     struct goblin_script_run *run = g->run;
 
     if (run != NULL && (run->flags & GOBLIN_SCRIPT_EVAL)) {
-        reply_error(sink, "BUSY Redis is busy running a script. You can "
+        goblin__lua_reply_error(sink, "BUSY Redis is busy running a script. You can "
                           "only call SCRIPT KILL or SHUTDOWN NOSAVE.");
         return;
     }

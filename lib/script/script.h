@@ -136,6 +136,17 @@ void goblin__lua_push_error(lua_State *L, const char *text, size_t len);
  * in sink (popped), shaped by the script's RESP version script_resp. */
 void goblin__lua_push_resp(lua_State *L, const char *p, size_t len);
 void goblin__lua_reply(lua_State *L, int script_resp, struct goblin_sink *sink);
+/* An error reply of NUL-terminated text. */
+void goblin__lua_reply_error(struct goblin_sink *sink, const char *text);
+/* Pushes an array table of the n strings v (KEYS, ARGV). */
+void goblin__lua_push_strings(lua_State *L, const struct goblin_slice *v,
+                              size_t n);
+/* EVAL's and FCALL's numkeys (argv[2], argc arguments in all): 0 with
+ * *out set, or -1 after replying the error (parse_error when it is not
+ * an integer: the two commands word that one differently). */
+int goblin__lua_numkeys(int argc, const struct goblin_slice *argv,
+                        const char *parse_error, struct goblin_sink *sink,
+                        int64_t *out);
 
 /* busy.c: the hook of a run (start before, stop after the call), and
  * SCRIPT KILL (eval) or FUNCTION KILL (!eval). */
