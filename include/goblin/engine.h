@@ -316,6 +316,11 @@ struct goblin_snapshot_result;
 GOBLIN_API int goblin_engine_snapshot_path(const goblin_engine *eng,
                                            char *buf, size_t cap);
 
+/* The files below carry the engine's function libraries too
+ * (goblin_engine_function_libs, goblin/script.h): the writers put each
+ * library's code first, and a load replaces the libraries with the file's
+ * (all or nothing, with the keys). */
+
 /* Loads the snapshot file into the store, which must be empty: call it
  * after the settings are applied and before serving. Returns 1 when a
  * file was loaded, 0 when there is none, or the goblin_snapshot_load error

@@ -166,6 +166,34 @@ GOBLIN_API int64_t goblin_script_busy_ms(const goblin_session *s);
  * value is shaped (RESP3 booleans, maps, doubles). */
 GOBLIN_API int goblin_session_resp(const goblin_session *s);
 
+/* What a scripting library lets the engine's files carry: its function
+ * libraries (FUNCTION LOAD's code). Snapshots, RDB files and AOF bases
+ * hold each library's whole code and load them back through load. */
+struct goblin_function_libs {
+    /* The number of libraries, and library i's whole code (a view, valid
+     * until the libraries change), in load order. */
+    size_t (*count)(void *ctx);
+    struct goblin_slice (*code)(void *ctx, size_t i);
+    /* Loads one library as FUNCTION LOAD does (a library of the same name
+     * fails): 0, or GOBLIN_EINVAL (GOBLIN_ENOMEM) with Redis's text in
+     * err (cap bytes). */
+    int (*load)(void *ctx, struct goblin_slice code, char *err, size_t cap);
+    /* Removes every library (FUNCTION FLUSH). */
+    void (*flush)(void *ctx);
+};
+
+/* Attaches ops (borrowed: it must outlive the engine) with its ctx; NULL
+ * detaches. Until one is attached, files are written without libraries
+ * and the libraries a file holds are read past. */
+GOBLIN_API void goblin_engine_function_libs(
+    goblin_engine *eng, const struct goblin_function_libs *ops, void *ctx);
+
+/* The function libraries changed (FUNCTION LOAD, DELETE, FLUSH, RESTORE,
+ * called by session s): one change for the save policies, and the
+ * command goes out in the write stream as it was sent, as Redis
+ * propagates it. */
+GOBLIN_API void goblin_script_functions_changed(goblin_session *s);
+
 /* FUNCTION DUMP's payload, as Redis 7.0 writes it: each library's whole
  * code (header line included) as an RDB function record, then the RDB
  * version and a CRC64. Appends to out; returns 0 or GOBLIN_ENOMEM. */

@@ -39,8 +39,9 @@ extern "C" {
  * besides GOBLIN_ENOMEM, GOBLIN_EINVAL and the system's -errno values
  * (-ENOENT, -EACCES, -ENOSPC, -EIO, ...). */
 
-/* The version of the snapshot format this library writes and reads. */
-#define GOBLIN_SNAPSHOT_VERSION 1
+/* The version of the snapshot format this library writes; it reads this
+ * one and every one before it (version 2 added function libraries). */
+#define GOBLIN_SNAPSHOT_VERSION 2
 
 /* A short text for any code: persistence codes here, others through
  * goblin_strerror. Never NULL. */
@@ -126,7 +127,8 @@ GOBLIN_API int goblin_snapshot_verify(const char *path,
  * listpack) and sorted sets (skiplist with binary or text scores,
  * ziplist, listpack) are loaded, with their deadlines; keys already
  * expired are skipped; aux fields, RESIZEDB, LRU/LFU hints and function
- * libraries are read and ignored. The CRC64 at the end is checked unless
+ * libraries are read and ignored (an engine's import loads the libraries:
+ * goblin_engine_import_rdb). The CRC64 at the end is checked unless
  * the file has none (written with rdbchecksum no: all zero). All or
  * nothing; errors besides the snapshot ones:
  *  - GOBLIN_ESNAPTYPE: a list, set, stream or module value (the message

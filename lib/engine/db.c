@@ -24,6 +24,7 @@
 #include "commands/notify.h"
 #include "goblin/snapshot.h"
 #include "block.h"
+#include "fn_libs.h"
 #include "session.h"
 #include "settings.h"
 #include "tracking.h"
@@ -188,18 +189,54 @@ static goblin_store **db_array(goblin_engine *eng)
     return a;
 }
 
+/* The files below carry the function libraries (fn_libs.h). */
+
 int goblin_engine_snapshot_save(goblin_engine *eng, const char *path,
                                 struct goblin_snapshot_result *res)
 {
+    struct goblin__fnlibs f;
     goblin_store **a;
     int rc;
 
-    if (eng->dbs_open == 0)
-        return goblin_snapshot_save(eng->dbs[0].st, path, res);
-    if ((a = db_array(eng)) == NULL)
+    if (goblin__fnlibs_save(eng, &f) != 0)
         return GOBLIN_ENOMEM;
-    rc = goblin_snapshot_save_dbs(a, (size_t)eng->ndbs, path, res);
-    goblin__free(eng->st, a, (size_t)eng->ndbs * sizeof(*a));
+    if (eng->dbs_open == 0)
+        rc = goblin__snapshot_save_dbs_fn(&eng->dbs[0].st, 1, path, &f, res);
+    else if ((a = db_array(eng)) == NULL)
+        rc = GOBLIN_ENOMEM;
+    else {
+        rc = goblin__snapshot_save_dbs_fn(a, (size_t)eng->ndbs, path, &f,
+                                          res);
+        goblin__free(eng->st, a, (size_t)eng->ndbs * sizeof(*a));
+    }
+    goblin__fnlibs_done(eng, &f);
+    return rc;
+}
+
+/* An RDB file to fd (path NULL) or to path. */
+static int rdb_out(goblin_engine *eng, int fd, const char *path,
+                   const struct goblin_rdb_aux *aux,
+                   struct goblin_snapshot_result *res)
+{
+    struct goblin__fnlibs f;
+    goblin_store **a = &eng->dbs[0].st;
+    size_t n = 1;
+    int rc;
+
+    if (goblin__fnlibs_save(eng, &f) != 0)
+        return GOBLIN_ENOMEM;
+    if (eng->dbs_open > 0) {
+        if ((a = db_array(eng)) == NULL) {
+            goblin__fnlibs_done(eng, &f);
+            return GOBLIN_ENOMEM;
+        }
+        n = (size_t)eng->ndbs;
+    }
+    rc = path == NULL ? goblin__rdb_write_fd_fn(a, n, fd, aux, &f, res)
+                      : goblin__rdb_write_fn(a, n, path, aux, &f, res);
+    if (eng->dbs_open > 0)
+        goblin__free(eng->st, a, (size_t)eng->ndbs * sizeof(*a));
+    goblin__fnlibs_done(eng, &f);
     return rc;
 }
 
@@ -207,31 +244,13 @@ int goblin_engine_rdb_write_fd(goblin_engine *eng, int fd,
                                const struct goblin_rdb_aux *aux,
                                struct goblin_snapshot_result *res)
 {
-    goblin_store **a;
-    int rc;
-
-    if (eng->dbs_open == 0)
-        return goblin_rdb_write_fd(&eng->dbs[0].st, 1, fd, aux, res);
-    if ((a = db_array(eng)) == NULL)
-        return GOBLIN_ENOMEM;
-    rc = goblin_rdb_write_fd(a, (size_t)eng->ndbs, fd, aux, res);
-    goblin__free(eng->st, a, (size_t)eng->ndbs * sizeof(*a));
-    return rc;
+    return rdb_out(eng, fd, NULL, aux, res);
 }
 
 int goblin_engine_export_rdb(goblin_engine *eng, const char *path,
                              struct goblin_snapshot_result *res)
 {
-    goblin_store **a;
-    int rc;
-
-    if (eng->dbs_open == 0)
-        return goblin_rdb_write(&eng->dbs[0].st, 1, path, NULL, res);
-    if ((a = db_array(eng)) == NULL)
-        return GOBLIN_ENOMEM;
-    rc = goblin_rdb_write(a, (size_t)eng->ndbs, path, NULL, res);
-    goblin__free(eng->st, a, (size_t)eng->ndbs * sizeof(*a));
-    return rc;
+    return rdb_out(eng, -1, path, NULL, res);
 }
 
 /* Closes the stores of databases 1.. that hold nothing, as if they had
@@ -258,6 +277,7 @@ static void close_empty(goblin_engine *eng)
 static int load_all(goblin_engine *eng, const char *path, int flags,
                     struct goblin_snapshot_result *res)
 {
+    struct goblin__fnlibs f;
     goblin_store **a;
     int rc;
 
@@ -270,11 +290,17 @@ static int load_all(goblin_engine *eng, const char *path, int flags,
         close_empty(eng);
         return GOBLIN_ENOMEM;
     }
+    /* The libraries are the file's too: all or nothing with the keys. */
+    goblin__fnlibs_flush(eng);
+    goblin__fnlibs_load(eng, &f);
     if (flags < 0)
-        rc = goblin_snapshot_load_dbs(a, (size_t)eng->ndbs, path, res);
+        rc = goblin__snapshot_load_dbs_fn(a, (size_t)eng->ndbs, path, &f,
+                                          res);
     else
-        rc = goblin_rdb_import_dbs(a, (size_t)eng->ndbs, path,
-                                   (unsigned)flags, res);
+        rc = goblin__rdb_import_dbs_fn(a, (size_t)eng->ndbs, path,
+                                       (unsigned)flags, &f, res);
+    if (rc != 0)
+        goblin__fnlibs_flush(eng);
     goblin__free(eng->st, a, (size_t)eng->ndbs * sizeof(*a));
     close_empty(eng);
     return rc;

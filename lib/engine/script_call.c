@@ -25,6 +25,19 @@ void goblin_engine_scripting(goblin_engine *eng,
     eng->scripting_ctx = ctx;
 }
 
+void goblin_engine_function_libs(goblin_engine *eng,
+                                 const struct goblin_function_libs *ops,
+                                 void *ctx)
+{
+    eng->fn_libs = ops;
+    eng->fn_libs_ctx = ctx;
+}
+
+void goblin_script_functions_changed(goblin_session *s)
+{
+    s->eng->st->dirty++; /* eng->st's counter is the server's (saves) */
+}
+
 int goblin_session_resp(const goblin_session *s)
 {
     return s->resp;

@@ -200,6 +200,8 @@ struct goblin_engine {
      * script running now (NULL when none). */
     const struct goblin_scripting *scripting;
     void *scripting_ctx;
+    const struct goblin_function_libs *fn_libs; /* files carry these */
+    void *fn_libs_ctx;
     struct goblin_script_run *script_run;
     bool script_busy; /* past busy-reply-threshold: others get BUSY */
     void (*busy_hook)(void *ctx, goblin_session *s);

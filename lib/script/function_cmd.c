@@ -32,7 +32,7 @@ static bool word_is(struct goblin_slice s, const char *w)
     return true;
 }
 
-static void function_load(struct goblin__lua *g, int argc,
+static bool function_load(struct goblin__lua *g, int argc,
                           const struct goblin_slice *argv,
                           struct goblin_sink *sink)
 {
@@ -46,20 +46,21 @@ static void function_load(struct goblin__lua *g, int argc,
             snprintf(err, sizeof(err), "ERR Unknown option given: %.*s",
                      (int)argv[i].len, (const char *)argv[i].ptr);
             goblin__lua_reply_error(sink, err);
-            return;
+            return false;
         }
         replace = true;
     }
     if (goblin__lib_create(g, &g->libs, argv[i], replace, &lib, err,
                            sizeof(err)) != 0) {
         goblin__lua_reply_error(sink, err);
-        return;
+        return false;
     }
     if (goblin__lib_commit(g, &g->libs, lib) != 0) {
         goblin_sink_error_code(sink, GOBLIN_ENOMEM);
-        return;
+        return false;
     }
     reply_cstr(sink, lib->name);
+    return true;
 }
 
 static void reply_flags(struct goblin_sink *sink, unsigned flags)
@@ -145,7 +146,7 @@ static void function_list(struct goblin__lua *g, int argc,
             reply_library(sink, g->libs.v[i], code);
 }
 
-static void function_delete(struct goblin__lua *g,
+static bool function_delete(struct goblin__lua *g,
                             const struct goblin_slice *argv,
                             struct goblin_sink *sink)
 {
@@ -154,10 +155,11 @@ static void function_delete(struct goblin__lua *g,
 
     if (lib == NULL) {
         goblin__lua_reply_error(sink, "ERR Library not found");
-        return;
+        return false;
     }
     goblin__lib_delete(g, &g->libs, lib);
     goblin_sink_ok(sink);
+    return true;
 }
 
 static void subcommand_error(struct goblin_sink *sink,
@@ -171,22 +173,23 @@ static void subcommand_error(struct goblin_sink *sink,
     goblin__lua_reply_error(sink, err);
 }
 
-static void function_flush(struct goblin__lua *g, int argc,
+static bool function_flush(struct goblin__lua *g, int argc,
                            const struct goblin_slice *argv,
                            struct goblin_sink *sink)
 {
     if (argc > 3) {
         subcommand_error(sink, argv);
-        return;
+        return false;
     }
     if (argc == 3 && !word_is(argv[2], "sync") &&
         !word_is(argv[2], "async")) {
         goblin__lua_reply_error(sink, "ERR FUNCTION FLUSH only supports SYNC|ASYNC "
                           "option");
-        return;
+        return false;
     }
     goblin__lib_flush(g, &g->libs);
     goblin_sink_ok(sink);
+    return true;
 }
 
 static void function_dump(struct goblin__lua *g, struct goblin_sink *sink)
@@ -274,7 +277,7 @@ static bool join(struct restore_ctx *r, bool replace)
     return true;
 }
 
-static void function_restore(struct goblin__lua *g, int argc,
+static bool function_restore(struct goblin__lua *g, int argc,
                              const struct goblin_slice *argv,
                              struct goblin_sink *sink)
 {
@@ -285,7 +288,7 @@ static void function_restore(struct goblin__lua *g, int argc,
 
     if (argc > 4) {
         subcommand_error(sink, argv);
-        return;
+        return false;
     }
     if (argc == 4) {
         if (word_is(argv[3], "append"))
@@ -297,7 +300,7 @@ static void function_restore(struct goblin__lua *g, int argc,
         else {
             goblin__lua_reply_error(sink, "ERR Wrong restore policy given, value should "
                               "be either FLUSH, APPEND or REPLACE.");
-            return;
+            return false;
         }
     }
     rc = goblin_function_undump(argv[2].ptr, argv[2].len, restore_one, &r,
@@ -320,6 +323,7 @@ static void function_restore(struct goblin__lua *g, int argc,
         goblin__lua_reply_error(sink, err);
     else
         goblin_sink_error_code(sink, rc);
+    return rc == 0;
 }
 
 static void function_stats(struct goblin__lua *g, struct goblin_sink *sink)
@@ -414,20 +418,20 @@ void goblin__function_command(struct goblin__lua *g, goblin_session *s,
 {
     struct goblin_slice sub = argv[1];
     size_t n = sizeof(function_help) / sizeof(*function_help);
+    bool changed = false;
 
-    (void)s;
     if (word_is(sub, "load"))
-        function_load(g, argc, argv, sink);
+        changed = function_load(g, argc, argv, sink);
     else if (word_is(sub, "list"))
         function_list(g, argc, argv, sink);
     else if (word_is(sub, "delete"))
-        function_delete(g, argv, sink);
+        changed = function_delete(g, argv, sink);
     else if (word_is(sub, "flush"))
-        function_flush(g, argc, argv, sink);
+        changed = function_flush(g, argc, argv, sink);
     else if (word_is(sub, "dump"))
         function_dump(g, sink);
     else if (word_is(sub, "restore"))
-        function_restore(g, argc, argv, sink);
+        changed = function_restore(g, argc, argv, sink);
     else if (word_is(sub, "stats"))
         function_stats(g, sink);
     else if (word_is(sub, "kill"))
@@ -438,4 +442,8 @@ void goblin__function_command(struct goblin__lua *g, goblin_session *s,
             sink->ops->status(sink, function_help[i],
                               strlen(function_help[i]));
     }
+    /* A change the files and the write stream must see (Redis's
+     * server.dirty++ in each of these). */
+    if (changed)
+        goblin_script_functions_changed(s);
 }

@@ -2,6 +2,7 @@
  * (script.h), attached through goblin_engine_scripting, and the routing
  * of each scripting command to its file.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -71,6 +72,45 @@ static const struct goblin_scripting lua_ops = {
     lua_command, lua_memory, lua_cached, lua_close_all, lua_info,
 };
 
+/* ---- the libraries the engine's files carry ---- */
+
+static size_t libs_count(void *ctx)
+{
+    struct goblin__lua *g = ctx;
+
+    return g->libs.n;
+}
+
+static struct goblin_slice libs_code(void *ctx, size_t i)
+{
+    struct goblin__lua *g = ctx;
+
+    return (struct goblin_slice){g->libs.v[i]->code, g->libs.v[i]->code_len};
+}
+
+static int libs_load(void *ctx, struct goblin_slice code, char *err,
+                     size_t cap)
+{
+    struct goblin__lua *g = ctx;
+    struct goblin__lib *lib;
+    int rc = goblin__lib_create(g, &g->libs, code, false, &lib, err, cap);
+
+    if (rc == 0 && (rc = goblin__lib_commit(g, &g->libs, lib)) != 0)
+        snprintf(err, cap, "ERR Out of memory");
+    return rc;
+}
+
+static void libs_flush(void *ctx)
+{
+    struct goblin__lua *g = ctx;
+
+    goblin__lib_flush(g, &g->libs);
+}
+
+static const struct goblin_function_libs lib_ops = {
+    libs_count, libs_code, libs_load, libs_flush,
+};
+
 int goblin_lua_attach(goblin_engine *eng)
 {
     struct goblin__lua *g = calloc(1, sizeof(*g));
@@ -89,5 +129,6 @@ int goblin_lua_attach(goblin_engine *eng)
     }
     /* The vm's allocator state lives in g, where it stays. */
     goblin_engine_scripting(eng, &lua_ops, g);
+    goblin_engine_function_libs(eng, &lib_ops, g);
     return 0;
 }

@@ -1,10 +1,11 @@
-/* format.h - the byte layout of Goblin's snapshot files (version 1), as
+/* format.h - the byte layout of Goblin's snapshot files (version 2), as
  * docs/snapshot.md describes it. All integers are little-endian; lengths
  * and counts inside records are LEB128 varints.
  *
  *   header   64 bytes: magic, version, header size, creation time, key
- *            count, keys with a deadline, block size, flags, reserved,
- *            CRC32C of the 60 bytes before it
+ *            count, keys with a deadline, block size, flags, function
+ *            libraries (version 2; reserved, zero, in version 1),
+ *            reserved, CRC32C of the 60 bytes before it
  *   blocks   each: u32 payload length L (1..block size), u32 CRC32C of
  *            (L, block index, payload), L payload bytes. The payloads,
  *            joined, are the record stream; a record may span blocks.
@@ -55,6 +56,7 @@
 #define SH_EXPIRES 32
 #define SH_BLOCK 40
 #define SH_FLAGS 44
+#define SH_FUNCTIONS 48 /* version 2: function library records (u64) */
 #define SH_CRC 60
 
 /* Trailer fields. */
@@ -68,6 +70,9 @@
  * database other than 0, whose number follows as a varint; the records
  * after it, up to the next marker, are that database's keys. */
 #define SNAP_TAG_DB 0x00
+/* Version 2: a function library (varint length, its whole code). The
+ * header's SH_FUNCTIONS counts them; they come first, before any key. */
+#define SNAP_TAG_FUNCTION 0x08
 #define TAG_TYPE 0x03
 #define TAG_DEADLINE 0x04
 #define TAG_ENC_SHIFT 3

@@ -42,6 +42,7 @@ struct imp {
     size_t ndbs;
     bool skip_db;                   /* keys of a database not given */
     struct goblin_snapshot_result *res;
+    const struct goblin__fnlibs *fns; /* NULL: libraries are read past */
     unsigned flags, version;
     int64_t now;
     uint64_t db;
@@ -572,6 +573,23 @@ static int skip_strings(struct imp *im, int n)
     return rc;
 }
 
+/* RDB_OPCODE_FUNCTION2: a library's whole code, for fns (if any). */
+static int function_lib(struct imp *im, uint64_t off)
+{
+    struct goblin_slice code;
+    char err[512];
+    int rc = goblin__rdb_string(&im->r, &code);
+
+    if (rc != 0 || im->fns == NULL || im->fns->add == NULL)
+        return rc;
+    err[0] = '\0';
+    if ((rc = im->fns->add(im->fns->ctx, code, err, sizeof(err))) != 0)
+        return goblin__rdb_fail(&im->r, rc < 0 ? rc : GOBLIN_ESNAPFORMAT,
+                                off, err[0] != '\0' ? err : "function "
+                                "library not loaded");
+    return 0;
+}
+
 /* SELECTDB: the keys that follow go to that database's store, or are
  * left out (GOBLIN_RDB_SKIP_OTHER_DBS) when it was not given. A skipped
  * key's object is still built (in database 0's store) and dropped. */
@@ -629,7 +647,7 @@ static int opcode(struct imp *im, unsigned op, uint64_t off,
     case RDB_OPCODE_AUX: return skip_strings(im, 2);
     case RDB_OPCODE_IDLE: return goblin__rdb_len(&im->r, &a, NULL);
     case RDB_OPCODE_FREQ: return goblin__rdb_byte(&im->r, &c);
-    case RDB_OPCODE_FUNCTION2: return skip_strings(im, 1);
+    case RDB_OPCODE_FUNCTION2: return function_lib(im, off);
     case RDB_OPCODE_EOF: return 1;
     case RDB_OPCODE_FUNCTION_PRE_GA:
     case RDB_OPCODE_MODULE_AUX:
@@ -670,6 +688,7 @@ static int import_all(struct imp *im)
 
 static int import_src(goblin_store *const *dbs, size_t ndbs,
                       struct goblin__src *src, unsigned flags,
+                      const struct goblin__fnlibs *fns,
                       struct goblin_snapshot_result *res)
 {
     goblin_store *st = ndbs > 0 ? dbs[0] : NULL;
@@ -695,6 +714,7 @@ static int import_src(goblin_store *const *dbs, size_t ndbs,
     im->ndbs = ndbs;
     im->res = res;
     im->flags = flags;
+    im->fns = fns;
     im->now = goblin__now_ms(st);
     rc = goblin__rdb_init(&im->r);
     if (rc == 0)
@@ -723,7 +743,7 @@ int goblin_rdb_import(goblin_store *st, const char *path, unsigned flags,
         return goblin__snap_fail(res, rc, 0, "cannot open %s: %s", path,
                                  rc == GOBLIN_EINVAL ? "not a regular file"
                                                      : strerror(-rc));
-    rc = import_src(&st, 1, &src, flags, res);
+    rc = import_src(&st, 1, &src, flags, NULL, res);
     goblin__src_close(&src);
     return rc;
 }
@@ -731,6 +751,14 @@ int goblin_rdb_import(goblin_store *st, const char *path, unsigned flags,
 int goblin_rdb_import_dbs(goblin_store *const *dbs, size_t count,
                           const char *path, unsigned flags,
                           struct goblin_snapshot_result *res)
+{
+    return goblin__rdb_import_dbs_fn(dbs, count, path, flags, NULL, res);
+}
+
+int goblin__rdb_import_dbs_fn(goblin_store *const *dbs, size_t count,
+                              const char *path, unsigned flags,
+                              const struct goblin__fnlibs *fns,
+                              struct goblin_snapshot_result *res)
 {
     struct goblin_snapshot_result local;
     struct goblin__src src;
@@ -741,7 +769,7 @@ int goblin_rdb_import_dbs(goblin_store *const *dbs, size_t count,
         return goblin__snap_fail(res, rc, 0, "cannot open %s: %s", path,
                                  rc == GOBLIN_EINVAL ? "not a regular file"
                                                      : strerror(-rc));
-    rc = import_src(dbs, count, &src, flags, res);
+    rc = import_src(dbs, count, &src, flags, fns, res);
     goblin__src_close(&src);
     return rc;
 }
@@ -754,5 +782,5 @@ int goblin_rdb_import_mem(goblin_store *st, const void *data, size_t len,
 
     res = goblin__snap_res_init(res, &local);
     goblin__src_mem(&src, data, len);
-    return import_src(&st, 1, &src, flags, res);
+    return import_src(&st, 1, &src, flags, NULL, res);
 }

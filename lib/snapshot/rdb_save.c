@@ -186,9 +186,28 @@ static void put_db(struct rs *w, goblin_store *st, size_t db, int64_t now,
     }
 }
 
+/* The function libraries, after the aux fields and before the keys, as
+ * Redis 7.0's rdbSaveFunctions: RDB_OPCODE_FUNCTION2 and the code. */
+static void put_functions(struct rs *w, const struct goblin__fnlibs *fns)
+{
+    for (size_t i = 0; fns != NULL && i < fns->n && w->err == 0; i++) {
+        put_op(w, RDB_OPCODE_FUNCTION2);
+        goblin__rdb_put_str(&w->b, fns->codes[i]);
+        drain(w, false);
+    }
+}
+
 int goblin_rdb_write_fd(goblin_store *const *dbs, size_t count, int fd,
                         const struct goblin_rdb_aux *aux,
                         struct goblin_snapshot_result *res)
+{
+    return goblin__rdb_write_fd_fn(dbs, count, fd, aux, NULL, res);
+}
+
+int goblin__rdb_write_fd_fn(goblin_store *const *dbs, size_t count, int fd,
+                            const struct goblin_rdb_aux *aux,
+                            const struct goblin__fnlibs *fns,
+                            struct goblin_snapshot_result *res)
 {
     struct goblin_snapshot_result local;
     struct goblin_allocator a;
@@ -211,6 +230,7 @@ int goblin_rdb_write_fd(goblin_store *const *dbs, size_t count, int fd,
     goblin__crc64_init(w.tab);
     put(&w, "REDIS" RDB_FILE_VERSION, 9);
     put_aux(&w, dbs, count, now, aux);
+    put_functions(&w, fns);
     for (size_t i = 0; i < count && w.err == 0; i++)
         if (dbs[i] != NULL)
             put_db(&w, dbs[i], i, now, res);
@@ -235,21 +255,31 @@ struct file_arg {
     goblin_store *const *dbs;
     size_t count;
     const struct goblin_rdb_aux *aux;
+    const struct goblin__fnlibs *fns;
 };
 
 static int write_file(void *ctx, int fd, struct goblin_snapshot_result *res)
 {
     const struct file_arg *f = ctx;
 
-    return goblin_rdb_write_fd(f->dbs, f->count, fd, f->aux, res);
+    return goblin__rdb_write_fd_fn(f->dbs, f->count, fd, f->aux, f->fns,
+                                   res);
 }
 
 int goblin_rdb_write(goblin_store *const *dbs, size_t count,
                      const char *path, const struct goblin_rdb_aux *aux,
                      struct goblin_snapshot_result *res)
 {
+    return goblin__rdb_write_fn(dbs, count, path, aux, NULL, res);
+}
+
+int goblin__rdb_write_fn(goblin_store *const *dbs, size_t count,
+                         const char *path, const struct goblin_rdb_aux *aux,
+                         const struct goblin__fnlibs *fns,
+                         struct goblin_snapshot_result *res)
+{
     struct goblin_snapshot_result local;
-    struct file_arg f = {dbs, count, aux};
+    struct file_arg f = {dbs, count, aux, fns};
 
     if (res == NULL)
         res = &local;

@@ -38,6 +38,7 @@ struct ld {
     goblin_store *const *dbs; /* the databases loaded into (ndbs) */
     size_t ndbs;
     uint64_t db;             /* the database of the records read now */
+    const struct goblin__fnlibs *fns; /* NULL: libraries are read past */
     int64_t now;
     uint8_t *key;            /* the current key, copied */
     size_t key_cap;
@@ -559,10 +560,42 @@ static int load_record(struct ld *l, struct goblin_snapshot_result *res)
     return 0;
 }
 
+/* One function library record: tag, varint length, code. */
+static int load_function(struct ld *l, struct goblin_snapshot_result *res)
+{
+    uint64_t off = goblin__rd_off(&l->rd), len;
+    const uint8_t *code;
+    char err[512];
+    uint8_t tag;
+    int rc;
+
+    if ((rc = goblin__rd_byte(&l->rd, &tag)) != 0)
+        return rc;
+    if (tag != SNAP_TAG_FUNCTION)
+        return goblin__snap_fail(res, GOBLIN_ESNAPFORMAT, off, "bad function "
+                                 "library tag 0x%02x at byte %" PRIu64, tag,
+                                 off);
+    if ((rc = rd_len(l, SNAP_STR_MAX, &len)) != 0 ||
+        (rc = goblin__rd_view(&l->rd, (size_t)len, &code)) != 0)
+        return rc;
+    if (l->fns == NULL || l->fns->add == NULL)
+        return 0;
+    err[0] = '\0';
+    rc = l->fns->add(l->fns->ctx, (struct goblin_slice){code, (size_t)len},
+                     err, sizeof(err));
+    if (rc != 0)
+        return goblin__snap_fail(res, rc < 0 ? rc : GOBLIN_ESNAPFORMAT, off,
+                                 "function library at byte %" PRIu64
+                                 ": %s", off, err);
+    return 0;
+}
+
 static int load_all(struct ld *l, struct goblin_snapshot_result *res)
 {
     int rc = goblin__rd_open(&l->rd);
 
+    for (uint64_t i = 0; rc == 0 && i < l->rd.functions; i++)
+        rc = load_function(l, res);
     for (uint64_t i = 0; rc == 0 && i < l->rd.keys; i++) {
         rc = load_record(l, res);
         if (rc == 1) {
@@ -581,6 +614,7 @@ static int load_all(struct ld *l, struct goblin_snapshot_result *res)
 /* Runs a load (dbs not NULL) or a verify over src. */
 static int run(goblin_store *const *dbs, size_t ndbs,
                const struct goblin_allocator *al,
+               const struct goblin__fnlibs *fns,
                struct goblin__src *src, struct goblin_snapshot_result *res)
 {
     struct ld *l;
@@ -598,6 +632,7 @@ static int run(goblin_store *const *dbs, size_t ndbs,
     l->st = st;
     l->dbs = dbs;
     l->ndbs = ndbs;
+    l->fns = fns;
     l->now = st != NULL ? goblin__now_ms(st) : 0;
     rc = load_all(l, res);
     goblin__mem_free(&mem, l->key, l->key_cap);
@@ -607,6 +642,7 @@ static int run(goblin_store *const *dbs, size_t ndbs,
 }
 
 static int load_src(goblin_store *const *dbs, size_t ndbs,
+                    const struct goblin__fnlibs *fns,
                     struct goblin__src *src,
                     struct goblin_snapshot_result *res)
 {
@@ -619,7 +655,7 @@ static int load_src(goblin_store *const *dbs, size_t ndbs,
             return goblin__snap_fail(res, GOBLIN_EINVAL, 0, "the store is "
                                      "not empty");
     goblin__write_begin(dbs[0]);
-    rc = run(dbs, ndbs, NULL, src, res);
+    rc = run(dbs, ndbs, NULL, fns, src, res);
     if (rc != 0) {
         for (size_t i = 0; i < ndbs; i++)
             if (dbs[i] != NULL)
@@ -646,7 +682,7 @@ int goblin_snapshot_load(goblin_store *st, const char *path,
     res = goblin__snap_res_init(res, &local);
     if ((rc = goblin__src_open(&src, path)) != 0)
         return open_fail(res, rc, path);
-    rc = load_src(&st, 1, &src, res);
+    rc = load_src(&st, 1, NULL, &src, res);
     goblin__src_close(&src);
     return rc;
 }
@@ -655,6 +691,14 @@ int goblin_snapshot_load_dbs(goblin_store *const *dbs, size_t count,
                              const char *path,
                              struct goblin_snapshot_result *res)
 {
+    return goblin__snapshot_load_dbs_fn(dbs, count, path, NULL, res);
+}
+
+int goblin__snapshot_load_dbs_fn(goblin_store *const *dbs, size_t count,
+                                 const char *path,
+                                 const struct goblin__fnlibs *fns,
+                                 struct goblin_snapshot_result *res)
+{
     struct goblin_snapshot_result local;
     struct goblin__src src;
     int rc;
@@ -662,7 +706,7 @@ int goblin_snapshot_load_dbs(goblin_store *const *dbs, size_t count,
     res = goblin__snap_res_init(res, &local);
     if ((rc = goblin__src_open(&src, path)) != 0)
         return open_fail(res, rc, path);
-    rc = load_src(dbs, count, &src, res);
+    rc = load_src(dbs, count, fns, &src, res);
     goblin__src_close(&src);
     return rc;
 }
@@ -675,7 +719,7 @@ int goblin_snapshot_load_mem(goblin_store *st, const void *data, size_t len,
 
     res = goblin__snap_res_init(res, &local);
     goblin__src_mem(&src, data, len);
-    return load_src(&st, 1, &src, res);
+    return load_src(&st, 1, NULL, &src, res);
 }
 
 int goblin_snapshot_verify(const char *path,
@@ -689,7 +733,7 @@ int goblin_snapshot_verify(const char *path,
     res = goblin__snap_res_init(res, &local);
     if ((rc = goblin__src_open(&src, path)) != 0)
         return open_fail(res, rc, path);
-    rc = run(NULL, 0, alloc, &src, res);
+    rc = run(NULL, 0, alloc, NULL, &src, res);
     goblin__src_close(&src);
     return rc;
 }

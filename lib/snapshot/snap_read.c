@@ -232,11 +232,11 @@ static int check_header(struct goblin__rd *r, const uint8_t *h)
     uint32_t crc = le32_get(h + SH_CRC);
 
     r->version = le32_get(h + SH_VERSION);
-    if (r->version != GOBLIN_SNAPSHOT_VERSION)
+    if (r->version < 1 || r->version > GOBLIN_SNAPSHOT_VERSION)
         return goblin__snap_fail(r->res, GOBLIN_ESNAPVERSION, SH_VERSION,
                                  "snapshot format version %" PRIu32
                                  " (at byte %d) is not supported: this "
-                                 "library reads version %d", r->version,
+                                 "library reads versions 1 to %d", r->version,
                                  SH_VERSION, GOBLIN_SNAPSHOT_VERSION);
     if (goblin__crc32c(0, h, SH_CRC) != crc)
         return fail(r, GOBLIN_ESNAPCRC, SH_CRC, "header checksum mismatch");
@@ -247,6 +247,7 @@ static int check_header(struct goblin__rd *r, const uint8_t *h)
     r->created_ms = (int64_t)le64_get(h + SH_CREATED);
     r->keys = le64_get(h + SH_KEYS);
     r->expires = le64_get(h + SH_EXPIRES);
+    r->functions = r->version >= 2 ? le64_get(h + SH_FUNCTIONS) : 0;
     r->chain = goblin__crc32c(0, h, SNAP_HEADER_SIZE);
     return 0;
 }

@@ -32,6 +32,7 @@ struct goblin__rd {
     uint32_t version;
     int64_t created_ms;
     uint64_t keys, expires;
+    uint64_t functions; /* function library records (version 2) */
 };
 
 /* Reads and checks the header. Returns 0 or an error (reported). */

@@ -335,7 +335,7 @@ static uint64_t count_expired(const goblin_store *st, int64_t now)
 }
 
 static void put_header(struct wr *w, int64_t now, uint64_t keys,
-                       uint64_t expires)
+                       uint64_t expires, uint64_t functions)
 {
     uint8_t h[SNAP_HEADER_SIZE] = {0};
 
@@ -346,6 +346,7 @@ static void put_header(struct wr *w, int64_t now, uint64_t keys,
     le64_put(h + SH_KEYS, keys);
     le64_put(h + SH_EXPIRES, expires);
     le32_put(h + SH_BLOCK, SNAP_BLOCK_SIZE);
+    le64_put(h + SH_FUNCTIONS, functions);
     le32_put(h + SH_CRC, goblin__crc32c(0, h, SH_CRC));
     w->chain = goblin__crc32c(0, h, SNAP_HEADER_SIZE);
     write_all(w, h, SNAP_HEADER_SIZE);
@@ -389,7 +390,19 @@ static void put_db(struct wr *w, const goblin_store *st, size_t db,
     }
 }
 
+/* The function libraries, before any key: tag, varint length, code. */
+static void put_functions(struct wr *w, const struct goblin__fnlibs *fns)
+{
+    for (size_t i = 0; fns != NULL && i < fns->n && w->err == 0; i++) {
+        *reserve(w, 1) = SNAP_TAG_FUNCTION;
+        w->len++;
+        put_varint(w, fns->codes[i].len);
+        put_bytes(w, fns->codes[i].ptr, fns->codes[i].len);
+    }
+}
+
 static int save_fd(goblin_store *const *dbs, size_t ndbs, int fd,
+                   const struct goblin__fnlibs *fns,
                    struct goblin_snapshot_result *res)
 {
     goblin_store *st = dbs[0];
@@ -415,7 +428,8 @@ static int save_fd(goblin_store *const *dbs, size_t ndbs, int fd,
     w.zbuf = w.buf + WR_BUF_SIZE;
     res->created_ms = now;
     res->expired = expired;
-    put_header(&w, now, keys, expires);
+    put_header(&w, now, keys, expires, fns != NULL ? fns->n : 0);
+    put_functions(&w, fns);
     for (size_t i = 0; i < ndbs; i++)
         if (dbs[i] != NULL)
             put_db(&w, dbs[i], i, now,
@@ -440,7 +454,7 @@ int goblin_snapshot_save_fd(goblin_store *st, int fd,
         res = &local;
     memset(res, 0, sizeof(*res));
     res->version = GOBLIN_SNAPSHOT_VERSION;
-    return save_fd(&st, 1, fd, res);
+    return save_fd(&st, 1, fd, NULL, res);
 }
 
 /* fsyncs the directory holding path, so a rename in it is durable. */
@@ -531,21 +545,30 @@ int goblin_snapshot_save(goblin_store *st, const char *path,
 struct dbs_arg {
     goblin_store *const *dbs;
     size_t count;
+    const struct goblin__fnlibs *fns;
 };
 
 static int save_dbs_fd(void *ctx, int fd, struct goblin_snapshot_result *res)
 {
     const struct dbs_arg *a = ctx;
 
-    return save_fd(a->dbs, a->count, fd, res);
+    return save_fd(a->dbs, a->count, fd, a->fns, res);
 }
 
 int goblin_snapshot_save_dbs(goblin_store *const *dbs, size_t count,
                              const char *path,
                              struct goblin_snapshot_result *res)
 {
+    return goblin__snapshot_save_dbs_fn(dbs, count, path, NULL, res);
+}
+
+int goblin__snapshot_save_dbs_fn(goblin_store *const *dbs, size_t count,
+                                 const char *path,
+                                 const struct goblin__fnlibs *fns,
+                                 struct goblin_snapshot_result *res)
+{
     struct goblin_snapshot_result local;
-    struct dbs_arg a = {dbs, count};
+    struct dbs_arg a = {dbs, count, fns};
 
     if (res == NULL)
         res = &local;

@@ -167,4 +167,42 @@ void goblin__lp_put_end(struct goblin_buf *b);
 /* The string encoding SET would give value (enum goblin__str_enc). */
 int goblin__snap_str_enc(struct goblin_slice value);
 
+/* ---- function libraries (an engine's FUNCTION libraries) ----
+ *
+ * What a file carries besides keys: Goblin snapshots (version 2) and RDB
+ * files (RDB_OPCODE_FUNCTION2) hold each library's whole code. The
+ * engine passes one of these to the _fn forms below; the public calls
+ * pass NULL, which writes no library and reads past the ones a file
+ * holds. */
+struct goblin__fnlibs {
+    const struct goblin_slice *codes; /* saving: the codes, in load order */
+    size_t n;
+    /* loading: called with each library's code in file order (a view,
+     * valid for the call); 0, or an error code with the reason in err
+     * (cap bytes), which fails the load. */
+    int (*add)(void *ctx, struct goblin_slice code, char *err, size_t cap);
+    void *ctx;
+};
+
+int goblin__snapshot_save_dbs_fn(goblin_store *const *dbs, size_t count,
+                                 const char *path,
+                                 const struct goblin__fnlibs *fns,
+                                 struct goblin_snapshot_result *res);
+int goblin__snapshot_load_dbs_fn(goblin_store *const *dbs, size_t count,
+                                 const char *path,
+                                 const struct goblin__fnlibs *fns,
+                                 struct goblin_snapshot_result *res);
+int goblin__rdb_import_dbs_fn(goblin_store *const *dbs, size_t count,
+                              const char *path, unsigned flags,
+                              const struct goblin__fnlibs *fns,
+                              struct goblin_snapshot_result *res);
+int goblin__rdb_write_fd_fn(goblin_store *const *dbs, size_t count, int fd,
+                            const struct goblin_rdb_aux *aux,
+                            const struct goblin__fnlibs *fns,
+                            struct goblin_snapshot_result *res);
+int goblin__rdb_write_fn(goblin_store *const *dbs, size_t count,
+                         const char *path, const struct goblin_rdb_aux *aux,
+                         const struct goblin__fnlibs *fns,
+                         struct goblin_snapshot_result *res);
+
 #endif

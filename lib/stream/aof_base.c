@@ -1,5 +1,6 @@
 /* aof_base.c - an AOF base in command form (Redis 7.0's
- * rewriteAppendOnlyFileRio): for each database holding keys a SELECT,
+ * rewriteAppendOnlyFileRio): FUNCTION LOAD for each function library
+ * (rewriteFunctions), then for each database holding keys a SELECT,
  * then each key as the commands that rebuild it, collections 64 items per
  * command (AOF_REWRITE_ITEMS_PER_CMD), then PEXPIREAT for a key with a
  * deadline. Written into a temporary file and fsynced; runs in a forked
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "aof_int.h"
+#include "engine/fn_libs.h"
 #include "goblin/hash.h"
 #include "goblin/keys.h"
 #include "goblin/list.h"
@@ -131,6 +133,21 @@ static int key(void *ctx, const struct goblin_key_info *k)
     return ferror(w->f) ? -EIO : 0;
 }
 
+/* The function libraries, as FUNCTION LOAD commands. */
+static int functions(goblin_engine *eng, FILE *f)
+{
+    struct goblin__fnlibs fl;
+
+    if (goblin__fnlibs_save(eng, &fl) != 0)
+        return GOBLIN_ENOMEM;
+    for (size_t i = 0; i < fl.n; i++) {
+        fwrite("*3\r\n$8\r\nFUNCTION\r\n$4\r\nLOAD\r\n", 1, 28, f);
+        bulk(f, fl.codes[i].ptr, fl.codes[i].len);
+    }
+    goblin__fnlibs_done(eng, &fl);
+    return ferror(f) ? -EIO : 0;
+}
+
 int goblin_aof_write_base(goblin_engine *eng, const char *path)
 {
     struct wr w;
@@ -145,6 +162,7 @@ int goblin_aof_write_base(goblin_engine *eng, const char *path)
         return -errno;
     }
     setvbuf(w.f, NULL, _IOFBF, 1 << 16);
+    rc = functions(eng, w.f);
     for (int i = 0; rc == 0 && i < goblin_engine_db_count(eng); i++) {
         char num[16];
 

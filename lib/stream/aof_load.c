@@ -200,24 +200,22 @@ static bool ends_with(const char *s, const char *tail)
     return n >= t && strcmp(s + n - t, tail) == 0;
 }
 
-/* A .rdb base: Redis's RDB reader into every database. */
+/* A .rdb base: Redis's RDB reader into every database, its function
+ * libraries included. */
 static int load_rdb(goblin_engine *eng, const char *dir, const char *name,
                     char *err, size_t cap)
 {
-    goblin_store *dbs[64];
     struct goblin_snapshot_result res;
     char path[4400];
-    int n = eng->ndbs < 64 ? eng->ndbs : 64, rc;
+    int rc;
 
-    for (int i = 0; i < n; i++)
-        if (goblin_engine_db(eng, i, &dbs[i]) != 0)
-            dbs[i] = NULL;
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     memset(&res, 0, sizeof(res));
-    rc = goblin_rdb_import_dbs(dbs, (size_t)n, path, 0, &res);
+    rc = goblin_engine_import_rdb(eng, path, 0, &res);
     if (rc != 0)
         snprintf(err, cap, "Can't load the AOF base %s: %s", path,
-                 goblin_snapshot_strerror(rc));
+                 res.message[0] != '\0' ? res.message
+                                        : goblin_snapshot_strerror(rc));
     return rc;
 }
 

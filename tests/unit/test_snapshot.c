@@ -239,6 +239,42 @@ static void test_load_reports_no_change_and_keeps_dirty(void **state)
     free(m.p);
 }
 
+/* Rewrites a saved snapshot (no function library) as version 1 wrote
+ * it: the version field, then the header and trailer checksums. */
+static void to_version_1(struct mbuf *m)
+{
+    uint32_t len, chain;
+    size_t off = 64;
+
+    rewrite_header_u32(m, 8, 1);
+    chain = goblin__crc32c(0, m->p, 64);
+    do {
+        memcpy(&len, m->p + off, 4);
+        chain = goblin__crc32c(chain, m->p + off, 8);
+        off += 8 + len;
+    } while (len != 0);
+    chain = goblin__crc32c(chain, m->p + off, 28);
+    memcpy(m->p + off + 28, &chain, 4);
+}
+
+static void test_version_1_files_still_load(void **state)
+{
+    struct fixture *f = *state;
+    struct mbuf m = {0};
+    struct goblin_snapshot_result res;
+    goblin_store *b;
+
+    fill_every_kind(f->st, 0);
+    save_mem(f->st, &m);
+    to_version_1(&m);
+    b = open_like(f);
+    assert_int_equal(goblin_snapshot_load_mem(b, m.p, m.len, &res), 0);
+    assert_int_equal(res.version, 1);
+    assert_int_equal(goblin_key_count(b), goblin_key_count(f->st));
+    goblin_store_close(b);
+    free(m.p);
+}
+
 /* ---- refusals ---- */
 
 static void test_wrong_magic_version_and_missing_file(void **state)
@@ -252,12 +288,12 @@ static void test_wrong_magic_version_and_missing_file(void **state)
     save_mem(f->st, &m);
     goblin_store *b = open_like(f);
 
-    /* Version 2 with a correct header checksum. */
-    rewrite_header_u32(&m, 8, 2);
+    /* A version after this library's, with a correct header checksum. */
+    rewrite_header_u32(&m, 8, GOBLIN_SNAPSHOT_VERSION + 1);
     assert_int_equal(goblin_snapshot_load_mem(b, m.p, m.len, &res),
                      GOBLIN_ESNAPVERSION);
     assert_int_equal(res.offset, 8);
-    assert_non_null(strstr(res.message, "version 2"));
+    assert_non_null(strstr(res.message, "version 3"));
     assert_int_equal(goblin_key_count(b), 0);
     /* An RDB file is not a snapshot. */
     assert_int_equal(goblin_snapshot_load_mem(b, "REDIS0010\xff", 10, &res),
@@ -424,6 +460,7 @@ int main(void)
         FIXTURE_TEST(test_expired_keys_are_left_out_and_skipped),
         FIXTURE_TEST(test_load_needs_an_empty_store),
         FIXTURE_TEST(test_load_reports_no_change_and_keeps_dirty),
+        FIXTURE_TEST(test_version_1_files_still_load),
         FIXTURE_TEST(test_wrong_magic_version_and_missing_file),
         FIXTURE_TEST(test_crc_error_names_block_and_offset),
         FIXTURE_TEST(test_load_allocation_failures),
