@@ -14,7 +14,9 @@
 # figure is the median of REPEAT (default 3) runs.
 #
 # Tests: SET, GET, HSET, ZADD (redis-benchmark's own), and on a sorted set
-# preloaded with --keys members: ZSCORE, ZRANK and ZRANGE 0 15.
+# preloaded with --keys members: ZSCORE, ZRANK and ZRANGE 0 15; on a list
+# of LIST_LEN (default 1,000,000) 16-byte elements: LINDEX near its head,
+# and LINDEX, LSET and a 10-element LRANGE in its middle.
 #
 # --quick is a smoke run (2,000 requests, one run each, 1,000 keys).
 # With --out DIR the table also goes to DIR/throughput.md and its rows to
@@ -30,6 +32,7 @@ cd "$(dirname "$0")/.."
 TRANSPORT=unix
 REQUESTS=${REQUESTS:-200000}
 KEYS=${KEYS:-10000}
+LIST_LEN=${LIST_LEN:-1000000}
 REPEAT=${REPEAT:-3}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
@@ -38,11 +41,11 @@ OUT=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --tcp) TRANSPORT=tcp ;;
-    --quick) REQUESTS=2000; KEYS=1000; REPEAT=1 ;;
+    --quick) REQUESTS=2000; KEYS=1000; LIST_LEN=100000; REPEAT=1 ;;
     --out) OUT=$2; shift ;;
     --requests) REQUESTS=$2; shift ;;
     --keys) KEYS=$2; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -117,6 +120,25 @@ EOF
 preload "${REDIS_ADDR[@]}"
 preload "${GOBLIN_ADDR[@]}"
 
+# The same long list in both: LIST_LEN 16-byte elements, RPUSH 128 a call,
+# for reads and writes in its middle (Redis walks its quicklist node by
+# node from the nearer end; Goblin's block index finds the block at once).
+preload_list() {
+    /usr/bin/python3 - "$LIST_LEN" <<'EOF' | redis-cli "$@" --pipe >/dev/null
+import sys
+n = int(sys.argv[1])
+out = sys.stdout.buffer
+for i in range(0, n, 128):
+    args = [b"RPUSH", b"mylist"] + [b"element:%08d" % j
+                                    for j in range(i, min(i + 128, n))]
+    out.write(b"*%d\r\n" % len(args) + b"".join(
+        b"$%d\r\n%s\r\n" % (len(a), a) for a in args))
+EOF
+}
+preload_list "${REDIS_ADDR[@]}"
+preload_list "${GOBLIN_ADDR[@]}"
+MID=$((LIST_LEN / 2))
+
 # rps NAME FLAGS... : requests per second of one redis-benchmark run.
 rps() {
     taskset -c "$CLIENT_CPU" redis-benchmark --csv "$@" 2>/dev/null |
@@ -141,7 +163,11 @@ median() {
 TESTS=("SET|-t set" "GET|-t get" "HSET|-t hset" "ZADD|-t zadd"
        "ZSCORE|zscore myzset member:__rand_int__"
        "ZRANK|zrank myzset member:__rand_int__"
-       "ZRANGE 0 15|zrange myzset 0 15")
+       "ZRANGE 0 15|zrange myzset 0 15"
+       "LINDEX head|lindex mylist 10"
+       "LINDEX middle|lindex mylist $MID"
+       "LSET middle|lset mylist $MID element:xxxxxxxx"
+       "LRANGE middle 10|lrange mylist $MID $((MID + 9))")
 CONFIGS=("-P 16 -c 50" "-P 1 -c 1")
 
 {

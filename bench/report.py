@@ -242,6 +242,11 @@ MEM_CASES = [
     ("zset_small", "100,000 x 10-member zsets, B/member", None),
     ("hash_small", "100,000 x 10-field hashes, B/field", None),
     ("string", "1M short string keys, B/key", None),
+    ("list", "1M-element list, 16 B elements, B/element", 18),
+    ("list_small", "100,000 x 10-element lists, B/element", 28),
+    ("set", "1M-member set, 16 B members, B/member", 32),
+    ("set_int", "1M-integer set, B/member", 12),
+    ("set_small", "100,000 x 10-member sets, B/member", 40),
 ]
 
 

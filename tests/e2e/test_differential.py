@@ -1418,6 +1418,21 @@ def blocking_script(srv):
                 [b"LPOP", b"bl:11"], [b"EXEC"]):
         run(*cmd)
     read(2)
+    # A push inside a script serves only after the script: its own RPOP
+    # takes the last element first, the waiter gets what is left then; a
+    # script that empties the list again serves nobody.
+    block(2, b"BRPOP", b"bl:12", b"0")
+    run(b"EVAL", b"redis.call('rpush', KEYS[1], 'a', 'b', 'c') "
+        b"local x = redis.call('rpop', KEYS[1]) "
+        b"return {x, redis.call('llen', KEYS[1])}", b"1", b"bl:12")
+    read(2)
+    run(b"LRANGE", b"bl:12", b"0", b"-1")
+    block(2, b"BLMPOP", b"0", b"1", b"bl:13", b"LEFT")
+    run(b"EVAL", b"redis.call('rpush', KEYS[1], 'x') "
+        b"return redis.call('lpop', KEYS[1])", b"1", b"bl:13")
+    run(b"EXISTS", b"bl:13")
+    run(b"RPUSH", b"bl:13", b"y")
+    read(2)
     # RESP3: doubles in the reply, and the null of a timeout.
     w[1].call(b"HELLO", b"3")
     block(1, b"BZMPOP", b"0", b"1", b"bk:10", b"MAX", b"COUNT", b"3")
