@@ -49,14 +49,21 @@ def works(c):
     assert call(c, b"FCALL_RO", b"f2", b"0", b"x") == b"x"
 
 
-def test_snapshot_restart():
-    d = e2e.tmpdir()
+def save_libraries(d):
+    """Loads both libraries into a goblind in d, SAVEs, stops it; returns
+    FUNCTION LIST WITHCODE as it was."""
     srv = e2e.goblind(GOBLIND, "--dir", d, "--save", "")
     c = srv.client()
     load_libs(c)
     want = libs(c)
     assert call(c, b"SAVE") == b"OK"
     e2e.check_stopped_cleanly(srv)
+    return want
+
+
+def test_snapshot_restart():
+    d = e2e.tmpdir()
+    want = save_libraries(d)
     srv = e2e.goblind(GOBLIND, "--dir", d, "--save", "")
     c = srv.client()
     assert libs(c) == want
@@ -94,12 +101,7 @@ def test_function_commands_count_as_changes():
 
 def test_rdb_both_ways():
     d = e2e.tmpdir()
-    srv = e2e.goblind(GOBLIND, "--dir", d, "--save", "")
-    c = srv.client()
-    load_libs(c)
-    want = libs(c)
-    assert call(c, b"SAVE") == b"OK"
-    e2e.check_stopped_cleanly(srv)
+    want = save_libraries(d)
     path = os.path.join(d, "out.rdb")
     r = subprocess.run([GOBLIND, "--dir", d, "--port", "0", "--save", "",
                         "--export-rdb", path], capture_output=True,
@@ -127,6 +129,16 @@ def move_aof(src, dst):
                     os.path.join(dst, "appendonlydir"))
 
 
+def redis_loads_aof(gd, want):
+    """redis-server started on a copy of goblind's AOF directory has the
+    same libraries."""
+    rd = e2e.tmpdir()
+    move_aof(gd, rd)
+    r = e2e.redis_server("--dir", rd, "--appendonly", "yes")
+    assert libs(r.client()) == want
+    r.stop()
+
+
 def aof_session(c):
     """FUNCTION commands of every kind, leaving lib1 and lib2."""
     load_libs(c)
@@ -149,11 +161,7 @@ def test_aof_both_ways():
     c = srv.client()
     assert libs(c) == want
     works(c)
-    rd = e2e.tmpdir()
-    move_aof(gd, rd)
-    r = e2e.redis_server("--dir", rd, "--appendonly", "yes")
-    assert libs(r.client()) == want
-    r.stop()
+    redis_loads_aof(gd, want)
     # A rewritten base carries the libraries (FUNCTION LOAD commands).
     assert call(c, b"BGREWRITEAOF") is not None
     time.sleep(1.0)
@@ -162,11 +170,7 @@ def test_aof_both_ways():
     srv = e2e.goblind(GOBLIND, "--dir", gd, "--appendonly", "yes")
     assert libs(srv.client()) == want
     srv.stop()
-    rd = e2e.tmpdir()
-    move_aof(gd, rd)
-    r = e2e.redis_server("--dir", rd, "--appendonly", "yes")
-    assert libs(r.client()) == want
-    r.stop()
+    redis_loads_aof(gd, want)
     # And back: redis-server's AOF, both base forms, into goblind.
     for preamble in ("no", "yes"):
         rd = e2e.tmpdir()
