@@ -39,13 +39,36 @@ void *goblin__vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         return NULL;
     }
     if (vm->bounded && nsize > osize &&
-        vm->used - osize + nsize > GOBLIN__LUA_HEAP_MAX)
+        vm->used - osize + nsize > vm->limit)
         return NULL;
     p = realloc(ptr, nsize);
     if (p == NULL)
         return NULL;
     vm->used = vm->used - osize + nsize;
     return p;
+}
+
+void goblin__vm_bound(struct goblin__vm *vm, bool on)
+{
+    if (on) {
+        uint64_t max = goblin_script_heap_max(vm->g->eng);
+
+        vm->limit = max == 0 || max > SIZE_MAX ? SIZE_MAX : (size_t)max;
+    }
+    vm->bounded = on;
+}
+
+void goblin__vm_reclaim(struct goblin__vm *vm)
+{
+    /* A full cycle frees the garbage but only halves the string table
+     * and the parse buffer, so cycles go on while the heap shrinks. */
+    for (int i = 0; i < 16; i++) {
+        size_t before = vm->used;
+
+        lua_gc(vm->L, LUA_GCCOLLECT, 0);
+        if (vm->used >= before)
+            break;
+    }
 }
 
 struct goblin__lua *goblin__vm_owner(lua_State *L)
