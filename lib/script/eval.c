@@ -138,9 +138,11 @@ static void lower_sha(char out[41], struct goblin_slice s)
 {
     size_t i;
 
-    for (i = 0; i < 40; i++)
-        out[i] = (char)tolower(i < s.len ? ((const unsigned char *)s.ptr)[i]
-                                         : '0');
+    for (i = 0; i < 40; i++) {
+        char c = i < s.len ? ((const char *)s.ptr)[i] : '0';
+
+        out[i] = c >= 'A' && c <= 'Z' ? (char)(c + ('a' - 'A')) : c;
+    }
     out[40] = '\0';
 }
 
@@ -290,12 +292,7 @@ static void run_entry(struct goblin__lua *g, goblin_session *s,
     else
         goblin__lua_run_error(L, sha, sink);
     lua_pop(L, 2); /* the handler and the entry */
-    /* Past lua-heap-max: what the script built is garbage now, give it
-     * back at once. */
-    if (rc == LUA_ERRMEM)
-        goblin__vm_reclaim(&g->eval);
-    else
-        lua_gc(L, LUA_GCSTEP, 1);
+    goblin__vm_after_run(&g->eval, rc);
 }
 
 static void eval(struct goblin__lua *g, goblin_session *s, int argc,

@@ -685,8 +685,5 @@ void goblin__fcall(struct goblin__lua *g, goblin_session *s, int argc,
     else
         goblin__lua_run_error(L, f->name, sink);
     lua_pop(L, 1); /* the handler */
-    if (rc == LUA_ERRMEM)
-        goblin__vm_reclaim(&g->fn);
-    else
-        lua_gc(L, LUA_GCSTEP, 1);
+    goblin__vm_after_run(&g->fn, rc);
 }

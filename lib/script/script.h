@@ -36,6 +36,8 @@ struct goblin__vm {
     struct goblin__lua *g;
     size_t used;  /* bytes the allocator holds */
     size_t limit; /* while bounded: refuse growth past it */
+    int ref_real, ref_globals; /* registry slots of the two global tables */
+    unsigned runs;             /* since the last collection step */
     bool bounded;
 };
 
@@ -109,6 +111,9 @@ void goblin__vm_bound(struct goblin__vm *vm, bool on);
 /* After a run refused for memory: collects until the heap stops
  * shrinking, so what the run built is given back at once. */
 void goblin__vm_reclaim(struct goblin__vm *vm);
+/* After a run that returned rc: gives the heap back after a memory
+ * error, else steps the collector at Redis's pace. */
+void goblin__vm_after_run(struct goblin__vm *vm, int rc);
 /* The counting allocator (its ud is the vm). */
 void *goblin__vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* The engine's state, from any of its interpreters. */
