@@ -63,8 +63,10 @@ void goblin__sbe_run_typed(struct goblin__sbe_req *r)
             t0 = goblin__ticks(eng);
         if (r->x.sess->flags & SESS_NO_TOUCH)
             goblin__maxmemory_touch_mode(&r->x);
+        r->x.st->reads = GOBLIN__CMD_READ_MODE(cmd);
     }
     fn(r);
+    r->x.st->reads = 0;
     r->x.st->no_touch = false;
     eng->running = NULL;
     eng->stat_commands++;

@@ -1500,6 +1500,48 @@ static void cmdstats(goblin_engine *eng, struct goblin_buf *out)
 
 /* The ring's fast path counts every request as the general path does:
  * INFO commandstats' calls, rejected and failed calls are the same. */
+/* keyspace_hits and keyspace_misses of INFO stats, as one line. */
+static void keyspace_stats(goblin_engine *eng, char *out, size_t cap)
+{
+    static const char info[] = "*2\r\n$4\r\nINFO\r\n$5\r\nstats\r\n";
+    struct goblin_session_info si = {GOBLIN_TRANSPORT_LOCAL, NULL, NULL, -1,
+                                     NULL};
+    goblin_session *s;
+    unsigned long long hits = 0, misses = 0;
+    const char *p, *end;
+    size_t len;
+
+    assert_int_equal(goblin_session_open(eng, &si, &s), 0);
+    assert_int_equal(goblin_session_feed(s, info, sizeof(info) - 1), 0);
+    p = drain(s, &len);
+    end = p + len;
+    assert_non_null(p = find(p, end, "keyspace_hits:"));
+    assert_int_equal(sscanf(p, "keyspace_hits:%llu\r\nkeyspace_misses:%llu",
+                            &hits, &misses), 2);
+    snprintf(out, cap, "hits %llu misses %llu", hits, misses);
+    goblin_session_close(s);
+}
+
+/* Typed requests count their read lookups as their RESP forms do, on a
+ * session and on a ring. */
+static void same_keyspace_stats(struct pair *p, bool resp_too)
+{
+    char a[64], b[64];
+
+    keyspace_stats(p->sbe->eng, a, sizeof(a));
+    assert_true(strcmp(a, "hits 0 misses 0") != 0);
+    if (resp_too) {
+        keyspace_stats(p->resp->eng, b, sizeof(b));
+        if (strcmp(a, b) != 0)
+            fail_msg("keyspace stats, SBE: %s, RESP: %s", a, b);
+    }
+    if (p->rsbe.ep != NULL) {
+        keyspace_stats(p->rsbe.f->eng, b, sizeof(b));
+        if (strcmp(a, b) != 0)
+            fail_msg("keyspace stats, SBE: %s, ring SBE: %s", a, b);
+    }
+}
+
 static void same_stats(struct pair *p)
 {
     struct goblin_buf a = {0}, b = {0};
@@ -1607,6 +1649,7 @@ static void run_seed(void **state, uint64_t seed, unsigned steps)
     }
     same_data(p);
     same_stats(p);
+    same_keyspace_stats(p, true);
     all_sent();
 }
 
@@ -1763,6 +1806,7 @@ static void test_session_states_match_on_the_ring(void **state)
     }
     assert_int_equal(streamed[0], streamed[1]);
     same_stats(p);
+    same_keyspace_stats(p, false);
 }
 
 #define PAIR_TEST(fn) \
