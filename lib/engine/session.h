@@ -204,6 +204,8 @@ struct goblin_engine {
     void *fn_libs_ctx;
     struct goblin_script_run *script_run;
     bool script_busy; /* past busy-reply-threshold: others get BUSY */
+    int64_t script_busy_ms;  /* busy-reply-threshold (lua-time-limit) */
+    uint64_t lua_heap_max;   /* lua-heap-max, 0: no bound */
     void (*busy_hook)(void *ctx, goblin_session *s);
     void *busy_hook_ctx;
     /* Pub/Sub (cmd_pubsub.c) and keyspace notifications (notify.c):
@@ -396,6 +398,10 @@ struct goblin__session_mem {
 };
 void goblin__session_mem(const goblin_session *s,
                          struct goblin__session_mem *m);
+
+/* script_call.c: the scripting settings the engine keeps
+ * (busy-reply-threshold, lua-heap-max). 0 or GOBLIN_ENOMEM. */
+int goblin__script_settings_init(goblin_engine *eng);
 
 /* Makes room for n slices in s->scratch. 0 or GOBLIN_ENOMEM. */
 int goblin__scratch_reserve(goblin_session *s, size_t n);

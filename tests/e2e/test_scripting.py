@@ -1,6 +1,7 @@
 """test_scripting.py - EVAL, EVALSHA, EVAL_RO and SCRIPT against
 redis-server 7.0.15, compared exactly, in RESP2 and RESP3; and
-python3-redis's register_script and Lock, which run Lua scripts.
+python3-redis's register_script and Lock, which run Lua scripts; and the
+Lua heap's bound (lua-heap-max, Goblin's own: redis-server has none).
 
     /usr/bin/python3 test_scripting.py GOBLIND
 
@@ -11,6 +12,7 @@ A goblind built without Lua answers "ERR scripting is not available" and
 the test says so and skips (exit 77).
 """
 
+import hashlib
 import sys
 
 import redis
@@ -209,6 +211,89 @@ def test_redis_py_register_script_and_lock(gob, ref):
     assert r.lock("resource").acquire(blocking=False)
 
 
+def info_field(c, name):
+    text = c.call("INFO", "memory")[1].decode()
+    for line in text.split("\r\n"):
+        if line.startswith(name + ":"):
+            return int(line.split(":", 1)[1])
+    raise AssertionError("INFO memory has no " + name)
+
+
+# Builds a table until the heap is refused.
+GROW = ("local t = {} for i = 1, 1e8 do "
+        "t[i] = i .. 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' end")
+
+
+def test_heap_bound(gob, ref):
+    c = e2e.Client(gob.sock)
+    other = e2e.Client(gob.sock)
+    assert other.call("SET", "k", "v") == ("+", b"OK")
+    assert c.call("CONFIG", "SET", "lua-heap-max", "4mb") == ("+", b"OK")
+    assert c.call("CONFIG", "GET", "lua-heap-max") == \
+        ("*", [("$", b"lua-heap-max"), ("$", b"4194304")])
+    assert c.call("CONFIG", "SET", "lua-heap-max", "x1")[1].endswith(
+        b"argument must be a memory value")
+    c.call("EVAL", "return 1", "0")
+    lua0 = info_field(c, "used_memory_lua")
+    used0 = info_field(c, "used_memory")
+
+    # A script past the bound fails with Lua's "not enough memory" through
+    # Redis's error path for a non-table error; the server stays up, the
+    # heap comes back and the next script runs.
+    script = GROW + " return #t"
+    sha = hashlib.sha1(script.encode()).hexdigest()
+    got = c.call("EVAL", script, "0")
+    assert got == ("-", b"ERR Error running script " + sha.encode() +
+                   b", not enough memory"), got
+    assert other.call("GET", "k") == ("$", b"v")
+    assert info_field(c, "used_memory_lua") < lua0 + 65536
+    assert info_field(c, "used_memory") < used0 + 262144
+    assert c.call("EVAL", "return redis.call('GET', 'k')", "0") == \
+        ("$", b"v")
+    got = c.call("EVALSHA", sha, "0")
+    assert got[1].endswith(b"not enough memory"), got
+    # pcall catches it, as any error; the script goes on once it has let
+    # the collector free the garbage (Lua 5.1 has no emergency collection).
+    got = c.call("EVAL", "local ok, e = pcall(function() " + GROW +
+                 " end) collectgarbage() return {tostring(ok), e}", "0")
+    assert got == ("*", [("$", b"false"), ("$", b"not enough memory")]), got
+    # Source too big to compile under the bound.
+    got = c.call("EVAL", "return '" + "x" * (5 << 20) + "'", "0")
+    assert got == ("-", b"ERR Error compiling script (new function): "
+                   b"not enough memory"), got[1][:80]
+    assert info_field(c, "used_memory_lua") < lua0 + 65536
+
+    # A library whose code allocates past it does not load; one whose
+    # function does loads, and its FCALL fails the same way.
+    fn0 = info_field(c, "used_memory_vm_functions")
+    got = c.call("FUNCTION", "LOAD", "#!lua name=big\n" + GROW +
+                 "\nredis.register_function('f', function() return 1 end)")
+    assert got == ("-", b"ERR Error registering functions: ERR not enough "
+                   b"memory"), got
+    assert c.call("FUNCTION", "LIST") == ("*", [])
+    assert info_field(c, "used_memory_vm_functions") < fn0 + 65536
+    assert c.call("FUNCTION", "LOAD", "#!lua name=lib\n"
+                  "redis.register_function('grow', function() " + GROW +
+                  " end)\n"
+                  "redis.register_function('one', function() return 1 "
+                  "end)") == ("$", b"lib")
+    got = c.call("FCALL", "grow", "0")
+    assert got == ("-", b"ERR Error running script grow, not enough "
+                   b"memory"), got
+    assert other.call("PING") == ("+", b"PONG")
+    assert c.call("FCALL", "one", "0") == (":", 1)
+    assert info_field(c, "used_memory_vm_functions") < fn0 + 131072
+
+    # 0 lifts the bound; the default is 1 GiB.
+    assert c.call("CONFIG", "SET", "lua-heap-max", "0") == ("+", b"OK")
+    assert c.call("EVAL", "return #string.rep('x', 5000000)", "0") == \
+        (":", 5000000)
+    assert c.call("CONFIG", "SET", "lua-heap-max", "1gb") == ("+", b"OK")
+    assert c.call("FUNCTION", "FLUSH") == ("+", b"OK")
+    c.close()
+    other.close()
+
+
 def test_stops_cleanly(gob, ref):
     e2e.check_stopped_cleanly(gob)
     ref.stop()
@@ -225,7 +310,7 @@ def main():
     ref = e2e.redis_server()
     e2e.run_tests([test_math_random_sequence, test_cases_resp2,
                    test_cases_resp3, test_redis_py_register_script_and_lock,
-                   test_stops_cleanly], gob, ref)
+                   test_heap_bound, test_stops_cleanly], gob, ref)
 
 
 if __name__ == "__main__":
