@@ -263,19 +263,19 @@ static int expire_due(goblin_store *st, struct goblin_slice key, void **slot,
 
         goblin__hf_pair(hf, id, &f, &v);
         if (st->field_gone != NULL)
-            st->field_gone(st->key_gone_ctx, key, f);
+            st->field_gone(st->key_event_ctx, key, f);
         goblin__hf_del(st, hf, id, field_hash(st, f));
         n++;
     }
     if (due(hf, now)) { /* the last field: the key goes with it */
         goblin__hf_pair(hf, hf->ttl->heap[0], &f, &v);
         if (st->field_gone != NULL)
-            st->field_gone(st->key_gone_ctx, key, f);
+            st->field_gone(st->key_event_ctx, key, f);
         n++;
         *count += n;
         goblin__key_changed(st, key);
         if (st->fields_done != NULL)
-            st->fields_done(st->key_gone_ctx, key, true);
+            st->fields_done(st->key_event_ctx, key, true);
         goblin__key_remove(st, key);
         return 0;
     }
@@ -284,7 +284,7 @@ static int expire_due(goblin_store *st, struct goblin_slice key, void **slot,
     if (n > 0) {
         goblin__key_changed(st, key);
         if (st->fields_done != NULL)
-            st->fields_done(st->key_gone_ctx, key, false);
+            st->fields_done(st->key_event_ctx, key, false);
     }
     return 1;
 }
