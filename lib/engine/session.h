@@ -174,7 +174,7 @@ struct goblin_engine {
     uint64_t stat_net_in, stat_net_out;
     uint64_t stat_errors;
     uint64_t stat_rejected;
-    uint64_t stat_keyspace_hits, stat_keyspace_misses;
+    struct goblin__read_stats stat_keyspace; /* keyspace_hits, _misses */
     uint64_t stat_expired_keys;
     uint64_t stat_evicted_keys;
     uint64_t mem_peak;
@@ -545,6 +545,9 @@ static inline goblin_store *goblin__db_peek(const goblin_engine *eng, int id)
 /* Swaps databases a and b (SWAPDB): the stores change slots, and the
  * sessions that selected either follow the slot. 0 or GOBLIN_ENOMEM. */
 int goblin__db_swap(goblin_engine *eng, int a, int b);
+/* Tells every open database's store which key events to report
+ * (after notify-keyspace-events changed). */
+void goblin__db_key_events(goblin_engine *eng);
 /* Memory of every open database's store. */
 size_t goblin__db_used_memory(const goblin_engine *eng);
 /* Points s at database id; 0 or GOBLIN_ENOMEM. */
