@@ -62,6 +62,17 @@ struct goblin_store {
     /* CLIENT PAUSE: a read lookup takes an expired key for missing but
      * leaves it in place. */
     bool expire_paused;
+    /* Hash field expiry (hash_ttl.h): the hashes holding a field deadline,
+     * where the active step resumes, and the fields expired so far. Each
+     * field that expires goes to field_gone (before it goes), then
+     * fields_done once per hash and pass, saying whether the key went
+     * with its last field; both with key_event_ctx. */
+    size_t httl_hashes;
+    size_t httl_cursor;
+    uint64_t expired_fields;
+    void (*field_gone)(void *ctx, struct goblin_slice key,
+                       struct goblin_slice field);
+    void (*fields_done)(void *ctx, struct goblin_slice key, bool key_gone);
 };
 
 /* Redis's keyspace_hits and keyspace_misses. */

@@ -1,7 +1,10 @@
 """test_scripting.py - EVAL, EVALSHA, EVAL_RO and SCRIPT against
 redis-server 7.0.15, compared exactly, in RESP2 and RESP3; and
-python3-redis's register_script and Lock, which run Lua scripts; and the
-Lua heap's bound (lua-heap-max, Goblin's own: redis-server has none).
+python3-redis's register_script and Lock, which run Lua scripts; scripts
+and functions over goblind's ring in RESP2 and in SBE (each command an Argv
+frame), printed by goblin-cli and compared with goblin-cli's print of
+redis-server's RESP2 and RESP3 replies; and the Lua heap's bound
+(lua-heap-max, Goblin's own: redis-server has none).
 
     /usr/bin/python3 test_scripting.py GOBLIND
 
@@ -13,6 +16,8 @@ the test says so and skips (exit 77).
 """
 
 import hashlib
+import os
+import subprocess
 import sys
 
 import redis
@@ -211,6 +216,57 @@ def test_redis_py_register_script_and_lock(gob, ref):
     assert r.lock("resource").acquire(blocking=False)
 
 
+# Run in order on both servers: each call's output over the ring (SBE,
+# then RESP2) against redis-server's over its socket (RESP3, then RESP2).
+RING_SCRIPT = ("redis.call('SET', KEYS[1], ARGV[1]) "
+               "return {redis.call('INCR', KEYS[1]), "
+               "redis.call('GET', KEYS[1]), {ok='fine'}, 2.5}")
+RING_CASES = [
+    ["SCRIPT", "LOAD", RING_SCRIPT],
+    ["EVALSHA", hashlib.sha1(RING_SCRIPT.encode()).hexdigest(), "1", "rk",
+     "41"],
+    ["EVAL", RING_SCRIPT, "1", "rk", "7"],
+    ["EVAL", "redis.setresp(3) return redis.call('HGETALL', KEYS[1])", "1",
+     "rh"],
+    ["EVAL", "return {double=1.5}", "0"],
+    ["EVAL", "return redis.call('nosuch')", "0"],
+    ["EVAL", "return x", "0"],
+    ["EVAL_RO", "return redis.call('SET', 'a', 1)", "0"],
+    ["EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"],
+    ["FUNCTION", "LOAD", "REPLACE", "#!lua name=ringlib\n"
+     "redis.register_function('rf', function(keys, args) "
+     "return redis.call('INCRBY', keys[1], args[1]) end)\n"
+     "redis.register_function{function_name='rro', callback=function(keys) "
+     "return redis.call('GET', keys[1]) end, flags={'no-writes'}}"],
+    ["FCALL", "rf", "1", "rc", "5"],
+    ["FCALL_RO", "rro", "1", "rc"],
+    ["FCALL_RO", "rf", "1", "rc", "1"],
+    ["FCALL", "nosuch", "0"],
+]
+
+
+def cli_out(cli, *args):
+    p = subprocess.run([cli, "--no-raw"] + list(args), capture_output=True,
+                       timeout=20)
+    return p.stdout + p.stderr
+
+
+def test_scripts_over_the_ring_sbe_and_resp(gob, ref):
+    cli = os.path.join(os.path.dirname(os.path.dirname(gob.path)),
+                       "clients", "goblin-cli")
+    for proto, ring_flags, ref_flags in [("SBE", ["--sbe"], ["-3"]),
+                                         ("RESP2", [], [])]:
+        for sock in (gob.sock, ref.sock):
+            e2e.Client(sock).call("FLUSHALL")
+            e2e.Client(sock).call("HSET", "rh", "f", "v")
+        for case in RING_CASES:
+            want = cli_out(cli, "-s", ref.sock, *ref_flags, *case)
+            got = cli_out(cli, "--ring", gob.ring, *ring_flags, *case)
+            assert got == want, (proto, case, got, want)
+    for sock in (gob.sock, ref.sock):
+        assert e2e.Client(sock).call("FUNCTION", "FLUSH") == ("+", b"OK")
+
+
 def info_field(c, name):
     text = c.call("INFO", "memory")[1].decode()
     for line in text.split("\r\n"):
@@ -301,7 +357,10 @@ def test_stops_cleanly(gob, ref):
 
 def main():
     path = sys.argv[1]
-    gob = e2e.goblind(path)
+    ring = os.path.join(e2e.tmpdir(), "scripting.ring")
+    gob = e2e.goblind(path, "--ring", ring, "64k")
+    gob.path = path
+    gob.ring = ring
     probe = e2e.Client(gob.sock).call("EVAL", "return 1", "0")
     if probe[0] == "-" and b"not available" in probe[1]:
         print("goblind was built without Lua: skipped")
@@ -310,6 +369,7 @@ def main():
     ref = e2e.redis_server()
     e2e.run_tests([test_math_random_sequence, test_cases_resp2,
                    test_cases_resp3, test_redis_py_register_script_and_lock,
+                   test_scripts_over_the_ring_sbe_and_resp,
                    test_heap_bound, test_stops_cleanly], gob, ref)
 
 
