@@ -47,6 +47,29 @@ static void db_key_event(void *ctx, int why, struct goblin_slice key)
     }
 }
 
+/* A hash field past its deadline: HDEL in the write stream (Redis 7.4's
+ * propagateHashFieldDeletion). */
+static void db_field_gone(void *ctx, struct goblin_slice key,
+                          struct goblin_slice field)
+{
+    struct goblin__db *d = ctx;
+    struct goblin_slice v[3] = {{"HDEL", 4}, key, field};
+
+    if (__builtin_expect(d->eng->stream_on, 0))
+        goblin__stream_op(d->eng, d->id, 3, v);
+}
+
+/* Then, once per hash: "hexpired", and "del" when the key went. */
+static void db_fields_done(void *ctx, struct goblin_slice key, bool gone)
+{
+    struct goblin__db *d = ctx;
+
+    goblin__notify_emit(d->eng, GOBLIN__NOTIFY_HASH, "hexpired", key, d->id);
+    if (gone)
+        goblin__notify_emit(d->eng, GOBLIN__NOTIFY_GENERIC, "del", key,
+                            d->id);
+}
+
 /* The store hook: ctx is the database's slot. */
 static void db_key_changed(void *ctx, struct goblin_slice key)
 {
@@ -75,6 +98,8 @@ static void hook(struct goblin__db *d)
      * notifications; read lookups counted in the engine's statistics. */
     d->st->key_event = db_key_event;
     d->st->key_event_ctx = d;
+    d->st->field_gone = db_field_gone;
+    d->st->fields_done = db_fields_done;
     d->st->read_stats = &d->eng->stat_keyspace;
     d->st->key_events = goblin__notify_key_events(d->eng);
 }
@@ -134,6 +159,8 @@ void goblin__db_free(goblin_engine *eng)
     eng->st->key_event = NULL;
     eng->st->key_events = 0;
     eng->st->reads = 0;
+    eng->st->field_gone = NULL;
+    eng->st->fields_done = NULL;
     goblin__free(eng->st, eng->dbs, (size_t)eng->ndbs * sizeof(*eng->dbs));
     eng->dbs = NULL;
 }

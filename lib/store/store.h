@@ -59,6 +59,17 @@ struct goblin_store {
      * every lookup counts a hit or a miss in *read_stats. */
     uint8_t reads;
     struct goblin__read_stats *read_stats;
+    /* Hash field expiry (hash_ttl.h): the hashes holding a field deadline,
+     * where the active step resumes, and the fields expired so far. Each
+     * field that expires goes to field_gone (before it goes), then
+     * fields_done once per hash and pass, saying whether the key went
+     * with its last field; both with key_event_ctx. */
+    size_t httl_hashes;
+    size_t httl_cursor;
+    uint64_t expired_fields;
+    void (*field_gone)(void *ctx, struct goblin_slice key,
+                       struct goblin_slice field);
+    void (*fields_done)(void *ctx, struct goblin_slice key, bool key_gone);
 };
 
 /* Redis's keyspace_hits and keyspace_misses. */
