@@ -438,6 +438,20 @@ int goblin__httl_copy(goblin_store *dst_st, void **dstp, const void *src)
     return 0;
 }
 
+size_t goblin__hash_obj_live_len(const void *obj, int64_t now)
+{
+    const struct goblin__hash_full *hf;
+    size_t n;
+
+    if (!goblin__hash_obj_has_ttl(obj))
+        return goblin__hash_obj_len(obj);
+    hf = goblin__hobj_full(obj);
+    n = hf->n;
+    for (uint32_t i = 0; i < hf->ttl->nheap; i++)
+        n -= now > hf->ttl->when[hf->ttl->heap[i]];
+    return n;
+}
+
 int64_t goblin__hash_obj_foreach_ttl(const void *obj, int64_t now,
                                      goblin__hash_ttl_visit visit, void *ctx)
 {

@@ -94,6 +94,9 @@ int goblin__hash_obj_set_deadline(goblin_store *st, void **objp,
 /* Whether obj holds any field deadline. */
 bool goblin__hash_obj_has_ttl(const void *obj);
 
+/* The fields of obj not past their deadlines at now. */
+size_t goblin__hash_obj_live_len(const void *obj, int64_t now);
+
 /* Calls visit for every live pair of obj (fields due at now skipped)
  * with its deadline (-1 for none). */
 typedef int (*goblin__hash_ttl_visit)(void *ctx, struct goblin_slice f,

@@ -219,7 +219,7 @@ static void test_client_id_name_info(void **state)
                               "resp=2 lib-name=redis-py lib-ver=5.0\n\r\n"));
     EXPECT("client setname", "-ERR wrong number of arguments for "
                              "'client|setname' command\r\n");
-    assert_int_equal(strncmp(CMD("client help"), "*39\r\n+CLIENT <subcommand>",
+    assert_int_equal(strncmp(CMD("client help"), "*43\r\n+CLIENT <subcommand>",
                              25), 0);
 }
 
