@@ -112,6 +112,11 @@ struct goblin_engine {
     uint32_t *slots;
     uint32_t slot_mask;
     unsigned char *names; /* lower-case names, zero-padded to 48 bytes */
+    /* After a rename-command: the table as built, and the commands
+     * renamed to "" (goblin__command_count entries). NULL before. */
+    uint32_t *orig_slots;
+    unsigned char *orig_names;
+    bool *cmd_gone;
     struct goblin__cmdstat *stats; /* goblin__command_count entries */
     /* Per command (goblin__command_count entries): GOBLIN__TOUCH_NEVER,
      * GOBLIN__TOUCH_ALWAYS or 0 (maxmemory.c, built at open). */

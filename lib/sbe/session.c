@@ -94,6 +94,7 @@ void goblin__sbe_session_free(goblin_session *s)
 #define KIND_TYPED GOBLIN__SBE_KIND_TYPED
 #define KIND_ROUTED GOBLIN__SBE_KIND_ROUTED
 #define KIND_INVALID GOBLIN__SBE_KIND_INVALID
+#define KIND_RENAMED GOBLIN__SBE_KIND_RENAMED
 
 /* Requests that go through the command table, which keeps their
  * statistics and applies its own checks. */
@@ -119,6 +120,10 @@ static unsigned learn(struct goblin__sbe_req *r, unsigned id)
     ss->cmds[id] = goblin__command_lookup(r->x.eng,
                                           (struct goblin_slice){lower, n});
     ss->kinds[id] = routed(id) ? KIND_ROUTED : KIND_TYPED;
+    if (ss->kinds[id] == KIND_TYPED && ss->cmds[id] == NULL &&
+        goblin__command_lookup_orig(r->x.eng, (struct goblin_slice){
+                                                  lower, n}) != NULL)
+        ss->kinds[id] = KIND_RENAMED;
     return ss->kinds[id];
 }
 
@@ -200,6 +205,22 @@ static bool acl_ok(struct goblin__sbe_req *r)
     return false;
 }
 
+/* A typed request for a command renamed or disabled: what calling it by
+ * its old name answers (Redis's text, without the arguments). */
+static void renamed_error(struct goblin__sbe_req *r)
+{
+    const char *name = goblin_sbe_template_name(r->m->template_id);
+    char lower[32];
+    size_t n;
+
+    for (n = 0; name[n] != '\0' && n < sizeof(lower) - 1; n++)
+        lower[n] = (char)tolower((unsigned char)name[n]);
+    if (n > 11 && memcmp(lower, "zrangestore", 11) == 0)
+        n = 11;
+    goblin__reply_errorf(&r->x, "ERR unknown command '%.*s', with args "
+                                "beginning with: ", (int)n, lower);
+}
+
 /* May the message run now? Replies the refusal when not. Unused checks
  * (no password, no MULTI, no maxmemory) cost a predictable branch each. */
 static bool admit(struct goblin__sbe_req *r, unsigned kind)
@@ -207,8 +228,12 @@ static bool admit(struct goblin__sbe_req *r, unsigned kind)
     goblin_session *s = r->x.sess;
     unsigned id = r->m->template_id;
 
-    if (kind == KIND_INVALID) {
-        goblin__reply_errorf(&r->x, "ERR unknown SBE template id %u", id);
+    if (kind >= KIND_INVALID) {
+        if (kind == KIND_INVALID)
+            goblin__reply_errorf(&r->x, "ERR unknown SBE template id %u",
+                                 id);
+        else
+            renamed_error(r);
         return false;
     }
     if (kind == KIND_ROUTED)
