@@ -198,6 +198,8 @@ goblin__handler goblin__cmd_client_list;
 goblin__handler goblin__cmd_client_info;
 goblin__handler goblin__cmd_client_kill;
 goblin__handler goblin__cmd_client_no_evict;
+goblin__handler goblin__cmd_client_pause;
+goblin__handler goblin__cmd_client_unpause;
 goblin__handler goblin__cmd_monitor;
 goblin__handler goblin__cmd_client_tracking;
 goblin__handler goblin__cmd_client_caching;

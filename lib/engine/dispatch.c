@@ -21,6 +21,7 @@
 #include "session.h"
 #include "slowlog.h"
 #include "monitor.h"
+#include "pause.h"
 #include "tracking.h"
 #include "stream/propagate.h"
 
@@ -304,6 +305,12 @@ int goblin__dispatch(goblin_session *s, int argc,
         x.sink = &s->discard;
     s->eng->running = s;
     if (admit(&x, argc, argv)) {
+        /* CLIENT PAUSE: the command waits, unrun and unanswered. */
+        if (__builtin_expect(s->eng->pause_type != 0, 0) &&
+            goblin__pause_holds(s, x.cmd, argc, argv)) {
+            s->eng->running = NULL;
+            return 0;
+        }
         if ((s->flags & SESS_MULTI) && !runs_in_multi(x.cmd))
             goblin__multi_queue(&x, argc, argv);
         else

@@ -22,6 +22,7 @@
 #include "latency.h"
 #include "slowlog.h"
 #include "monitor.h"
+#include "pause.h"
 #include "tracking.h"
 #include "settings.h"
 #include "stream/propagate.h"
@@ -284,7 +285,8 @@ void goblin_engine_cron(goblin_engine *eng)
     eng->clock_ms = goblin__now_ms(eng->dbs[0].st);
     calibrate(eng);
     sample_ops(eng);
-    if (!eng->active_expire_off) {
+    /* CLIENT PAUSE: ends on time here; while it lasts, nothing expires. */
+    if (!eng->active_expire_off && !goblin__pause_active(eng)) {
         uint64_t t0 = goblin__latency_start(eng);
 
         goblin__expire_step(eng);
