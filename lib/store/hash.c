@@ -361,7 +361,7 @@ static int set_pairs(goblin_store *st, struct goblin_slice key,
     added = goblin__hash_obj_set(st, &obj, fv, npairs);
     if (added < 0)
         return added;
-    if (!keep_ttl)
+    if (!keep_ttl && __builtin_expect(st->httl_hashes != 0, 0))
         goblin__httl_clear_pairs(st, obj, fv, npairs);
     if (r == 1) {
         *slot = obj;
