@@ -39,6 +39,7 @@ struct goblind {
                                       the child itself (logs as "C") */
     char child_path[4096];         /* where it saves */
     int aof_child;                 /* the AOF rewrite child, 0 = none */
+    int repl_child;                /* a replicas' full sync, 0 = none */
     goblin_aof *aof;               /* appendonly yes: the AOF, or NULL */
     char executable[4096];
 };

@@ -73,6 +73,29 @@ static int aof_rewrite(void *ctx)
     return 0;
 }
 
+/* A full sync for replicas (goblin/repl.h): the child writes the RDB
+ * payload to their sockets and _exit()s. */
+static int repl_fork(void *ctx)
+{
+    struct goblind *g = ctx;
+    pid_t pid;
+
+    if (g->repl_child > 0)
+        return GOBLIN_EBUSY;
+    if (g->logf != NULL)
+        fflush(g->logf);
+    fflush(stdout);
+    if ((pid = fork()) < 0)
+        return -errno;
+    if (pid == 0) {
+        g->child_pid = -1;
+        _exit(goblin_repl_sync_child(g->engine, g->logf != NULL ?
+                                     fileno(g->logf) : -1) == 0 ? 0 : 1);
+    }
+    g->repl_child = pid;
+    return 0;
+}
+
 /* SIGCHLD (flags WNOHANG): reaps every child that ended; at exit (0):
  * waits for them. The engine lock is held. */
 void goblind_persist_reap(struct goblind *g, int flags)
@@ -86,6 +109,10 @@ void goblind_persist_reap(struct goblind *g, int flags)
             if (g->aof != NULL)
                 goblin_aof_rewrite_done(g->aof, WIFEXITED(wstatus) &&
                                                     WEXITSTATUS(wstatus) == 0);
+        } else if (pid == g->repl_child) {
+            g->repl_child = 0;
+            goblin_repl_sync_done(g->engine, WIFEXITED(wstatus) &&
+                                                 WEXITSTATUS(wstatus) == 0);
         } else if (pid == g->child_pid) {
             g->child_pid = 0;
             goblin_serve_bgsave_ended(&g->persist, g->child_path, pid,
@@ -102,6 +129,8 @@ void goblind_persist_kill_child(void *ctx)
     if (g->child_pid > 0 && kill(g->child_pid, SIGKILL) == 0)
         goblind_persist_reap(g, 0);
     if (g->aof_child > 0 && kill(g->aof_child, SIGKILL) == 0)
+        goblind_persist_reap(g, 0);
+    if (g->repl_child > 0 && kill(g->repl_child, SIGKILL) == 0)
         goblind_persist_reap(g, 0);
 }
 
@@ -124,6 +153,8 @@ void goblind_persist_hooks(struct goblind *g,
     ecfg->shutdown = shutdown_cmd;
     ecfg->aof_rewrite = aof_rewrite;
     ecfg->aof_rewrite_ctx = g;
+    ecfg->repl_fork = repl_fork;
+    ecfg->repl_fork_ctx = g;
 }
 
 static const char *aof_dir(struct goblind *g)

@@ -17,6 +17,7 @@
 #include "goblin/script.h"
 #include "block.h"
 #include "maxmemory.h"
+#include "repl/repl.h"
 #include "session.h"
 #include "latency.h"
 #include "slowlog.h"
@@ -158,6 +159,7 @@ static void engine_free(goblin_engine *eng)
 
     goblin__slowlog_free(eng);
     goblin__latency_free(eng);
+    goblin__repl_free(eng);
     goblin__stream_free(eng);
     goblin__persist_free(eng);
     goblin__settings_free(eng);
@@ -292,4 +294,6 @@ void goblin_engine_cron(goblin_engine *eng)
     goblin__stream_flush(eng); /* expired and timed-out work */
     if (eng->aof != NULL)
         goblin__aof_cron(eng);
+    if (eng->repl != NULL)
+        goblin__repl_cron(eng);
 }

@@ -189,6 +189,7 @@ struct goblin_engine {
      * is registered, the one branch commands pay for it. */
     struct goblin__stream *stream;
     bool stream_on;
+    struct goblin__repl *repl; /* lib/repl: the master side, or NULL */
     struct goblin_aof *aof; /* the AOF appending (goblin/aof.h), or NULL */
     /* Group commit: while input_batch > 0 a session's input is being run
      * and no reply can leave, so appendfsync always defers its fsync to
@@ -260,6 +261,7 @@ enum {
     SESS_REPLY_SKIP_NEXT = 1u << 10,
     SESS_OBUF_LIMIT = 1u << 11, /* output limit passed: output dropped */
     SESS_MONITOR = 1u << 12,    /* MONITOR (monitor.c) */
+    SESS_REPLICA = 1u << 20,    /* REPLCONF or PSYNC: a record in lib/repl */
     SESS_BLOCKED = 1u << 24,    /* waiting in a blocking command (block.c) */
 };
 
