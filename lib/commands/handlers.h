@@ -191,6 +191,7 @@ goblin__handler goblin__cmd_replconf;
 goblin__handler goblin__cmd_psync;
 goblin__handler goblin__cmd_sync;
 goblin__handler goblin__cmd_role;
+goblin__handler goblin__cmd_wait;
 goblin__handler goblin__cmd_client_tracking;
 goblin__handler goblin__cmd_client_caching;
 goblin__handler goblin__cmd_client_getredir;

@@ -294,6 +294,5 @@ void goblin_engine_cron(goblin_engine *eng)
     goblin__stream_flush(eng); /* expired and timed-out work */
     if (eng->aof != NULL)
         goblin__aof_cron(eng);
-    if (eng->repl != NULL)
-        goblin__repl_cron(eng);
+    goblin__repl_cron(eng);
 }

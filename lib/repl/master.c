@@ -249,7 +249,8 @@ static void on_unit(void *ctx, const void *bytes, size_t len, uint64_t off)
     goblin_engine *eng = ctx;
     struct goblin__repl *r = eng->repl;
 
-    (void)off;
+    if (eng->running != NULL)
+        eng->running->repl_woff = off;
     goblin__backlog_append(&r->backlog, bytes, len);
     for (size_t i = 0; i < r->nreplicas; i++) {
         struct goblin__replica *rp = r->replicas[i];
@@ -455,15 +456,36 @@ size_t goblin__repl_acked(goblin_engine *eng, uint64_t offset)
     return n;
 }
 
+/* min-replicas-to-write / min-replicas-max-lag: Redis's
+ * refreshGoodReplicasCount and checkGoodReplicasStatus. */
+static void good_replicas(goblin_engine *eng, struct goblin__repl *r,
+                          int64_t now)
+{
+    int64_t want = goblin_engine_config_int(eng, "min-replicas-to-write", 0);
+    int64_t lag = goblin_engine_config_int(eng, "min-replicas-max-lag", 10);
+    int64_t good = 0;
+
+    if (want <= 0 || lag <= 0) {
+        eng->refuse_writes = false;
+        return;
+    }
+    for (size_t i = 0; r != NULL && i < r->nreplicas; i++)
+        good += r->replicas[i]->state == GOBLIN__REPLICA_ONLINE &&
+                (now - r->replicas[i]->ack_ms) / 1000 <= lag;
+    if (r != NULL)
+        r->good = good;
+    eng->refuse_writes = good < want;
+}
+
 void goblin__repl_cron(goblin_engine *eng)
 {
     struct goblin__repl *r = eng->repl;
-    int64_t now, period, ttl, timeout, size;
+    int64_t now = goblin__now_ms(eng->st), period, ttl, timeout, size;
     size_t n;
 
+    good_replicas(eng, r, now);
     if (r == NULL)
         return;
-    now = goblin__now_ms(eng->st);
     n = count_replicas(r);
     if (n > 0) {
         period = goblin_engine_config_int(eng, "repl-ping-replica-period",
@@ -537,6 +559,10 @@ void goblin__repl_info(goblin_engine *eng, struct goblin__text *t)
         return;
     goblin__text_addf(t, "role:master\r\nconnected_slaves:%zu\r\n",
                       count_replicas(r));
+    if (goblin_engine_config_int(eng, "min-replicas-to-write", 0) > 0 &&
+        goblin_engine_config_int(eng, "min-replicas-max-lag", 10) > 0)
+        goblin__text_addf(t, "min_slaves_good_slaves:%lld\r\n",
+                          (long long)r->good);
     for (size_t i = 0; i < r->nreplicas; i++) {
         const struct goblin__replica *rp = r->replicas[i];
         char ip[64];

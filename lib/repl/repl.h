@@ -49,6 +49,7 @@ struct goblin__repl {
     int64_t no_replicas_since_ms;
     int64_t last_ping_ms;
     uint64_t sync_full, sync_partial_ok, sync_partial_err;
+    int64_t good;        /* replicas within min-replicas-max-lag */
     uint32_t id_gen;
 };
 
