@@ -48,9 +48,12 @@ endef
 
 .PHONY: run test load bench valgrind fuzz
 
+# BUILD_PKGS has Lua, so `make run` requires scripting: a goblind without
+# it would only say so at the first EVAL.
 run:
 	$(call ensure_pkgs,$(BUILD_PKGS))
-	@[ -d $(RELEASE_DIR) ] || meson setup $(RELEASE_DIR) --buildtype=release -Dtests=false
+	@[ -d $(RELEASE_DIR) ] || meson setup $(RELEASE_DIR) --buildtype=release -Dtests=false -Dscripting=enabled
+	meson configure $(RELEASE_DIR) -Dscripting=enabled
 	meson compile -C $(RELEASE_DIR)
 	exec $(RELEASE_DIR)/server/goblind --ring /dev/shm/goblin.ring 1m
 
@@ -65,7 +68,7 @@ test:
 	  meson test -C $(ASAN_DIR) --verbose --print-errorlogs
 	@# The release build is what `make run` starts: it must keep compiling
 	@# (-O3 finds warnings the test builds do not).
-	@[ -d $(RELEASE_DIR) ] || meson setup $(RELEASE_DIR) --buildtype=release -Dtests=false
+	@[ -d $(RELEASE_DIR) ] || meson setup $(RELEASE_DIR) --buildtype=release -Dtests=false -Dscripting=enabled
 	meson compile -C $(RELEASE_DIR)
 
 load:

@@ -49,6 +49,9 @@
 
 #include "goblin.h"
 #include "ops.h"
+#ifdef GOBLIN_SCRIPTING
+#include "goblin/lua.h"
+#endif
 
 #if defined(__has_include)
 #if __has_include(<valgrind/callgrind.h>)
@@ -83,6 +86,9 @@ static const struct op ops[] = {
     { "HGET", c_hget, a_hget },     { "ZADD", c_zadd, a_zadd },
     { "ZSCORE", c_zscore, a_zscore }, { "ZRANK", c_zrank, a_zrank },
     { "ZRANGE", c_zrange, a_zrange }, { "GET5", c_get5, a_get5 },
+#ifdef GOBLIN_SCRIPTING
+    { "EVALSHA", c_evalsha, NULL },   { "FCALL", c_fcall, NULL },
+#endif
 };
 
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
@@ -220,7 +226,23 @@ static int load_client(struct ctx *x, rt_fn *rt)
     if ((rc = rt(x, c_load_hash)) < 0 || (rc = rt(x, c_load_zset)) < 0 ||
         (rc = rt(x, c_set)) < 0 || (rc = rt(x, c_load_get5)) < 0)
         return rc;
+#ifdef GOBLIN_SCRIPTING
+    if ((rc = rt(x, c_script_load)) < 0 || (rc = rt(x, c_function_load)) < 0)
+        return rc;
+#endif
     return 0;
+}
+
+/* Lua on the engine, when this build has libgoblin-script (EVALSHA,
+ * FCALL). */
+static int attach_scripting(goblin_engine *eng)
+{
+#ifdef GOBLIN_SCRIPTING
+    return goblin_lua_attach(eng);
+#else
+    (void)eng;
+    return 0;
+#endif
 }
 
 static struct goblin_client_config client_config(const char *proto)
@@ -250,7 +272,7 @@ static int row_session(const struct opts *o, const char *row,
     if (goblin_store_open(NULL, &x.st) != 0)
         return 1;
     ec.store = x.st;
-    if (goblin_engine_open(&ec, &eng) == 0 &&
+    if (goblin_engine_open(&ec, &eng) == 0 && attach_scripting(eng) == 0 &&
         goblin_session_open(eng, &si, &sess) == 0 &&
         goblin_client_connect_session(sess, &cfg, &x.c) == 0 &&
         load_client(&x, rt_session) == 0) {
@@ -316,7 +338,7 @@ static int row_ring(const struct opts *o, const char *row, const char *proto)
     if (goblin_store_open(NULL, &x.st) != 0)
         return 1;
     ec.store = x.st;
-    if (goblin_engine_open(&ec, &eng) != 0)
+    if (goblin_engine_open(&ec, &eng) != 0 || attach_scripting(eng) != 0)
         goto out;
     rc_ep.engine = eng;
     rc_ep.path = path;
@@ -422,6 +444,7 @@ int main(int argc, char **argv)
         return 2;
     }
     ops_data_init();
+    ops_scripts_init();
     rc |= row_base(&o);
     if (wanted(o.rows, "ring-sbe"))
         rc |= row_ring(&o, "ring-sbe", "sbe");

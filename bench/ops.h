@@ -135,6 +135,73 @@ static inline int c_zadd10(struct ctx *x)
                                    0);
 }
 
+/* ---- scripts: EVALSHA and FCALL of the same three commands ----
+ * GET, INCR and EXPIRE on one key ("n"), as a script in the EVAL cache
+ * and as function bench3 of library "bench". ops_scripts_init() computes
+ * the script's SHA-1 once; c_script_load and c_function_load (SCRIPT
+ * LOAD, FUNCTION LOAD REPLACE) put both into the server first. */
+
+#define SCRIPT3_BODY                                                      \
+    "redis.call('GET', KEYS[1]) "                                         \
+    "local n = redis.call('INCR', KEYS[1]) "                              \
+    "redis.call('EXPIRE', KEYS[1], 3600) return n"
+static const char script3[] = SCRIPT3_BODY;
+static const char library3[] =
+    "#!lua name=bench\n"
+    "redis.register_function('bench3', function(KEYS, ARGV) " SCRIPT3_BODY
+    " end)";
+static char script3_sha[41];
+
+/* 0, or a negative code (also for an error reply; in a pipeline the call
+ * only queues and leaves *r alone). */
+static inline int call_ok(struct ctx *x, size_t argc,
+                          const struct goblin_slice *argv)
+{
+    const struct goblin_resp_value *r = NULL;
+    int rc = goblin_client_call(x->c, argc, argv, &r);
+
+    if (rc < 0)
+        return rc;
+    return r != NULL && r->type == GOBLIN_RESP_ERROR ? GOBLIN_EINVAL : 0;
+}
+
+static inline void ops_scripts_init(void)
+{
+    goblin_sha1_hex(script3_sha, script3, sizeof(script3) - 1);
+}
+
+static inline int c_script_load(struct ctx *x)
+{
+    const struct goblin_slice argv[] = { KEY("SCRIPT"), KEY("LOAD"),
+                                         KEY(script3) };
+
+    return call_ok(x, 3, argv);
+}
+
+static inline int c_function_load(struct ctx *x)
+{
+    const struct goblin_slice argv[] = { KEY("FUNCTION"), KEY("LOAD"),
+                                         KEY("REPLACE"), KEY(library3) };
+
+    return call_ok(x, 4, argv);
+}
+
+static inline int c_evalsha(struct ctx *x)
+{
+    const struct goblin_slice argv[] = {
+        KEY("EVALSHA"), { script3_sha, 40 }, KEY("1"), KEY("n") };
+
+    return call_ok(x, 4, argv);
+}
+
+static inline int c_fcall(struct ctx *x)
+{
+    const struct goblin_slice argv[] = { KEY("FCALL"), KEY("bench3"),
+                                         KEY("1"), KEY("n") };
+
+    return call_ok(x, 4, argv);
+}
+
 /* ---- the store's C API ---- */
 
 static inline int a_set(struct ctx *x)

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """report.py - DIR/REPORT.md from what bench/report.sh left in DIR: the
 machine it ran on, every target of the benchmark plan marked met or missed
-from the raw outputs (shootout.csv, icount.csv, memory.tsv,
-microbench.json), then every table (shootout.md with its CDF plots,
-icount.md, throughput.md, memory.md, microbench.md) as the scripts wrote
-them.
+from the raw outputs (shootout.csv, icount.csv, scripting.tsv,
+memory.tsv, microbench.json), then every table (shootout.md with its CDF
+plots, icount.md, throughput.md, scripting.md, memory.md, microbench.md)
+as the scripts wrote them.
 
 A target whose input is missing is "not run"; one whose definition needs a
 size the run did not use (1,000,000 members or elements) is "not judged".
@@ -191,6 +191,60 @@ def shootout_targets(rows):
     return out
 
 
+SCRIPT_TESTS = ["EVALSHA", "FCALL"]
+RING_SCRIPT_P50_NS = 2000
+
+
+def scripting_targets(path, rows):
+    """Issue 17's targets: EVALSHA and FCALL throughput at least
+    redis-server's on the same socket type, pipelined and at depth one
+    (scripting.tsv, script_bench.sh), and EVALSHA over the ring under
+    2 us at p50, next to the cache-line floor of the same shootout run."""
+    out = []
+    got = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                p = line.rstrip("\n").split("\t")
+                if len(p) == 6:
+                    got.setdefault(p[1], []).append(p)
+    for test in SCRIPT_TESTS:
+        label = "{} req/s >= redis-server, UDS and TCP, -P 16 and -P 1".format(
+            test)
+        if test not in got:
+            out.append((label, "script_bench did not run", ">= 1.00x",
+                        "not run"))
+            continue
+        cells, ok = [], True
+        for tr, _, flags, r, g, ratio in got[test]:
+            try:
+                x = float(g) / float(r)
+            except ValueError:
+                cells.append("{} {}: error".format(tr, flags))
+                ok = False
+                continue
+            ok = ok and x >= 1.0
+            cells.append("{} {} {:.2f}".format(tr, flags.split(" -c")[0], x))
+        out.append((label, "; ".join(cells), ">= 1.00x", verdict(ok)))
+    floor = (rows or {}).get(("floor", "cacheline", "none", "RTT"))
+    for proto in ("sbe", "resp"):
+        for test in SCRIPT_TESTS:
+            label = "{} over the ring, {}, p50".format(test, proto.upper())
+            lim = "< {:,} ns".format(RING_SCRIPT_P50_NS)
+            v = (rows or {}).get(("goblind", "ring", proto, test))
+            if v is None:
+                out.append((label, "no shootout row", lim, "not run"))
+                continue
+            m = "p50 {:,.0f} ns, p99 {:,.0f} ns".format(v["p50_ns"],
+                                                        v["p99_ns"])
+            if floor:
+                m += "; cache-line floor p50 {:,.0f} ns ({:.1f}x)".format(
+                    floor["p50_ns"], v["p50_ns"] / floor["p50_ns"])
+            out.append((label, m, lim,
+                        verdict(v["p50_ns"] < RING_SCRIPT_P50_NS)))
+    return out
+
+
 def microbench_targets(path):
     out = []
     if not os.path.exists(path):
@@ -340,8 +394,9 @@ def main():
         w("**Steps that failed: {} (see their .log files beside this "
           "report).**".format(", ".join(failed)))
         w("")
-    targets = (shootout_targets(load_shootout(os.path.join(
-                   d, "shootout.csv"))) +
+    shoot = load_shootout(os.path.join(d, "shootout.csv"))
+    targets = (shootout_targets(shoot) +
+               scripting_targets(os.path.join(d, "scripting.tsv"), shoot) +
                icount_targets(os.path.join(d, "icount.csv")) +
                microbench_targets(os.path.join(d, "microbench.json")) +
                memory_targets(load_memory(os.path.join(d, "memory.tsv"))))
@@ -363,6 +418,8 @@ def main():
     for name, title in [("shootout.md", "Latency shootout"),
                         ("icount.md", "Instructions per round trip"),
                         ("throughput.md", "Throughput (redis-benchmark)"),
+                        ("scripting.md",
+                         "Scripting throughput (EVALSHA, FCALL)"),
                         ("memory.md", "Memory per element"),
                         ("microbench.md", "In-process microbenchmarks")]:
         md = read(os.path.join(d, name))

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # report.sh - the one-command benchmark report: runs the latency shootout
 # (with its CDF plots), the instruction counts per round trip under
-# callgrind (icount.sh, when valgrind is installed), the redis-benchmark throughput comparison, the
+# callgrind (icount.sh, when valgrind is installed), the redis-benchmark throughput comparison,
+# EVALSHA and FCALL throughput over Unix sockets and TCP (script_bench.sh), the
 # bytes-per-element memory comparison and, when Google Benchmark is there,
 # the in-process microbenchmarks, then writes DIR/REPORT.md: the machine,
 # every target of the benchmark plan marked met or missed, and every table.
 #
 #   bench/report.sh [--quick] [--out DIR] [--window-ms N] [--reps N]
 #                   [--requests N] [--repeat N]
-#                   [--skip shootout,icount,throughput,memory,microbench,aof]
+#                   [--skip shootout,icount,throughput,scripting,memory,
+#                          microbench,aof]
 #
 # --quick is the smoke run (a few seconds per step, tiny sizes): it proves
 # every step starts and prints; its figures and verdicts mean nothing.
@@ -17,7 +19,7 @@
 # --repeat redis-benchmark's pipelined request count (default 200,000; a
 # quarter of it at depth one) and runs per figure (default 3). Each step
 # also runs alone: bench/shootout.sh, bench/redis_benchmark.sh,
-# bench/memory.sh, bench/microbench.sh. Their outputs and logs stay in
+# bench/script_bench.sh, bench/memory.sh, bench/microbench.sh. Their outputs and logs stay in
 # DIR (default $BUILD_DIR/report).
 #
 # Programs come from $GOBLIND, $SHOOTOUT, $MEM_BYTES, $ICOUNT and
@@ -61,7 +63,7 @@ COMMAND="bench/report.sh"
 [ -n "$SKIP" ] && COMMAND="$COMMAND --skip $SKIP"
 OUT=${OUT:-$BUILD_DIR/report}
 mkdir -p "$OUT"
-rm -f "$OUT"/REPORT.md "$OUT"/shootout* "$OUT"/throughput.* \
+rm -f "$OUT"/REPORT.md "$OUT"/shootout* "$OUT"/throughput.* "$OUT"/scripting.* \
     "$OUT"/memory.* "$OUT"/microbench.* "$OUT"/icount.* "$OUT"/*.log
 rm -rf "$OUT/plots"
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -114,12 +116,15 @@ ICOUNT_ARGS=()
 if [ "$QUICK" = 1 ]; then
     step shootout bench/shootout.sh --quick --out "$OUT"
     step throughput bench/redis_benchmark.sh --quick --out "$OUT"
+    step scripting bench/script_bench.sh --quick --out "$OUT"
     step memory bench/memory.sh --quick --out "$OUT"
     MB_ARGS=(--members 3000 --ops 3000 --reps 1 --chase-mib 4 --
              --benchmark_min_time=0)
 else
     step shootout bench/shootout.sh --window-ms "$WINDOW_MS" --out "$OUT"
     step throughput env REPEAT="$REPEAT" bench/redis_benchmark.sh \
+        --requests "$REQUESTS" --out "$OUT"
+    step scripting env REPEAT="$REPEAT" bench/script_bench.sh \
         --requests "$REQUESTS" --out "$OUT"
     step memory bench/memory.sh --out "$OUT"
     MB_ARGS=(--reps "$REPS")

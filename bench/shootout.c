@@ -17,9 +17,11 @@
  *
  * Ops: PING, SET and GET of a 16-byte value, HSET and HGET on a 10-field
  * hash, ZADD and ZSCORE on a 10-member set, HSET10 and ZADD10 (all ten
- * fields or members at once). Everything is preloaded first, so writes
- * update and nothing grows; a ZADD alternates between two scores that
- * keep the member's place, so every write really changes a value.
+ * fields or members at once), EVALSHA and FCALL of a script of three
+ * commands (GET, INCR, EXPIRE; bench/ops.h). Everything is preloaded
+ * first (the script and its library too), so writes update and nothing
+ * grows; a ZADD alternates between two scores that keep the member's
+ * place, so every write really changes a value.
  *
  * Method: the client thread is pinned to --cpu. Each op runs a warm-up
  * (--warmup-ms) and then a fixed window (--window-ms) of back-to-back
@@ -58,6 +60,9 @@
 
 #include "goblin.h"
 #include "ops.h"
+#ifdef GOBLIN_SCRIPTING
+#include "goblin/lua.h"
+#endif
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -250,6 +255,8 @@ static const struct op ops[] = {
     { "ZSCORE", c_zscore, a_zscore },
     { "HSET10", c_hset10, a_hset10 },
     { "ZADD10", c_zadd10, a_zadd10 },
+    { "EVALSHA", c_evalsha, NULL },
+    { "FCALL", c_fcall, NULL },
 };
 
 #define NOPS (sizeof(ops) / sizeof(ops[0]))
@@ -335,6 +342,11 @@ static int preload(struct ctx *x, bool capi)
             if (strcmp(ops[i].name, first[k]) == 0 &&
                 (rc = (capi ? ops[i].capi : ops[i].client)(x)) < 0)
                 return rc;
+    /* EVALSHA's script and FCALL's library; a server without scripting
+     * fails only those two ops. */
+    if (!capi && (c_script_load(x) < 0 || c_function_load(x) < 0))
+        fprintf(stderr, "shootout: scripts not loaded: %s\n",
+                goblin_client_error(x->c));
     return 0;
 }
 
@@ -395,6 +407,9 @@ static int target_session(const struct opts *o, const struct row *r)
         return 1;
     ec.store = x.st;
     if (goblin_engine_open(&ec, &eng) == 0 &&
+#ifdef GOBLIN_SCRIPTING
+        goblin_lua_attach(eng) == 0 &&
+#endif
         goblin_session_open(eng, &si, &sess) == 0 &&
         goblin_client_connect_session(sess, &cfg, &x.c) == 0 &&
         preload(&x, false) == 0) {
@@ -580,6 +595,7 @@ int main(int argc, char **argv)
         perror("shootout: sched_setaffinity");
     timer = timer_init();
     ops_data_init();
+    ops_scripts_init();
     fprintf(stderr, "shootout: timer %s, %.4f ns/tick, cpu %d\n", timer,
             ns_per_tick, o.cpu);
     if (o.cdf != NULL) {

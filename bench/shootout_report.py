@@ -17,7 +17,7 @@ import os
 import sys
 
 OPS = ["PING", "SET", "GET", "HSET", "HGET", "ZADD", "ZSCORE", "HSET10",
-       "ZADD10"]
+       "ZADD10", "EVALSHA", "FCALL"]
 
 # Rows in report order: (system, transport, protocol, label).
 ROWS = [

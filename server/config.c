@@ -18,8 +18,9 @@ static int changed(void *ctx, const char *name, const char **why)
         g->loglevel = (long)goblin_engine_config_int(g->engine, name, 2);
     *why = g->why;
     if (strcmp(name, "appendonly") == 0 && g->started)
-        return goblind_aof_switch(
-            g, goblin_engine_config_int(g->engine, name, 0) != 0);
+        return goblin_persist_appendonly(
+            g->persist, goblin_engine_config_int(g->engine, name, 0) != 0,
+            why);
     *why = g->why;
     return g->started && strcmp(name, "maxclients") == 0
                ? goblin_serve_maxclients_check(g->engine, g->why,

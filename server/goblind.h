@@ -23,24 +23,18 @@ struct goblind {
     long loglevel;
     bool started;                  /* serving: CONFIG SET maxclients fits */
     bool shutdown_cmd;             /* stopped by SHUTDOWN */
+    bool in_child;                 /* a BGSAVE or AOF child (logs as "C") */
     char why[128];                 /* a refused setting's text */
     char *pidfile;                 /* written: removed at exit */
     FILE *logf;                    /* NULL: stdout */
-    struct goblin_serve_persist persist;
+    goblin_persist *persist;       /* BGSAVE, the AOF, the final save */
     goblin_epoll *loop;            /* the socket connections' loop */
-    pthread_t loop_thread;         /* the thread running it */
     goblin_listen_set *listen;
     void *tls;                     /* the goblin_tls_server, or NULL */
     int sigfd;
     goblin_ring_set *rings;
     struct ring_thread *ring_threads;
     int nring_threads;
-    int child_pid;                 /* the BGSAVE child, 0 = none; -1 in
-                                      the child itself (logs as "C") */
-    char child_path[4096];         /* where it saves */
-    int aof_child;                 /* the AOF rewrite child, 0 = none */
-    int repl_child;                /* a replicas' full sync, 0 = none */
-    goblin_aof *aof;               /* appendonly yes: the AOF, or NULL */
     char executable[4096];
 };
 
@@ -56,24 +50,15 @@ void goblind_shutdown_net(struct goblind *g);
 int goblind_ring_start(struct goblind *g);
 void goblind_ring_stop(struct goblind *g);
 
-/* busy.c: serving while a script is busy (from the loop's thread, before
- * the ring threads start); each ring thread names its poller. */
-void goblind_busy_start(struct goblind *g);
-void goblind_busy_ring_thread(goblin_ring_poller *p);
-
-/* persist.c: BGSAVE's fork, reaping it (SIGCHLD), SHUTDOWN. */
-void goblind_persist_hooks(struct goblind *g, struct goblin_engine_config *e);
-int goblind_persist_load(struct goblind *g);
-void goblind_persist_reap(struct goblind *g, int flags);
-void goblind_persist_kill_child(void *ctx);
-int goblind_aof_switch(struct goblind *g, bool on);
-
-/* process.c: the log (Redis's line format), daemonizing, the pidfile and
- * sd_notify; goblind_process_end removes the pidfile, closes the log. */
+/* process.c: the log (Redis's line format), the fork behind BGSAVE and
+ * the AOF rewrite (the library's fork hook), daemonizing, the pidfile
+ * and sd_notify; goblind_process_end removes the pidfile, closes the
+ * log. */
 void goblind_log(struct goblind *g, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void goblind_engine_log(void *ctx, enum goblin_log_level level,
                         const char *text);
+int goblind_fork(void *ctx, int *keep_fd);
 int goblind_log_open(struct goblind *g);
 int goblind_daemonize(void);
 int goblind_pidfile_write(struct goblind *g);

@@ -1,9 +1,10 @@
 /* main.c - goblind, Goblin's server: reads its options (config.c), opens
- * a store and an engine, loads the snapshot (persist.c), listens and runs
- * the library's epoll loop (net_epoll.c) and ring threads (ring_poll.c)
- * until SIGTERM, SIGINT or SHUTDOWN; then closes everything, so a leak
- * checker sees a clean exit. Commands and serving are libgoblin's
- * (goblin/serve.h); goblind keeps the process (process.c, persist.c).
+ * a store and an engine, loads the snapshot or AOF (the library's
+ * goblin_persist), listens and runs the library's epoll loop
+ * (net_epoll.c) and ring threads (ring_poll.c) until SIGTERM, SIGINT or
+ * SHUTDOWN; then closes everything, so a leak checker sees a clean exit.
+ * Commands, serving and persistence are libgoblin's (goblin/serve.h);
+ * goblind keeps the process (process.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,16 @@ static void server_info(void *ctx, struct goblin_server_info *out)
         g->executable, file != NULL ? file : "", NULL, 0};
 }
 
+/* SHUTDOWN (after the engine's own final save, if any). */
+static void shutdown_cmd(void *ctx)
+{
+    struct goblind *g = ctx;
+
+    goblin_persist_kill(g->persist);
+    g->shutdown_cmd = true;
+    goblin_epoll_stop(g->loop);
+}
+
 /* The store with a random hash seed, so that clients cannot choose keys
  * that collide (the library's default seed is fixed, for tests), and the
  * engine with goblind's hooks. */
@@ -47,18 +58,34 @@ static int open_engine(struct goblind *g)
     if (getrandom(&scfg.seed, sizeof(scfg.seed), 0) != sizeof(scfg.seed) ||
         scfg.seed == 0)
         scfg.seed = (uint64_t)getpid() * 0x9e3779b97f4a7c15u | 1;
-    if ((rc = goblin_store_open(&scfg, &g->store)) < 0)
+    if ((rc = goblin_store_open(&scfg, &g->store)) < 0 ||
+        (rc = goblin_persist_new(&(struct goblin_persist_config){
+             goblind_fork, g, goblind_engine_log, g}, &g->persist)) < 0)
         return rc;
     struct goblin_engine_config ecfg = {
         .store = g->store, .log = goblind_engine_log, .log_ctx = g,
         .server_info = server_info, .server_info_ctx = g,
-        .session_wake = goblin_net_session_wake};
-    goblind_persist_hooks(g, &ecfg);
+        .session_wake = goblin_net_session_wake, .shutdown = shutdown_cmd,
+        .shutdown_ctx = g};
+    goblin_persist_engine_hooks(g->persist, &ecfg);
     rc = goblin_engine_open(&ecfg, &g->engine);
 #ifdef GOBLIN_SCRIPTING
     rc = rc < 0 ? rc : goblin_lua_attach(g->engine);
 #endif
     return rc;
+}
+
+/* Before serving: the library's load, which logs; with a log file, the
+ * reason goes where whoever started us looks too. 1 after --export-rdb
+ * wrote its file. */
+static int load(struct goblind *g)
+{
+    char err[4400];
+    int rc = goblin_persist_load(g->persist, g->engine, err, sizeof(err));
+
+    if (rc < 0 && g->logf != NULL)
+        fprintf(stderr, "goblind: %s\n", err);
+    return rc < 0 ? -1 : rc;
 }
 
 int main(int argc, char **argv)
@@ -86,8 +113,7 @@ int main(int argc, char **argv)
                 (int)sizeof(void *) * 8, (int)getpid());
     goblin_serve_maxclients_fit(g.engine, goblind_engine_log, &g);
     g.started = true;
-    goblind_busy_start(&g);
-    if ((rc = goblind_persist_load(&g)) == 0 &&
+    if ((rc = load(&g)) == 0 &&
         (rc = goblind_listen(&g)) == 0 &&
         (rc = goblind_ring_start(&g)) == 0) {
         goblind_log(&g, GOBLIN_LOG_NOTICE, "Ready to accept connections");
@@ -100,10 +126,10 @@ int main(int argc, char **argv)
     }
     rc = rc > 0 ? 0 : rc; /* 1: --export-rdb done */
 out:
-    goblind_persist_kill_child(&g);
+    goblin_persist_kill(g.persist);
     goblind_ring_stop(&g);
     goblind_shutdown_net(&g);
-    goblind_aof_switch(&g, false);
+    goblin_persist_close(g.persist);
     goblin_engine_close(g.engine);
     goblin_store_close(g.store);
     if (rc == 0)

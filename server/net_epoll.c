@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "goblind.h"
@@ -40,7 +39,7 @@ static int tls_init(struct goblind *g, struct goblin_epoll_config *cfg)
 #endif
 
 /* SIGTERM, SIGINT: the final save (if a policy is set), then stop;
- * SIGCHLD: a BGSAVE child ended. */
+ * SIGCHLD: a BGSAVE or AOF rewrite child ended. */
 static void signal_ready(void *ctx)
 {
     struct goblind *g = ctx;
@@ -51,12 +50,12 @@ static void signal_ready(void *ctx)
         return;
     goblind_lock(g);
     if (si.ssi_signo == SIGCHLD) {
-        goblind_persist_reap(g, WNOHANG);
+        goblin_persist_reap(g->persist, false);
     } else {
         goblind_log(g, GOBLIN_LOG_WARNING, "Received %s scheduling "
                     "shutdown...", si.ssi_signo == SIGINT ? "SIGINT"
                                                           : "SIGTERM");
-        stop = goblin_serve_final_save(&g->persist);
+        stop = goblin_persist_final_save(g->persist);
     }
     goblind_unlock(g);
     if (stop)
@@ -110,6 +109,7 @@ int goblind_listen(struct goblind *g)
                     goblin_strerror(rc));
         return -1;
     }
+    goblin_epoll_busy_hook(g->loop);   /* serving while a script is slow */
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* process.c - what is about the process: the log in Redis's line format
  * "pid:R dd Mon yyyy hh:mm:ss.mmm C text" (R: M server, C BGSAVE child;
  * C: '.' debug, '-' verbose, '*' notice, '#' warning), flushed per line;
+ * the fork behind BGSAVE and the AOF rewrite;
  * --daemonize (fork, setsid, standard streams to /dev/null; the working
  * directory stays); --pidfile; and systemd's readiness protocol without
  * libsystemd: "READY=1" and "STOPPING=1" to NOTIFY_SOCKET ('@' for the
@@ -35,7 +36,7 @@ void goblind_engine_log(void *ctx, enum goblin_log_level level,
     localtime_r(&tv.tv_sec, &tm);
     strftime(stamp, sizeof(stamp), "%d %b %Y %H:%M:%S", &tm);
     fprintf(f, "%d:%c %s.%03d %c %s\n", (int)getpid(),
-            g->child_pid < 0 ? 'C' : 'M', stamp, (int)(tv.tv_usec / 1000),
+            g->in_child ? 'C' : 'M', stamp, (int)(tv.tv_usec / 1000),
             ".-*#"[level & 3], text);
     fflush(f);
 }
@@ -49,6 +50,23 @@ void goblind_log(struct goblind *g, int level, const char *fmt, ...)
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     goblind_engine_log(g, (enum goblin_log_level)level, text);
+}
+
+/* The library's fork hook: stdio flushed first, so that the child does
+ * not write the parent's buffered lines again. */
+int goblind_fork(void *ctx, int *keep_fd)
+{
+    struct goblind *g = ctx;
+    pid_t pid;
+
+    if (g->logf != NULL)
+        fflush(g->logf);
+    fflush(stdout);
+    if ((pid = fork()) == 0) {
+        g->in_child = true;
+        *keep_fd = g->logf != NULL ? fileno(g->logf) : -1;
+    }
+    return pid;
 }
 
 /* A path setting opened with mode: 0 when it is empty, -1 after saying

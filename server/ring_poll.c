@@ -26,7 +26,6 @@ static void *thread_main(void *arg)
         pthread_setaffinity_np(pthread_self(), sizeof(set), &set) != 0)
         goblind_log(t->g, GOBLIN_LOG_WARNING, "Can't pin a ring thread to "
                     "CPU %d", t->cpu);
-    goblind_busy_ring_thread(t->p);
     goblin_ring_poller_run(t->p);
     return NULL;
 }

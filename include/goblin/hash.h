@@ -162,6 +162,40 @@ GOBLIN_API int64_t goblin_hash_scan(goblin_store *st, struct goblin_slice key,
                                     goblin_hash_visit visit, void *ctx,
                                     uint64_t *next);
 
+/* Hash field expiry, as Redis 7.4 has it (HEXPIRE, HPEXPIRE, HEXPIREAT,
+ * HPEXPIREAT): gives each of the n fields of the hash at key the deadline
+ * unix_ms (ms since the epoch, >= 0), under flags (GOBLIN_EXPIRE_NX, _XX,
+ * _GT, _LT of goblin/keys.h; a field without a deadline counts as one
+ * infinitely far). codes[i] says what became of fields[i]: -2 no such
+ * field (or no key), 0 the condition was not met, 1 the deadline was
+ * set, 2 the field was deleted because unix_ms is not after now (the key
+ * too, with its last field). A field is gone once now is past its
+ * deadline; HSET, HSETNX and HMSET of a field drop its deadline, HINCRBY
+ * and HINCRBYFLOAT keep it. Returns the number of fields set or deleted,
+ * GOBLIN_EWRONGTYPE, GOBLIN_ESYNTAX (flags), GOBLIN_EINVAL (n == 0,
+ * unix_ms < 0) or GOBLIN_ENOMEM (nothing changed). */
+GOBLIN_API int goblin_hash_field_expire(goblin_store *st,
+                                        struct goblin_slice key,
+                                        const struct goblin_slice *fields,
+                                        size_t n, int64_t unix_ms, int flags,
+                                        int8_t *codes);
+
+/* HPEXPIRETIME: out[i] is the deadline of fields[i] in ms since the
+ * epoch, -1 when it has none, -2 when there is no such field (or key).
+ * Returns 0 or GOBLIN_EWRONGTYPE. */
+GOBLIN_API int goblin_hash_field_deadline(goblin_store *st,
+                                          struct goblin_slice key,
+                                          const struct goblin_slice *fields,
+                                          size_t n, int64_t *out);
+
+/* HPERSIST: drops the deadlines of the n fields. codes[i]: -2 no such
+ * field (or key), -1 it had none, 1 dropped. Returns the number dropped,
+ * GOBLIN_EWRONGTYPE or GOBLIN_EINVAL (n == 0). */
+GOBLIN_API int goblin_hash_field_persist(goblin_store *st,
+                                         struct goblin_slice key,
+                                         const struct goblin_slice *fields,
+                                         size_t n, int8_t *codes);
+
 #ifdef __cplusplus
 }
 #endif

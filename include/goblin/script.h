@@ -162,6 +162,10 @@ GOBLIN_API void goblin_script_log(goblin_session *s,
  * for none. */
 GOBLIN_API int64_t goblin_script_busy_ms(const goblin_session *s);
 
+/* The engine's lua-heap-max: the most bytes one interpreter's heap may
+ * hold while a script runs or a library loads (0: no bound). */
+GOBLIN_API uint64_t goblin_script_heap_max(const goblin_engine *eng);
+
 /* The RESP version of session s's client (2 or 3): how a script's return
  * value is shaped (RESP3 booleans, maps, doubles). */
 GOBLIN_API int goblin_session_resp(const goblin_session *s);

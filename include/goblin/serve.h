@@ -11,7 +11,8 @@
  *    rings in priority order, and ring sets (goblin_ring_set): rings and
  *    pollers from Redis-style directives (ring PATH SIZE, ring-cpus ...);
  *  - the persistence policy (goblin_serve_load, goblin_serve_final_save,
- *    the two ends of a forked background save);
+ *    the two ends of a forked background save) and, for a server that
+ *    forks, its children, the AOF and the final save (goblin_persist);
  *  - serving from the settings: the listeners, connection limits and
  *    open-file limit that Redis's directives (port, bind, unixsocket,
  *    maxclients ...) ask for;
@@ -462,7 +463,7 @@ GOBLIN_API int goblin_listen_unix(const char *path, unsigned mode, char *msg,
  * save is the server's fork (the engine's bgsave hook). */
 struct goblin_serve_persist {
     goblin_engine *engine;       /* required */
-    goblin_store *store;         /* required: the engine's store */
+    goblin_store *store;         /* the engine's store (not read) */
     const char *import_rdb;      /* a Redis dump to start from; NULL:
                                   * the import-rdb setting, if set */
     /* Stops a running background save before the final save. NULL: none. */
@@ -523,6 +524,72 @@ static inline void goblin_serve_bgsave_ended(
 {
     goblin_serve_bgsave_ended_sized(p, sizeof(*p), path, pid, wstatus);
 }
+
+/* ---- a forking server's persistence ----
+ *
+ * A goblin_persist does what a server that forks needs around the policy
+ * above: BGSAVE, BGREWRITEAOF and the automatic AOF rewrite run in
+ * children, through the engine's bgsave and aof_rewrite hooks and the
+ * server's fork hook (the library never forks by itself); the children
+ * are reaped by pid when the server sees SIGCHLD; appendonly is followed
+ * at start (the AOF, when there is one, loads instead of the snapshot, as
+ * Redis prefers it) and on CONFIG SET; the final save comes at SIGTERM.
+ * The server keeps the process: the fork, signals, its log. Every call
+ * after goblin_persist_load is made under the engine lock. */
+typedef struct goblin_persist goblin_persist;
+
+/* Sized as every configuration struct (goblin/common.h). */
+struct goblin_persist_config {
+    /* Required: forks as fork(2) does (-1 with errno set; 0 in the child;
+     * the child's pid), once the server flushed what it buffers. In the
+     * child it sets *keep_fd to the one descriptor from 3 up that the
+     * child keeps (its log file; -1: none). */
+    int (*fork)(void *ctx, int *keep_fd);
+    void *fork_ctx;
+    void (*log)(void *ctx, enum goblin_log_level level, const char *text);
+    void *log_ctx;
+};
+
+/* Returns 0, GOBLIN_EINVAL or GOBLIN_ENOMEM. cfg is copied. */
+GOBLIN_API int goblin_persist_new_sized(
+    const struct goblin_persist_config *cfg, size_t cfg_size,
+    goblin_persist **out);
+static inline int goblin_persist_new(const struct goblin_persist_config *cfg,
+                                     goblin_persist **out)
+{
+    return goblin_persist_new_sized(cfg, sizeof(*cfg), out);
+}
+
+/* Sets the bgsave, bgsave_kill and aof_rewrite hooks of the engine's
+ * configuration (before goblin_engine_open) to p's. */
+GOBLIN_API void goblin_persist_engine_hooks(goblin_persist *p,
+                                            struct goblin_engine_config *ecfg);
+
+/* Before serving, the engine open with p's hooks and configured: the AOF
+ * with appendonly yes (if there is one), else goblin_serve_load, then
+ * appendonly. Returns as goblin_serve_load (1 after export-rdb). */
+GOBLIN_API int goblin_persist_load(goblin_persist *p, goblin_engine *eng,
+                                   char *err, size_t cap);
+
+/* CONFIG SET appendonly (after start): opens the AOF (its base is the
+ * data now) or closes it. 0, or -1 with the reason in *why (p's). */
+GOBLIN_API int goblin_persist_appendonly(goblin_persist *p, bool on,
+                                         const char **why);
+
+/* SIGCHLD: reaps the children that ended and finishes their work
+ * (goblin_serve_bgsave_ended, goblin_aof_rewrite_done); wait: waits for
+ * them. Only p's own children are waited for. */
+GOBLIN_API void goblin_persist_reap(goblin_persist *p, bool wait);
+
+/* SHUTDOWN, exit: kills the running children and reaps them (a killed
+ * save's temporary file is removed). NULL: nothing. */
+GOBLIN_API void goblin_persist_kill(goblin_persist *p);
+
+/* SIGTERM: goblin_serve_final_save. True when the server may stop. */
+GOBLIN_API bool goblin_persist_final_save(goblin_persist *p);
+
+/* Kills the children, closes the AOF and frees p. NULL is a no-op. */
+GOBLIN_API void goblin_persist_close(goblin_persist *p);
 
 /* ---- serving from the settings ----
  *
@@ -646,6 +713,17 @@ GOBLIN_API int goblin_epoll_run(goblin_epoll *ep);
  * connection waits for the loop's next pass of its own. */
 GOBLIN_API void goblin_epoll_serve_busy(goblin_epoll *ep,
                                         const goblin_session *busy);
+
+/* Installs the engine's busy hook (goblin_engine_busy_hook) for a server
+ * that runs this loop, and ring pollers sharing the net's lock: each time
+ * a script past busy-reply-threshold yields, the hook lets go of the lock
+ * for a moment, so that other threads serve their clients (answered BUSY
+ * but for SCRIPT KILL, FUNCTION KILL and SHUTDOWN NOSAVE); on the loop's
+ * thread it makes one goblin_epoll_serve_busy pass, on a poller's thread
+ * one goblin_ring_poller_serve_busy pass. Once goblin_epoll_stop was
+ * called the script is stopped, written or not, so the server can exit.
+ * goblin_epoll_close removes the hook. */
+GOBLIN_API void goblin_epoll_busy_hook(goblin_epoll *ep);
 
 /* Whether goblin_epoll_stop was called. */
 GOBLIN_API bool goblin_epoll_stopping(const goblin_epoll *ep);

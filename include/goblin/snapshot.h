@@ -41,7 +41,7 @@ extern "C" {
 
 /* The version of the snapshot format this library writes; it reads this
  * one and every one before it (version 2 added function libraries). */
-#define GOBLIN_SNAPSHOT_VERSION 2
+#define GOBLIN_SNAPSHOT_VERSION 3
 
 /* A short text for any code: persistence codes here, others through
  * goblin_strerror. Never NULL. */

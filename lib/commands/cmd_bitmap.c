@@ -317,7 +317,9 @@ void goblin__cmd_bitpos(goblin__exec *x, int argc,
         goblin__reply_error(x, "ERR The bit argument must be 1 or 0.");
         return;
     }
-    if ((rc = goblin_str_get(x->st, argv[1], &v)) <= 0 || argc == 3) {
+    rc = goblin_str_get(x->st, argv[1], &v);
+    goblin__reads_done(x);
+    if (rc <= 0 || argc == 3) {
         goblin__exec_bitpos(x, argv[1], (int)bit, NULL);
         return;
     }
@@ -343,7 +345,10 @@ void goblin__exec_bitop(goblin__exec *x, enum goblin__bitop op,
 {
     bool existed = goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC) &&
                    goblin_key_exists(x->st, dst);
-    int64_t rc = goblin__bit_op(x->st, op, dst, keys, n);
+    int64_t rc;
+
+    goblin__read_keys(x, keys, n); /* Redis's lookupKeyRead of each */
+    rc = goblin__bit_op(x->st, op, dst, keys, n);
 
     goblin__notify_stored(x, GOBLIN__NOTIFY_STRING, "set", dst, rc, existed);
     int_reply(x, rc);
@@ -491,7 +496,11 @@ static void bitfield_common(goblin__exec *x, int argc,
                                "subcommand");
         return;
     }
+    /* Only GETs: Redis looks the key up for reading, BITFIELD_RO or not. */
+    if (!writes)
+        goblin__reads_begin(x);
     goblin__exec_bitfield(x, argv[1], ops, n, out);
+    goblin__reads_done(x);
 }
 
 void goblin__cmd_bitfield(goblin__exec *x, int argc,

@@ -106,7 +106,9 @@ static void reply_info(goblin__exec *x, const struct goblin__command *c)
     goblin__reply_array(x, 10);
     goblin__reply_cstr(x, c->fullname);
     goblin__reply_int(x, c->arity);
-    reply_bits(x, c->flags, flag_names, CMD_NFLAGS);
+    /* Goblin's own flags (CMD_READS) are past the names. */
+    reply_bits(x, c->flags & ((1u << CMD_NFLAGS) - 1), flag_names,
+               CMD_NFLAGS);
     goblin__reply_int(x, c->first_key);
     goblin__reply_int(x, c->last_key);
     goblin__reply_int(x, c->key_step);

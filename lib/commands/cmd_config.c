@@ -231,7 +231,7 @@ void goblin__cmd_config_resetstat(goblin__exec *x, int argc,
     e->stat_commands = e->stat_connections = 0;
     e->stat_net_in = e->stat_net_out = 0;
     e->stat_errors = e->stat_rejected = 0;
-    e->stat_keyspace_hits = e->stat_keyspace_misses = 0;
+    e->stat_keyspace.hits = e->stat_keyspace.misses = 0;
     e->stat_expired_keys = 0;
     e->stat_evicted_keys = 0;
     memset(e->ops_samples, 0, sizeof(e->ops_samples));

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "handlers.h"
+#include "notify.h"
 #include "respond.h"
 #include "engine/block.h"
 #include "engine/session.h"
@@ -91,6 +92,9 @@ void goblin__cmd_move(goblin__exec *x, int argc,
     rc = goblin__key_copy(x->st, argv[1], dst, argv[1], false);
     if (rc == 1) {
         goblin_key_delete(x->st, argv[1]);
+        goblin__notify(x, GOBLIN__NOTIFY_GENERIC, "move_from", argv[1]);
+        goblin__notify_emit(x->eng, GOBLIN__NOTIFY_GENERIC, "move_to",
+                            argv[1], id);
         goblin__reply_int(x, 1);
     } else if (rc == 0) {
         goblin__reply_int(x, 0);
@@ -169,7 +173,11 @@ void goblin__cmd_copy(goblin__exec *x, int argc,
         goblin__reply_code(x, GOBLIN_ENOMEM);
         return;
     }
+    goblin__read_keys(x, &argv[1], 1); /* Redis's lookupKeyRead of it */
     rc = goblin__key_copy(x->st, argv[1], dst, argv[2], replace);
+    if (rc == 1)
+        goblin__notify_emit(x->eng, GOBLIN__NOTIFY_GENERIC, "copy_to",
+                            argv[2], id);
     if (rc < 0)
         goblin__reply_code(x, rc);
     else

@@ -185,7 +185,7 @@ static void object(goblin__exec *x, struct goblin_slice key)
     }
     goblin_key_encoding(x->st, key, &enc);
     rec = goblin__key_rec(x->st, id);
-    if (goblin__rdb_write_value(rec, &b) != 0) {
+    if (goblin__rdb_write_value(rec, goblin__now_ms(x->st), &b) != 0) {
         goblin_buf_free(&b);
         goblin__reply_code(x, GOBLIN_ENOMEM);
         return;

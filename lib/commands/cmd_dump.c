@@ -19,6 +19,7 @@
 #include "snapshot/snapshot_int.h"
 #include "store/evict.h"
 #include "store/keyspace.h"
+#include "notify.h"
 
 void goblin__cmd_dump(goblin__exec *x, int argc,
                       const struct goblin_slice *argv)
@@ -184,5 +185,6 @@ void goblin__cmd_restore(goblin__exec *x, int argc,
         return;
     }
     set_stamp(x->st, key, &o);
+    goblin__notify(x, GOBLIN__NOTIFY_GENERIC, "restore", key);
     goblin__reply_ok(x);
 }

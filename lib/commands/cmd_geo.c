@@ -486,7 +486,12 @@ static void georadius_generic(goblin__exec *x, int argc,
     goblin__geo_query_init(&q);
     q.key = argv[src];
     q.radius = !(flags & GEOSEARCH);
-    if ((card = goblin_zset_card(x->st, q.key)) < 0) {
+    /* The one read lookup of the source (STORE or not), before the
+     * options are read, as Redis's georadiusGeneric. */
+    goblin__reads_begin(x);
+    card = goblin_zset_card(x->st, q.key);
+    goblin__reads_done(x);
+    if (card < 0) {
         goblin__reply_code(x, (int)card);
         return;
     }

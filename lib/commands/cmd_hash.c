@@ -210,6 +210,7 @@ static void getall(goblin__exec *x, struct goblin_slice key, int want)
     struct pair_out o = {x, want};
     int64_t n = goblin_hash_len(x->st, key);
 
+    goblin__reads_done(x);
     if (n < 0) {
         goblin__reply_code(x, (int)n);
         return;

@@ -70,8 +70,12 @@ void goblin__cmd_pfcount(goblin__exec *x, int argc,
 void goblin__exec_pfmerge(goblin__exec *x, struct goblin_slice dst,
                           const struct goblin_slice *keys, size_t n)
 {
-    int rc = goblin__hll_merge(x->st, dst, keys, n,
-                               (size_t)x->eng->hll_sparse_max_bytes);
+    int rc;
+
+    /* Redis reads the destination and each source first. */
+    goblin__read_keys(x, keys, n);
+    rc = goblin__hll_merge(x->st, dst, keys, n,
+                           (size_t)x->eng->hll_sparse_max_bytes);
 
     if (rc >= 0)
         goblin__notify(x, GOBLIN__NOTIFY_STRING, "pfadd", dst);

@@ -549,6 +549,7 @@ void goblin__cmd_object_encoding(goblin__exec *x, int argc,
     const char *enc;
 
     (void)argc;
+    goblin__reads_unnotified(x);
     if (goblin_key_encoding(x->st, argv[2], &enc) == 1)
         goblin__reply_cstr(x, enc);
     else
@@ -561,6 +562,7 @@ void goblin__cmd_object_freq(goblin__exec *x, int argc,
                              const struct goblin_slice *argv)
 {
     (void)argc;
+    goblin__reads_unnotified(x);
     goblin__object_freq(x, argv[2]);
 }
 
@@ -570,6 +572,7 @@ void goblin__cmd_object_idletime(goblin__exec *x, int argc,
                                  const struct goblin_slice *argv)
 {
     (void)argc;
+    goblin__reads_unnotified(x);
     goblin__object_idletime(x, argv[2]);
 }
 
@@ -581,6 +584,7 @@ void goblin__cmd_object_refcount(goblin__exec *x, int argc,
     uint32_t id;
 
     (void)argc;
+    goblin__reads_unnotified(x);
     if (goblin__key_find(x->st, argv[2], &id) == 1)
         goblin__reply_int(x, goblin__refcount(x, id));
     else

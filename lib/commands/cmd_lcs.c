@@ -14,6 +14,7 @@
 #include "engine/session.h"
 #include "goblin/numtext.h"
 #include "goblin/str.h"
+#include "notify.h"
 #include "respond.h"
 
 #define ERR_LCS_TYPES "ERR The specified keys must contain string values"
@@ -205,6 +206,7 @@ void goblin__cmd_lcs(goblin__exec *x, int argc,
         goblin__reply_error(x, ERR_LCS_TYPES);
         return;
     }
+    goblin__reads_done(x);
     for (j = 3; j < argc; j++) {
         if (goblin__arg_is(argv[j], "idx")) {
             o.idx = true;

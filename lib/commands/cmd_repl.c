@@ -60,6 +60,10 @@ void goblin__cmd_replconf(goblin__exec *x, int argc,
                 if ((uint64_t)v > rp->ack_off)
                     rp->ack_off = (uint64_t)v;
                 rp->ack_ms = goblin__now_ms(x->eng->st);
+                if (rp->state == GOBLIN__REPLICA_SYNCING)
+                    rp->acked = true; /* its child is not reaped yet */
+                else if (rp->start_on_ack)
+                    goblin__repl_start_stream(rp);
                 waits_offer(x->eng);
             }
             if (j + 2 < argc)

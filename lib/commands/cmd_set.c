@@ -184,6 +184,7 @@ void goblin__exec_smembers(goblin__exec *x, struct goblin_slice key)
     struct gather g = {0, 0, NULL, NULL};
     int64_t n = goblin_set_card(x->st, key);
 
+    goblin__reads_done(x);
     if (n < 0) {
         goblin__reply_code(x, (int)n);
         return;
@@ -332,13 +333,24 @@ void goblin__exec_smove(goblin__exec *x, struct goblin_slice src,
     /* Redis reports "sadd" only when dst did not hold member yet. */
     bool had = goblin__notify_on(x, GOBLIN__NOTIFY_SET) &&
                goblin_set_ismember(x->st, dst, member) == 1;
-    int64_t rc = goblin_set_move(x->st, src, dst, member);
+    /* A new dst's "new" comes after src's "srem" (and "del"), as Redis
+     * creates dst only then: the store's event is held back. */
+    bool fresh = goblin__notify_on(x, GOBLIN__NOTIFY_NEW) &&
+                 goblin_key_exists(x->st, dst) != 1;
+    uint8_t events = x->st->key_events;
+    int64_t rc;
 
+    if (fresh)
+        x->st->key_events &= (uint8_t)~GOBLIN__KEY_NEW;
+    rc = goblin_set_move(x->st, src, dst, member);
+    x->st->key_events = events;
     int_reply(x, rc);
     if (rc != 1 || (src.len == dst.len &&
                     (src.len == 0 || memcmp(src.ptr, dst.ptr, src.len) == 0)))
         return;
     goblin__notify_removed(x, GOBLIN__NOTIFY_SET, "srem", src);
+    if (fresh)
+        goblin__notify(x, GOBLIN__NOTIFY_NEW, "new", dst);
     if (!had)
         goblin__notify(x, GOBLIN__NOTIFY_SET, "sadd", dst);
 }
@@ -401,6 +413,7 @@ void goblin__exec_scombine(goblin__exec *x, enum goblin_set_op op,
         bool existed = goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC) &&
                        goblin_key_exists(x->st, *dst);
 
+        goblin__reads_begin(x); /* the sources; the store ends it */
         rc = goblin_set_combine_store(x->st, op, *dst, keys, n);
         int_reply(x, rc);
         goblin__notify_stored(x, GOBLIN__NOTIFY_SET, events[op], *dst, rc,

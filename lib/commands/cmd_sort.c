@@ -440,13 +440,18 @@ void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a)
     struct sorter s = {x, a, a->get != NULL ? 0 : a->nget *
                                  sizeof(struct goblin_slice),
                        NULL, 0, 0, 0, 0, false};
-    enum goblin_type t = goblin_key_type(x->st, a->key);
+    enum goblin_type t;
     bool dontsort = a->dontsort, native = false, alpha = a->alpha;
     const struct goblin_slice *by = a->by;
     size_t maxpat, kb_off, kb_len, count;
     int64_t vlen, start, end;
     int rc;
 
+    /* Redis's read lookups: the key once, then each BY and GET key (not
+     * the GET keys of STORE, which are read twice here). */
+    goblin__reads_begin(x);
+    t = goblin_key_type(x->st, a->key);
+    goblin__reads_done(x);
     if (t != GOBLIN_TYPE_NONE && t != GOBLIN_TYPE_SET &&
         t != GOBLIN_TYPE_ZSET && t != GOBLIN_TYPE_LIST) {
         goblin__reply_code(x, GOBLIN_EWRONGTYPE);
@@ -509,7 +514,9 @@ void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a)
     if (!dontsort) {
         struct order o = {&s, alpha, by != NULL, a->desc, a->store != NULL};
 
+        goblin__reads_begin(x);
         rc = weigh(&s, by, alpha, kb_off, kb_len);
+        goblin__reads_done(x);
         if (rc < 0) {
             goblin__reply_code(x, rc);
             return;
@@ -527,8 +534,11 @@ void goblin__exec_sort(goblin__exec *x, const struct goblin__sort *a)
         start = 0;
     if (a->store != NULL)
         store_range(&s, (size_t)start, count, kb_off, kb_len);
-    else
+    else {
+        goblin__reads_begin(x);
         reply_range(&s, (size_t)start, count, kb_off);
+        goblin__reads_done(x);
+    }
 }
 
 /* SORT key [BY pattern] [LIMIT offset count] [GET pattern ...]

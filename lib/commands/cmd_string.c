@@ -18,14 +18,12 @@
 #include "respond.h"
 #include "engine/session.h"
 
-static void hit(goblin__exec *x, int found, struct goblin_slice key)
+/* A write command's read of key (GETDEL, GETEX), after its store call
+ * answered rc; the read commands' lookups count in the store. */
+static void hit(goblin__exec *x, int rc, struct goblin_slice key)
 {
-    if (found > 0) {
-        x->eng->stat_keyspace_hits++;
-    } else if (found == 0) {
-        x->eng->stat_keyspace_misses++;
-        goblin__notify(x, GOBLIN__NOTIFY_KEY_MISS, "keymiss", key);
-    }
+    if (rc >= 0 || rc == GOBLIN_EWRONGTYPE)
+        goblin__read_lookup(x, rc != 0, key);
 }
 
 /* Replies a bulk view, null (rc 0) or the error of rc. */
@@ -52,7 +50,6 @@ void goblin__exec_get(goblin__exec *x, struct goblin_slice key)
     struct goblin_slice v = {NULL, 0};
     int rc = goblin_str_get(x->st, key, &v);
 
-    hit(x, rc, key);
     view_reply(x, rc, v);
 }
 
@@ -153,7 +150,11 @@ void goblin__exec_set(goblin__exec *x, struct goblin_slice key,
                       const struct goblin_set_options *so)
 {
     struct goblin_slice old = {NULL, 0};
-    int rc = goblin_str_set(x->st, key, value, so, so->get ? &old : NULL);
+    int rc;
+
+    if (so->get) /* Redis reads the old value first, as GET does */
+        goblin__read_keys(x, &key, 1);
+    rc = goblin_str_set(x->st, key, value, so, so->get ? &old : NULL);
 
     if (rc >= 0 && (rc & GOBLIN_SET_DONE)) {
         goblin__notify(x, GOBLIN__NOTIFY_STRING, "set", key);
@@ -234,8 +235,10 @@ void goblin__exec_getset(goblin__exec *x, struct goblin_slice key,
                          struct goblin_slice value)
 {
     struct goblin_slice old = {NULL, 0};
+    int rc;
 
-    int rc = goblin_str_getset(x->st, key, value, &old);
+    goblin__read_keys(x, &key, 1); /* Redis reads the old value first */
+    rc = goblin_str_getset(x->st, key, value, &old);
 
     if (rc >= 0)
         goblin__notify(x, GOBLIN__NOTIFY_STRING, "set", key);
@@ -475,15 +478,12 @@ void goblin__cmd_incrbyfloat(goblin__exec *x, int argc,
 void goblin__exec_mget(goblin__exec *x, const struct goblin_slice *keys,
                        size_t n)
 {
-    size_t i;
 
     if (goblin__scratch_reserve(x->sess, n) != 0) {
         goblin__reply_code(x, GOBLIN_ENOMEM);
         return;
     }
     goblin_str_mget(x->st, keys, n, x->sess->scratch);
-    for (i = 0; i < n; i++)
-        hit(x, x->sess->scratch[i].ptr != NULL, keys[i]);
     goblin__reply_strings(x, x->sess->scratch, n, true);
 }
 
@@ -516,13 +516,34 @@ static size_t mset_split(goblin__exec *x, int argc,
     return n;
 }
 
+/* MSET with "new" events on: Redis sets and notifies key by key, so each
+ * key's "new" comes right before its "set". (Out of memory part way, the
+ * keys before stay set.) */
+static int mset_each(goblin__exec *x, const struct goblin_slice *keys,
+                     const struct goblin_slice *values, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = goblin_str_mset(x->st, keys + i, values + i, 1);
+
+        if (rc < 0)
+            return rc;
+        goblin__notify(x, GOBLIN__NOTIFY_STRING, "set", keys[i]);
+    }
+    return 0;
+}
+
 void goblin__exec_mset(goblin__exec *x, const struct goblin_slice *keys,
                        const struct goblin_slice *values, size_t n)
 {
-    int rc = goblin_str_mset(x->st, keys, values, n);
+    int rc;
 
-    if (rc >= 0)
-        goblin__notify_keys(x, GOBLIN__NOTIFY_STRING, "set", keys, n);
+    if (goblin__notify_on(x, GOBLIN__NOTIFY_NEW)) {
+        rc = mset_each(x, keys, values, n);
+    } else {
+        rc = goblin_str_mset(x->st, keys, values, n);
+        if (rc >= 0)
+            goblin__notify_keys(x, GOBLIN__NOTIFY_STRING, "set", keys, n);
+    }
     if (rc < 0)
         goblin__reply_code(x, rc);
     else
@@ -532,8 +553,19 @@ void goblin__exec_mset(goblin__exec *x, const struct goblin_slice *keys,
 void goblin__exec_msetnx(goblin__exec *x, const struct goblin_slice *keys,
                          const struct goblin_slice *values, size_t n)
 {
-    int rc = goblin_str_msetnx(x->st, keys, values, n);
+    int rc;
 
+    if (goblin__notify_on(x, GOBLIN__NOTIFY_NEW)) {
+        rc = 1;
+        for (size_t i = 0; i < n && rc == 1; i++)
+            if (goblin_key_exists(x->st, keys[i]) == 1)
+                rc = 0;
+        if (rc == 1 && (rc = mset_each(x, keys, values, n)) == 0)
+            rc = 1;
+        int_reply(x, rc);
+        return;
+    }
+    rc = goblin_str_msetnx(x->st, keys, values, n);
     if (rc == 1)
         goblin__notify_keys(x, GOBLIN__NOTIFY_STRING, "set", keys, n);
     int_reply(x, rc);

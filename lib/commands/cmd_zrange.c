@@ -137,7 +137,10 @@ void goblin__exec_zrangestore(goblin__exec *x, struct goblin_slice dst,
 {
     bool existed = goblin__notify_on(x, GOBLIN__NOTIFY_GENERIC) &&
                    goblin_key_exists(x->st, dst);
-    int64_t n = goblin_zset_range_store(x->st, dst, src, r);
+    int64_t n;
+
+    goblin__read_keys(x, &src, 1); /* Redis's lookupKeyRead of it */
+    n = goblin_zset_range_store(x->st, dst, src, r);
 
     goblin__notify_stored(x, GOBLIN__NOTIFY_ZSET, "zrangestore", dst, n,
                           existed);

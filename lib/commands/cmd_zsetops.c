@@ -177,13 +177,18 @@ bool goblin__zkeys_check(goblin__exec *x, const struct goblin_slice *keys,
                              x->cmd->fullname);
         return false;
     }
+    /* Redis's read lookups of the sources, STORE or not; the passes
+     * after this one are not counted again. */
+    goblin__reads_begin(x);
     for (i = 0; i < n; i++) {
         t = goblin_key_type(x->st, keys[i]);
         if (t != GOBLIN_TYPE_NONE && t != GOBLIN_TYPE_ZSET) {
+            goblin__reads_done(x);
             goblin__reply_code(x, GOBLIN_EWRONGTYPE);
             return false;
         }
     }
+    goblin__reads_done(x);
     return true;
 }
 

@@ -51,7 +51,16 @@ enum {
     CMD_MOVABLEKEYS = 1u << 19,
     CMD_ALLOW_BUSY = 1u << 20,
     CMD_NFLAGS = 21,
+    /* Goblin's own, not shown by COMMAND: the command's key lookups are
+     * read lookups, counted in keyspace_hits/misses (store.h). */
+    CMD_READS = 1u << 30,
 };
+
+/* The store's read mode for a command (store.h, GOBLIN__READS_COUNT |
+ * GOBLIN__READS_NOTIFY when CMD_READS): its lookups count as reads, and
+ * misses notify. */
+#define GOBLIN__CMD_READ_MODE(c) \
+    ((uint8_t)(((c)->flags & CMD_READS) ? 3u : 0u))
 
 /* ACL categories, as COMMAND INFO names them without the '@'. */
 enum {

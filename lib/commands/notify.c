@@ -80,7 +80,16 @@ static int notify_set(void *ctx, struct goblin_slice v, const char **why)
     }
     memcpy(eng->notify_text, norm, sizeof(norm));
     eng->notify_flags = effective(flags);
+    if (eng->dbs != NULL)
+        goblin__db_key_events(eng);
     return 0;
+}
+
+int goblin__notify_key_events(const goblin_engine *eng)
+{
+    return (eng->notify_flags & GOBLIN__NOTIFY_NEW ? GOBLIN__KEY_NEW : 0) |
+           (eng->notify_flags & GOBLIN__NOTIFY_KEY_MISS ? GOBLIN__KEY_MISS
+                                                        : 0);
 }
 
 void goblin__notify_key_gone(void *ctx, int why, struct goblin_slice key)
@@ -153,4 +162,21 @@ void goblin__notify_emit(goblin_engine *eng, int type, const char *event,
         publish(eng, "__keyspace@", dbid, key, ev);
     if (eng->notify_flags & GOBLIN__NOTIFY_KEYEVENT)
         publish(eng, "__keyevent@", dbid, ev, key);
+}
+
+void goblin__read_lookup(goblin__exec *x, int found, struct goblin_slice key)
+{
+    uint8_t mode = x->st->reads;
+
+    x->st->reads = GOBLIN__READS_COUNT | GOBLIN__READS_NOTIFY;
+    goblin__read_counted(x->st, found, key);
+    x->st->reads = mode;
+}
+
+void goblin__read_keys(goblin__exec *x, const struct goblin_slice *keys,
+                       size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        goblin__read_lookup(x, goblin_key_exists(x->st, keys[i]) == 1,
+                            keys[i]);
 }

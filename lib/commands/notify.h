@@ -43,6 +43,10 @@ int goblin__notify_parse(const char *text, size_t len);
 /* Registers notify-keyspace-events. 0 or GOBLIN_ENOMEM. */
 int goblin__notify_init(goblin_engine *eng);
 
+/* The store key events (GOBLIN__KEY_NEW, GOBLIN__KEY_MISS) that the
+ * current notify-keyspace-events publishes. */
+int goblin__notify_key_events(const goblin_engine *eng);
+
 /* Publishes the event (class type) for key of database dbid. */
 void goblin__notify_emit(goblin_engine *eng, int type, const char *event,
                          struct goblin_slice key, int dbid);
@@ -50,6 +54,38 @@ void goblin__notify_emit(goblin_engine *eng, int type, const char *event,
 /* Each database store's key_gone hook (db.c installs it with ctx the
  * database's slot): expired and evicted keys. */
 void goblin__notify_key_gone(void *ctx, int why, struct goblin_slice key);
+
+/* A read lookup of key made by a write command (Redis's lookupKeyRead
+ * there: GETDEL, COPY's source, the STORE commands' sources, ...):
+ * counted in keyspace_hits/misses, a miss a keymiss event. found: the
+ * key is there (of any type). */
+void goblin__read_lookup(goblin__exec *x, int found, struct goblin_slice key);
+
+/* The read lookups of n keys, in order, before a write command's own. */
+void goblin__read_keys(goblin__exec *x, const struct goblin_slice *keys,
+                       size_t n);
+
+/* The lookups from here on are read lookups (a write command's sources,
+ * Redis's lookupKeyRead there), until goblin__reads_done or the store
+ * call that ends its read phase. */
+static inline void goblin__reads_begin(goblin__exec *x)
+{
+    x->st->reads = GOBLIN__READS_COUNT | GOBLIN__READS_NOTIFY;
+}
+
+/* The command's read lookups count but do not notify (OBJECT: Redis's
+ * LOOKUP_NONOTIFY). */
+static inline void goblin__reads_unnotified(goblin__exec *x)
+{
+    x->st->reads &= (uint8_t)~GOBLIN__READS_NOTIFY;
+}
+
+/* The command's read lookups are over: later lookups of the same keys
+ * (a second pass over them) are not counted again. */
+static inline void goblin__reads_done(goblin__exec *x)
+{
+    x->st->reads = 0;
+}
 
 /* The hook: the session's database names the channel. */
 static inline void goblin__notify(goblin__exec *x, int type,

@@ -98,6 +98,19 @@ def bits(names, table, prefix, what):
     return " | ".join(out) if out else "0"
 
 
+# The commands whose lookups are Redis's lookupKeyRead (keyspace hits and
+# misses, keymiss events): the read-only ones with keys, but MEMORY USAGE
+# (a plain dictionary probe in Redis) and the read-only scripts, whose
+# own commands count. Write commands that read some keys count them in
+# their handlers.
+NOT_READS = ("memory|usage", "eval_ro", "evalsha_ro", "fcall_ro")
+
+
+def reads(e):
+    return ("readonly" in e["flags"] and bool(e.get("key_specs")) and
+            e["name"] not in NOT_READS)
+
+
 def c_ident(fullname):
     return re.sub(r"[^a-z0-9]", "_", fullname)
 
@@ -186,7 +199,8 @@ class Emitter:
             ".first_key = %d, .last_key = %d, .key_step = %d," % (
                 e["first_key"], e["last_key"], e["step"]),
             ".nsub = %d," % nsub,
-            ".flags = %s," % bits(e["flags"], CMD_FLAGS, "CMD_", what),
+            ".flags = %s%s," % (bits(e["flags"], CMD_FLAGS, "CMD_", what),
+                                " | CMD_READS" if reads(e) else ""),
             ".acl = %s," % bits([a.lstrip("@") for a in e["acl_categories"]],
                                 ACL_CATS, "ACL_", what),
             ".since = %s, .group = %s," % (c_str(d.get("since")),

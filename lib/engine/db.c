@@ -31,13 +31,43 @@
 #include "stream/propagate.h"
 
 /* Expired and evicted keys: DEL in the write stream, then keyspace
- * notifications. */
-static void db_key_gone(void *ctx, int why, struct goblin_slice key)
+ * notifications; new and missed keys: notifications only. */
+static void db_key_event(void *ctx, int why, struct goblin_slice key)
 {
     struct goblin__db *d = ctx;
 
-    goblin__stream_key_gone(d->eng, d->id, why, key);
-    goblin__notify_key_gone(ctx, why, key);
+    if (why == GOBLIN__KEY_NEW)
+        goblin__notify_emit(d->eng, GOBLIN__NOTIFY_NEW, "new", key, d->id);
+    else if (why == GOBLIN__KEY_MISS)
+        goblin__notify_emit(d->eng, GOBLIN__NOTIFY_KEY_MISS, "keymiss", key,
+                            d->id);
+    else {
+        goblin__stream_key_gone(d->eng, d->id, why, key);
+        goblin__notify_key_gone(ctx, why, key);
+    }
+}
+
+/* A hash field past its deadline: HDEL in the write stream (Redis 7.4's
+ * propagateHashFieldDeletion). */
+static void db_field_gone(void *ctx, struct goblin_slice key,
+                          struct goblin_slice field)
+{
+    struct goblin__db *d = ctx;
+    struct goblin_slice v[3] = {{"HDEL", 4}, key, field};
+
+    if (__builtin_expect(d->eng->stream_on, 0))
+        goblin__stream_op(d->eng, d->id, 3, v);
+}
+
+/* Then, once per hash: "hexpired", and "del" when the key went. */
+static void db_fields_done(void *ctx, struct goblin_slice key, bool gone)
+{
+    struct goblin__db *d = ctx;
+
+    goblin__notify_emit(d->eng, GOBLIN__NOTIFY_HASH, "hexpired", key, d->id);
+    if (gone)
+        goblin__notify_emit(d->eng, GOBLIN__NOTIFY_GENERIC, "del", key,
+                            d->id);
 }
 
 /* The store hook: ctx is the database's slot. */
@@ -64,9 +94,21 @@ static void hook(struct goblin__db *d)
         return;
     d->st->cfg.key_changed = db_key_changed;
     d->st->cfg.key_changed_ctx = d;
-    /* Expired and evicted keys, for keyspace notifications. */
-    d->st->key_gone = db_key_gone;
-    d->st->key_gone_ctx = d;
+    /* Expired and evicted keys, new and missed ones, for keyspace
+     * notifications; read lookups counted in the engine's statistics. */
+    d->st->key_event = db_key_event;
+    d->st->key_event_ctx = d;
+    d->st->field_gone = db_field_gone;
+    d->st->fields_done = db_fields_done;
+    d->st->read_stats = &d->eng->stat_keyspace;
+    d->st->key_events = goblin__notify_key_events(d->eng);
+}
+
+void goblin__db_key_events(goblin_engine *eng)
+{
+    for (int i = 0; i < eng->ndbs; i++)
+        if (eng->dbs[i].st != NULL)
+            eng->dbs[i].st->key_events = goblin__notify_key_events(eng);
 }
 
 int goblin__db_init(goblin_engine *eng, int n)
@@ -114,7 +156,11 @@ void goblin__db_free(goblin_engine *eng)
         eng->st->cfg.key_changed = eng->prev_hook;
         eng->st->cfg.key_changed_ctx = eng->prev_hook_ctx;
     }
-    eng->st->key_gone = NULL;
+    eng->st->key_event = NULL;
+    eng->st->key_events = 0;
+    eng->st->reads = 0;
+    eng->st->field_gone = NULL;
+    eng->st->fields_done = NULL;
     goblin__free(eng->st, eng->dbs, (size_t)eng->ndbs * sizeof(*eng->dbs));
     eng->dbs = NULL;
 }

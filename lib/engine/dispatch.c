@@ -259,7 +259,9 @@ run_command(goblin__exec *x, int argc, const struct goblin_slice *argv)
     if (__builtin_expect(x->eng->nmonitors != 0, 0) &&
         (x->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)) == CMD_SKIP_MONITOR)
         goblin__monitor_feed(x, argc, argv); /* EVAL before its script */
+    x->st->reads = GOBLIN__CMD_READ_MODE(x->cmd);
     x->cmd->fn(x, argc, argv);
+    x->st->reads = 0;
     if (__builtin_expect(x->eng->nmonitors != 0, 0) &&
         !(x->cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
         goblin__monitor_feed(x, argc, argv);

@@ -2,7 +2,12 @@
  * The libraries themselves are the scripting library's; the engine only
  * asks for their code when it writes a file and hands each code back when
  * it loads one.
+ *
+ * An engine without scripting refuses a file that holds libraries, as
+ * redis-server refuses an RDB file with a library it cannot load: loading
+ * the keys alone would lose the libraries at the next save.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "fn_libs.h"
@@ -41,13 +46,20 @@ static int add(void *ctx, struct goblin_slice code, char *err, size_t cap)
     return eng->fn_libs->load(eng->fn_libs_ctx, code, err, cap);
 }
 
+static int refuse(void *ctx, struct goblin_slice code, char *err,
+                  size_t cap)
+{
+    (void)ctx;
+    (void)code;
+    snprintf(err, cap, "%s", GOBLIN__FNLIBS_NO_SCRIPTING);
+    return GOBLIN_EINVAL;
+}
+
 void goblin__fnlibs_load(goblin_engine *eng, struct goblin__fnlibs *f)
 {
     memset(f, 0, sizeof(*f));
-    if (eng->fn_libs != NULL) {
-        f->add = add;
-        f->ctx = eng;
-    }
+    f->add = eng->fn_libs != NULL ? add : refuse;
+    f->ctx = eng;
 }
 
 void goblin__fnlibs_flush(goblin_engine *eng)

@@ -15,8 +15,13 @@
 int goblin__fnlibs_save(goblin_engine *eng, struct goblin__fnlibs *f);
 void goblin__fnlibs_done(goblin_engine *eng, struct goblin__fnlibs *f);
 
-/* Fills f so that a load adds each library it reads to the engine (or
- * reads past them without hooks). */
+/* Why a file with libraries is refused by an engine without scripting. */
+#define GOBLIN__FNLIBS_NO_SCRIPTING                                          \
+    "the file holds function libraries, but scripting is not available "    \
+    "in this build (Goblin was built without Lua)"
+
+/* Fills f so that a load adds each library it reads to the engine; an
+ * engine without hooks (no scripting) fails the load at the first. */
 void goblin__fnlibs_load(goblin_engine *eng, struct goblin__fnlibs *f);
 
 /* Removes every library (a load starting, or one that failed). */

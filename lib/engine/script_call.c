@@ -10,6 +10,7 @@
  * runs, eng->in_exec is set as during EXEC: blocking commands answer at
  * once instead of blocking, and BGSAVE waits.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "acl.h"
@@ -17,6 +18,7 @@
 #include "goblin/script.h"
 #include "maxmemory.h"
 #include "session.h"
+#include "settings.h"
 
 void goblin_engine_scripting(goblin_engine *eng,
                              const struct goblin_scripting *ops, void *ctx)
@@ -45,7 +47,64 @@ int goblin_session_resp(const goblin_session *s)
 
 int64_t goblin_script_busy_ms(const goblin_session *s)
 {
-    return goblin_engine_config_int(s->eng, "busy-reply-threshold", 5000);
+    return s->eng->script_busy_ms;
+}
+
+uint64_t goblin_script_heap_max(const goblin_engine *eng)
+{
+    return eng->lua_heap_max;
+}
+
+/* ---- settings: kept in the engine, as every run reads them ---- */
+
+static int get_busy_ms(void *ctx, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, "%lld",
+                    (long long)((goblin_engine *)ctx)->script_busy_ms);
+}
+
+static int set_busy_ms(void *ctx, struct goblin_slice v, const char **why)
+{
+    int64_t n;
+
+    if (goblin__setting_parse("busy-reply-threshold", v, &n, why) != 0)
+        return GOBLIN_EINVAL;
+    ((goblin_engine *)ctx)->script_busy_ms = n;
+    return 0;
+}
+
+static int get_heap_max(void *ctx, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, "%llu",
+                    (unsigned long long)((goblin_engine *)ctx)->lua_heap_max);
+}
+
+static int set_heap_max(void *ctx, struct goblin_slice v, const char **why)
+{
+    int64_t n;
+
+    if (goblin__setting_parse("lua-heap-max", v, &n, why) != 0)
+        return GOBLIN_EINVAL;
+    ((goblin_engine *)ctx)->lua_heap_max = (uint64_t)n;
+    return 0;
+}
+
+int goblin__script_settings_init(goblin_engine *eng)
+{
+    const struct goblin_setting own[] = {
+        {"busy-reply-threshold", "lua-time-limit", get_busy_ms, set_busy_ms,
+         eng},
+        {"lua-heap-max", NULL, get_heap_max, set_heap_max, eng},
+    };
+    size_t i;
+    int rc;
+
+    eng->script_busy_ms = 5000;
+    eng->lua_heap_max = (uint64_t)1 << 30;
+    for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+        if ((rc = goblin_engine_setting_add(eng, &own[i])) != 0)
+            return rc;
+    return 0;
 }
 
 void goblin_script_log(goblin_session *s, enum goblin_log_level level,

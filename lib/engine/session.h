@@ -174,7 +174,7 @@ struct goblin_engine {
     uint64_t stat_net_in, stat_net_out;
     uint64_t stat_errors;
     uint64_t stat_rejected;
-    uint64_t stat_keyspace_hits, stat_keyspace_misses;
+    struct goblin__read_stats stat_keyspace; /* keyspace_hits, _misses */
     uint64_t stat_expired_keys;
     uint64_t stat_evicted_keys;
     uint64_t mem_peak;
@@ -208,6 +208,8 @@ struct goblin_engine {
     void *fn_libs_ctx;
     struct goblin_script_run *script_run;
     bool script_busy; /* past busy-reply-threshold: others get BUSY */
+    int64_t script_busy_ms;  /* busy-reply-threshold (lua-time-limit) */
+    uint64_t lua_heap_max;   /* lua-heap-max, 0: no bound */
     void (*busy_hook)(void *ctx, goblin_session *s);
     void *busy_hook_ctx;
     /* Pub/Sub (cmd_pubsub.c) and keyspace notifications (notify.c):
@@ -403,6 +405,10 @@ struct goblin__session_mem {
 void goblin__session_mem(const goblin_session *s,
                          struct goblin__session_mem *m);
 
+/* script_call.c: the scripting settings the engine keeps
+ * (busy-reply-threshold, lua-heap-max). 0 or GOBLIN_ENOMEM. */
+int goblin__script_settings_init(goblin_engine *eng);
+
 /* Makes room for n slices in s->scratch. 0 or GOBLIN_ENOMEM. */
 int goblin__scratch_reserve(goblin_session *s, size_t n);
 /* s->scratch as at least `bytes` bytes (8-byte aligned), or NULL. */
@@ -545,6 +551,9 @@ static inline goblin_store *goblin__db_peek(const goblin_engine *eng, int id)
 /* Swaps databases a and b (SWAPDB): the stores change slots, and the
  * sessions that selected either follow the slot. 0 or GOBLIN_ENOMEM. */
 int goblin__db_swap(goblin_engine *eng, int a, int b);
+/* Tells every open database's store which key events to report
+ * (after notify-keyspace-events changed). */
+void goblin__db_key_events(goblin_engine *eng);
 /* Memory of every open database's store. */
 size_t goblin__db_used_memory(const goblin_engine *eng);
 /* Points s at database id; 0 or GOBLIN_ENOMEM. */

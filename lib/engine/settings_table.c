@@ -1,7 +1,7 @@
 /* settings_table.c - every directive Goblin accepts, as typed descriptors:
  * all of Redis 7.0's (the names CONFIG GET * lists on redis-server 7.0.15,
  * old names as aliases), with its types, ranges and defaults, plus
- * Goblin's own (sbe-*, socket-spin-us, import-rdb).
+ * Goblin's own (sbe-*, socket-spin-us, import-rdb, lua-heap-max).
  *
  * The table is the one place a setting is described: CONFIG GET/SET, the
  * config-file reader, the command line, CONFIG REWRITE and goblind --help
@@ -77,7 +77,7 @@ const struct goblin__sdesc goblin__sdescs[] = {
      goblin__sparse_bind},
     {"bind-source-addr", NULL, T_STRING, 0, 0, 0, NULL, ""},
     {"bio_cpulist", NULL, T_STRING, F_IMMUTABLE, 0, 0, NULL, ""},
-    {"busy-reply-threshold", "lua-time-limit", T_INT, 0,
+    {"busy-reply-threshold", "lua-time-limit", T_INT, F_ENGINE,
      0, INT64_MAX, NULL, "5000"},
     {"client-output-buffer-limit", NULL, T_SPECIAL,
      F_MULTI_ARG | F_ENGINE,
@@ -172,6 +172,8 @@ const struct goblin__sdesc goblin__sdescs[] = {
     {"logfile", NULL, T_STRING, F_IMMUTABLE | F_SERVER, 0, 0, NULL, ""},
     {"loglevel", NULL, T_ENUM, F_SERVER,
      0, 0, "debug|verbose|notice|warning", "notice"},
+    {"lua-heap-max", NULL, T_MEMORY, F_ENGINE | F_GOBLIN,
+     0, INT64_MAX, NULL, "1073741824"},
     {"masterauth", NULL, T_STRING, F_SENSITIVE, 0, 0, NULL, ""},
     {"masteruser", NULL, T_STRING, F_SENSITIVE, 0, 0, NULL, ""},
     {"maxclients", NULL, T_INT, F_SERVER, 1, UINT32_MAX, NULL, "10000"},

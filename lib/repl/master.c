@@ -255,9 +255,10 @@ static void on_unit(void *ctx, const void *bytes, size_t len, uint64_t off)
     for (size_t i = 0; i < r->nreplicas; i++) {
         struct goblin__replica *rp = r->replicas[i];
 
-        if (rp->state == GOBLIN__REPLICA_ONLINE) {
+        if (rp->state == GOBLIN__REPLICA_ONLINE && !rp->start_on_ack) {
             feed(rp, bytes, len);
-        } else if (rp->state == GOBLIN__REPLICA_SYNCING &&
+        } else if (rp->state != GOBLIN__REPLICA_NONE &&
+                   rp->state != GOBLIN__REPLICA_WAIT_START &&
                    !(rp->s->flags & SESS_CLOSE)) {
             goblin_buf_append(&rp->hold, bytes, len);
             if (over_limit(rp))
@@ -323,6 +324,7 @@ static void start_sync(goblin_engine *eng, struct goblin__repl *r)
         }
         rp->state = GOBLIN__REPLICA_SYNCING;
         rp->hold.len = 0;
+        rp->acked = false;
         n++;
     }
     if (n == 0)
@@ -376,13 +378,22 @@ void goblin_repl_sync_done(goblin_engine *eng, bool ok)
         rp->ack_ms = now;
         logf_(eng, GOBLIN_LOG_NOTICE, "Synchronization with replica %s "
               "succeeded", rp->s->peer);
-        if (rp->hold.len > 0)
-            feed(rp, rp->hold.data, rp->hold.len);
+        if (rp->capa_eof && !rp->acked)
+            rp->start_on_ack = true;
         else
-            goblin__session_wake(rp->s);
-        goblin_buf_free(&rp->hold);
-        rp->hold.alloc = &eng->acct;
+            goblin__repl_start_stream(rp);
     }
+}
+
+void goblin__repl_start_stream(struct goblin__replica *rp)
+{
+    rp->start_on_ack = false;
+    if (rp->hold.len > 0)
+        feed(rp, rp->hold.data, rp->hold.len);
+    else
+        goblin__session_wake(rp->s);
+    goblin_buf_free(&rp->hold);
+    rp->hold.alloc = &rp->s->eng->acct;
 }
 
 void goblin__repl_psync(goblin__exec *x, struct goblin_slice replid,

@@ -30,6 +30,12 @@ struct goblin__replica {
     enum goblin__replica_state state;
     bool capa_eof, capa_psync2;
     bool old_sync;       /* SYNC: no +FULLRESYNC line */
+    /* Online after an EOF-marker payload: the stream waits in hold for
+     * the first ACK, or the replica could read its first bytes as part
+     * of the payload and miss the marker (Redis's
+     * repl_start_cmd_stream_on_ack). */
+    bool start_on_ack;
+    bool acked;          /* an ACK came while SYNCING: it has loaded */
     long port;           /* REPLCONF listening-port */
     char ip[64];         /* REPLCONF ip-address, or "" */
     uint64_t ack_off;    /* REPLCONF ACK */
@@ -71,6 +77,10 @@ bool goblin__repl_is_replica(goblin_session *s);
 /* PSYNC replid offset (replid NULL: SYNC). Replies itself. */
 void goblin__repl_psync(goblin__exec *x, struct goblin_slice replid,
                         int64_t offset, bool old_sync);
+
+/* An online replica's first ACK: the changes kept since its fork follow
+ * (start_on_ack). */
+void goblin__repl_start_stream(struct goblin__replica *rp);
 
 /* The replicas online whose ACK reached offset. */
 size_t goblin__repl_acked(goblin_engine *eng, uint64_t offset);

@@ -24,6 +24,7 @@
 #include "engine/block.h"
 #include "engine/maxmemory.h"
 #include "engine/acl.h"
+#include "engine/tracking.h"
 #include "pubsub/pubsub.h"
 #include "request.h"
 
@@ -63,9 +64,15 @@ void goblin__sbe_run_typed(struct goblin__sbe_req *r)
             t0 = goblin__ticks(eng);
         if (r->x.sess->flags & SESS_NO_TOUCH)
             goblin__maxmemory_touch_mode(&r->x);
+        r->x.st->reads = GOBLIN__CMD_READ_MODE(cmd);
     }
     fn(r);
+    r->x.st->reads = 0;
     r->x.st->no_touch = false;
+    /* Invalidations held for the end of a command (BCAST, the writer's
+     * own) go out now, as after a RESP command: one flag test. */
+    if (__builtin_expect(eng->track_pending, 0))
+        goblin__tracking_flush(eng, r->x.sess, false);
     eng->running = NULL;
     eng->stat_commands++;
     if (st != NULL) {

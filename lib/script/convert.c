@@ -49,15 +49,15 @@ static const char *line(struct cursor *c, size_t *len)
 
 static long long line_int(struct cursor *c)
 {
-    size_t len;
+    size_t len, i = 0;
     const char *s = line(c, &len);
-    char buf[32];
+    unsigned long long v = 0;
+    bool neg = len > 0 && s[0] == '-';
 
-    if (len >= sizeof(buf))
-        len = sizeof(buf) - 1;
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    return strtoll(buf, NULL, 10);
+    /* libgoblin wrote it: digits within int64 (strtoll's result). */
+    for (i = neg; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+        v = v * 10 + (unsigned long long)(s[i] - '0');
+    return neg ? (long long)(0 - v) : (long long)v;
 }
 
 /* A bulk-like payload of n bytes then CRLF. */

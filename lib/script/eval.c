@@ -138,9 +138,11 @@ static void lower_sha(char out[41], struct goblin_slice s)
 {
     size_t i;
 
-    for (i = 0; i < 40; i++)
-        out[i] = (char)tolower(i < s.len ? ((const unsigned char *)s.ptr)[i]
-                                         : '0');
+    for (i = 0; i < 40; i++) {
+        char c = i < s.len ? ((const char *)s.ptr)[i] : '0';
+
+        out[i] = c >= 'A' && c <= 'Z' ? (char)(c + ('a' - 'A')) : c;
+    }
     out[40] = '\0';
 }
 
@@ -165,16 +167,18 @@ static bool compile(struct goblin__lua *g, struct goblin_slice body,
         goblin__lua_reply_error(sink, err);
         return false;
     }
-    g->eval.bounded = true;
+    goblin__vm_bound(&g->eval, true);
     rc = luaL_loadbuffer(L, (const char *)body.ptr + skip, body.len - skip,
                          "@user_script");
-    g->eval.bounded = false;
+    goblin__vm_bound(&g->eval, false);
     if (rc != 0) {
         const char *msg = lua_tostring(L, -1);
 
         snprintf(err, sizeof(err), "ERR Error compiling script (new "
                                    "function): %s", msg != NULL ? msg : "?");
         lua_pop(L, 1);
+        if (rc == LUA_ERRMEM)
+            goblin__vm_reclaim(&g->eval);
         goblin__lua_reply_error(sink, err);
         return false;
     }
@@ -277,9 +281,9 @@ static void run_entry(struct goblin__lua *g, goblin_session *s,
     g->run = &run;
     g->funcname = sha;
     goblin__script_hook_start(g, &g->eval);
-    g->eval.bounded = true;
+    goblin__vm_bound(&g->eval, true);
     rc = lua_pcall(L, 0, 1, -2);
-    g->eval.bounded = false;
+    goblin__vm_bound(&g->eval, false);
     goblin__script_hook_stop(g, &g->eval);
     g->run = NULL;
     goblin_script_end(&run);
@@ -288,7 +292,7 @@ static void run_entry(struct goblin__lua *g, goblin_session *s,
     else
         goblin__lua_run_error(L, sha, sink);
     lua_pop(L, 2); /* the handler and the entry */
-    lua_gc(L, LUA_GCSTEP, 1);
+    goblin__vm_after_run(&g->eval, rc);
 }
 
 static void eval(struct goblin__lua *g, goblin_session *s, int argc,

@@ -507,14 +507,16 @@ static bool run_library(struct goblin__lua *g, struct goblin__lib *lib,
     const char *msg;
     int rc;
 
-    g->fn.bounded = true;
+    goblin__vm_bound(&g->fn, true);
     rc = luaL_loadbuffer(L, body.ptr, body.len, "@user_function");
     if (rc != 0) {
-        g->fn.bounded = false;
+        goblin__vm_bound(&g->fn, false);
         msg = lua_tostring(L, -1);
         snprintf(err, cap, "ERR Error compiling function: %s",
                  msg != NULL ? msg : "?");
         lua_pop(L, 1);
+        if (rc == LUA_ERRMEM)
+            goblin__vm_reclaim(&g->fn);
         return false;
     }
     goblin__vm_push_globals(L);
@@ -527,7 +529,7 @@ static bool run_library(struct goblin__lua *g, struct goblin__lib *lib,
     rc = lua_pcall(L, 0, 0, 0);
     lua_sethook(L, NULL, 0, 0);
     g->loading = NULL;
-    g->fn.bounded = false;
+    goblin__vm_bound(&g->fn, false);
     goblin__vm_push_real(L);
     globals_index(L);
     if (rc == 0)
@@ -544,6 +546,8 @@ static bool run_library(struct goblin__lua *g, struct goblin__lib *lib,
                  msg != NULL ? msg : "?");
         lua_pop(L, 1);
     }
+    if (rc == LUA_ERRMEM)
+        goblin__vm_reclaim(&g->fn); /* past lua-heap-max: give it back */
     return false;
 }
 
@@ -669,9 +673,9 @@ void goblin__fcall(struct goblin__lua *g, goblin_session *s, int argc,
     g->running_argc = argc;
     g->running_argv = argv;
     goblin__script_hook_start(g, &g->fn);
-    g->fn.bounded = true;
+    goblin__vm_bound(&g->fn, true);
     rc = lua_pcall(L, 2, 1, -4);
-    g->fn.bounded = false;
+    goblin__vm_bound(&g->fn, false);
     goblin__script_hook_stop(g, &g->fn);
     g->run = NULL;
     g->running_argv = NULL;
@@ -681,5 +685,5 @@ void goblin__fcall(struct goblin__lua *g, goblin_session *s, int argc,
     else
         goblin__lua_run_error(L, f->name, sink);
     lua_pop(L, 1); /* the handler */
-    lua_gc(L, LUA_GCSTEP, 1);
+    goblin__vm_after_run(&g->fn, rc);
 }

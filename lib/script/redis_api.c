@@ -10,12 +10,14 @@
  * after the command has returned (convert.c), so no Lua error can leave
  * a command half done.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <lauxlib.h>
 
+#include "goblin/numtext.h"
 #include "goblin/resp.h"
 #include "goblin/sha1.h"
 #include "script.h"
@@ -90,9 +92,16 @@ static bool gather(lua_State *L, struct goblin__lua *g, int argc)
     }
     for (j = 0; j < argc; j++) {
         if (lua_type(L, j + 1) == LUA_TNUMBER) {
-            int n = snprintf(g->numtext + off, 32, "%.17g",
-                             (double)lua_tonumber(L, j + 1));
+            double d = (double)lua_tonumber(L, j + 1);
+            int n;
 
+            /* A whole number below 1e17 is what "%.17g" prints, digit for
+             * digit (not -0, which prints its sign). */
+            if (d > -1e17 && d < 1e17 && d == (double)(int64_t)d &&
+                !(d == 0 && signbit(d)))
+                n = (int)goblin_int64_format(g->numtext + off, (int64_t)d);
+            else
+                n = snprintf(g->numtext + off, 32, "%.17g", d);
             g->argv[j] = (struct goblin_slice){g->numtext + off, (size_t)n};
             off += 32;
         } else if (lua_type(L, j + 1) == LUA_TSTRING) {

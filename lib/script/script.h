@@ -5,8 +5,9 @@
  *
  * Memory: both interpreters allocate through counting allocators (vm.c)
  * whose total INFO shows as used_memory_lua and which refuse to grow past
- * GOBLIN__LUA_HEAP_MAX while a script runs (the script then fails with
- * Lua's "not enough memory"). Outside a script run (building replies,
+ * the engine's lua-heap-max while a script runs or a library loads (the
+ * script then fails with Lua's "not enough memory", and a full collection
+ * gives the heap back). Outside a script run (building replies,
  * setting up) nothing is refused, so no Lua API call made outside a
  * protected call can raise.
  */
@@ -23,9 +24,6 @@
 #include "goblin/reply.h"
 #include "goblin/script.h"
 
-/* The most heap one interpreter may hold while a script runs. */
-#define GOBLIN__LUA_HEAP_MAX ((size_t)1 << 30)
-
 /* Deepest table nesting a reply converts (Redis stops at Lua's stack
  * limit, about the same depth). */
 #define GOBLIN__LUA_DEPTH_MAX 1000
@@ -37,7 +35,10 @@ struct goblin__vm {
     lua_State *L;
     struct goblin__lua *g;
     size_t used;  /* bytes the allocator holds */
-    bool bounded; /* refuse growth past GOBLIN__LUA_HEAP_MAX */
+    size_t limit; /* while bounded: refuse growth past it */
+    int ref_real, ref_globals; /* registry slots of the two global tables */
+    unsigned runs;             /* since the last collection step */
+    bool bounded;
 };
 
 /* A function of a library: its callback is a reference in the function
@@ -105,6 +106,14 @@ struct goblin__lua {
  * closes it. Returns 0 or GOBLIN_ENOMEM. */
 int goblin__vm_open(struct goblin__lua *g, struct goblin__vm *vm);
 void goblin__vm_close(struct goblin__vm *vm);
+/* Bounds vm's heap by lua-heap-max (on) or lifts the bound (off). */
+void goblin__vm_bound(struct goblin__vm *vm, bool on);
+/* After a run refused for memory: collects until the heap stops
+ * shrinking, so what the run built is given back at once. */
+void goblin__vm_reclaim(struct goblin__vm *vm);
+/* After a run that returned rc: gives the heap back after a memory
+ * error, else steps the collector at Redis's pace. */
+void goblin__vm_after_run(struct goblin__vm *vm, int rc);
 /* The counting allocator (its ud is the vm). */
 void *goblin__vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* The engine's state, from any of its interpreters. */

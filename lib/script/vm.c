@@ -23,9 +23,6 @@
 
 #include "script.h"
 
-static const char REG_OWNER[] = "goblin.owner";
-static const char REG_GLOBALS[] = "goblin.globals";
-static const char REG_REAL[] = "goblin.real";
 static const char REG_GUARDED[] = "goblin.guarded";
 
 void *goblin__vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -39,7 +36,7 @@ void *goblin__vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         return NULL;
     }
     if (vm->bounded && nsize > osize &&
-        vm->used - osize + nsize > GOBLIN__LUA_HEAP_MAX)
+        vm->used - osize + nsize > vm->limit)
         return NULL;
     p = realloc(ptr, nsize);
     if (p == NULL)
@@ -48,29 +45,70 @@ void *goblin__vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
+void goblin__vm_bound(struct goblin__vm *vm, bool on)
+{
+    if (on) {
+        uint64_t max = goblin_script_heap_max(vm->g->eng);
+
+        vm->limit = max == 0 || max > SIZE_MAX ? SIZE_MAX : (size_t)max;
+    }
+    vm->bounded = on;
+}
+
+void goblin__vm_reclaim(struct goblin__vm *vm)
+{
+    /* A full cycle frees the garbage but only halves the string table
+     * and the parse buffer, so cycles go on while the heap shrinks. */
+    for (int i = 0; i < 16; i++) {
+        size_t before = vm->used;
+
+        lua_gc(vm->L, LUA_GCCOLLECT, 0);
+        if (vm->used >= before)
+            break;
+    }
+}
+
+void goblin__vm_after_run(struct goblin__vm *vm, int rc)
+{
+    if (rc == LUA_ERRMEM) {
+        goblin__vm_reclaim(vm);
+        return;
+    }
+    /* Redis's pace (LUA_GC_CYCLE_PERIOD): a step of 50 every 50 runs,
+     * not a step per run, which cost more than the script. */
+    if (++vm->runs >= 50) {
+        vm->runs = 0;
+        lua_gc(vm->L, LUA_GCSTEP, 50);
+    }
+}
+
+/* The vm of L: its allocator's ud, found without a table lookup. */
+static struct goblin__vm *vm_of(lua_State *L)
+{
+    void *ud;
+
+    lua_getallocf(L, &ud);
+    return ud;
+}
+
 struct goblin__lua *goblin__vm_owner(lua_State *L)
 {
-    struct goblin__lua *g;
-
-    lua_getfield(L, LUA_REGISTRYINDEX, REG_OWNER);
-    g = lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    return g;
+    return vm_of(L)->g;
 }
 
 void goblin__vm_push_globals(lua_State *L)
 {
-    lua_getfield(L, LUA_REGISTRYINDEX, REG_GLOBALS);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, vm_of(L)->ref_globals);
 }
 
 void goblin__vm_push_real(lua_State *L)
 {
-    lua_getfield(L, LUA_REGISTRYINDEX, REG_REAL);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, vm_of(L)->ref_real);
 }
 
 void goblin__vm_set_global(lua_State *L, const char *name)
 {
-    lua_getfield(L, LUA_REGISTRYINDEX, REG_REAL);
+    goblin__vm_push_real(L);
     lua_pushstring(L, name);
     lua_pushvalue(L, -3);
     lua_rawset(L, -3);
@@ -329,12 +367,10 @@ static const char *const libraries[] = {
 
 static int setup(lua_State *L)
 {
-    struct goblin__lua *g = lua_touserdata(L, 1);
+    struct goblin__vm *vm = vm_of(L);
     int real;
     size_t i;
 
-    lua_pushlightuserdata(L, g);
-    lua_setfield(L, LUA_REGISTRYINDEX, REG_OWNER);
     lua_newtable(L);
     lua_setfield(L, LUA_REGISTRYINDEX, REG_GUARDED);
     open_lib(L, "", luaopen_base);
@@ -348,7 +384,7 @@ static int setup(lua_State *L)
     lua_pushvalue(L, LUA_GLOBALSINDEX);
     real = lua_gettop(L);
     lua_pushvalue(L, real);
-    lua_setfield(L, LUA_REGISTRYINDEX, REG_REAL);
+    vm->ref_real = luaL_ref(L, LUA_REGISTRYINDEX);
     for (i = 0; removed[i] != NULL; i++) {
         lua_pushnil(L);
         lua_setfield(L, real, removed[i]);
@@ -411,7 +447,7 @@ static int setup(lua_State *L)
     lua_rawset(L, -3);
     lua_pop(L, 1);
     lua_pushvalue(L, -1);
-    lua_setfield(L, LUA_REGISTRYINDEX, REG_GLOBALS);
+    vm->ref_globals = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushliteral(L, "_G");
     lua_pushvalue(L, -2);
     lua_rawset(L, real);
@@ -423,11 +459,12 @@ int goblin__vm_open(struct goblin__lua *g, struct goblin__vm *vm)
 {
     vm->g = g;
     vm->used = 0;
+    vm->runs = 0;
     vm->bounded = false;
     vm->L = lua_newstate(goblin__vm_alloc, vm);
     if (vm->L == NULL)
         return GOBLIN_ENOMEM;
-    if (lua_cpcall(vm->L, setup, g) != 0) {
+    if (lua_cpcall(vm->L, setup, NULL) != 0) {
         lua_close(vm->L);
         vm->L = NULL;
         return GOBLIN_ENOMEM;

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <goblin/script.h> /* goblin_engine_busy_hook */
 #include <goblin/serve.h>
 
 #include "serve_int.h"
@@ -53,6 +54,7 @@ struct goblin_epoll {
     const goblin_session *busy;  /* in goblin_epoll_serve_busy: its
                                     connection is on the stack */
     bool nested;
+    bool busy_hooked;            /* goblin_epoll_busy_hook installed */
     atomic_bool stop;
 };
 
@@ -262,12 +264,24 @@ goblin_net *goblin_epoll_net(goblin_epoll *ep)
     return ep->net;
 }
 
+const struct goblin_net_config *goblin__epoll_net_config(
+    const goblin_epoll *ep)
+{
+    return &ep->ncfg;
+}
+
+void goblin_epoll_busy_hook(goblin_epoll *ep)
+{
+    goblin_engine_busy_hook(ep->ncfg.engine, goblin__busy_hook, ep);
+    ep->busy_hooked = true;
+}
+
 /* The loop. After client traffic it polls (epoll_wait with no timeout)
  * for socket-spin-us before sleeping again: a client that sends its next
  * request soon after its reply, as an unpipelined client does, then
  * finds the server awake instead of paying the scheduler's wake-up. An
  * idle server sleeps in epoll_wait and uses no CPU. */
-int goblin_epoll_run(goblin_epoll *ep)
+static int run(goblin_epoll *ep)
 {
     struct epoll_event evs[256];
     int64_t next_cron = mono_ns() / 1000000 + CRON_MS;
@@ -312,6 +326,17 @@ int goblin_epoll_run(goblin_epoll *ep)
     return 0;
 }
 
+int goblin_epoll_run(goblin_epoll *ep)
+{
+    goblin_epoll *outer = goblin__running_loop;
+    int rc;
+
+    goblin__running_loop = ep;   /* for the busy hook (busy.c) */
+    rc = run(ep);
+    goblin__running_loop = outer;
+    return rc;
+}
+
 /* One pass over what is ready, from inside a busy script on the loop's
  * own thread, the engine lock released: other connections are served
  * (the engine answers them BUSY), new ones accepted, but busy's own
@@ -348,6 +373,8 @@ void goblin_epoll_close(goblin_epoll *ep)
 {
     if (ep == NULL)
         return;
+    if (ep->busy_hooked)
+        goblin_engine_busy_hook(ep->ncfg.engine, NULL, NULL);
     goblin_net_close(ep->net);
     if (ep->epfd > 0)
         close(ep->epfd);

@@ -135,6 +135,8 @@ int goblin_ring_poller_run(goblin_ring_poller *p)
     int64_t chores_at = now_ns() + CHORES_NS;
     unsigned turns = 0;
 
+    goblin__running_poller = p;  /* for the busy hook (busy.c) */
+
     while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
         bool timed_out;
         int i = 0;
@@ -153,5 +155,6 @@ int goblin_ring_poller_run(goblin_ring_poller *p)
             chores_at = now_ns() + CHORES_NS;
         }
     }
+    goblin__running_poller = NULL;
     return 0;
 }

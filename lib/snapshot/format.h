@@ -1,4 +1,4 @@
-/* format.h - the byte layout of Goblin's snapshot files (version 2), as
+/* format.h - the byte layout of Goblin's snapshot files (version 3), as
  * docs/snapshot.md describes it. All integers are little-endian; lengths
  * and counts inside records are LEB128 varints.
  *
@@ -18,7 +18,9 @@
  * varint key length, key, then
  *   string:  varint length, bytes
  *   hash:    varint pairs, varint body bytes, body: pairs of
- *            (varint length, field, varint length, value)
+ *            (varint length, field, varint length, value), each pair
+ *            followed by a varint deadline + 1 (0: none) when the tag
+ *            has TAG_HASH_TTL (version 3)
  *   zset:    varint pairs, then chunks until that many pairs came:
  *            varint chunk pairs (1 or more), varint chunk bytes, pairs
  *            of (f64 score, varint length, member); strictly increasing
@@ -78,6 +80,9 @@
 #define TAG_ENC_SHIFT 3
 #define TAG_ENC 0x18
 #define TAG_TYPE_HI 0x20 /* the type's bit 2: lists (4) and sets (5) */
+/* Version 3: on a hash record, each pair of the body is followed by a
+ * varint, its field's deadline in Unix ms plus one (0: none). */
+#define TAG_HASH_TTL 0x08
 #define TAG_RESERVED 0xC0
 
 /* The type a tag names, and the tag bits of a type. */

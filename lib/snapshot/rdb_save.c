@@ -23,6 +23,7 @@
 #include "goblin/numtext.h"
 #include "rdb.h"
 #include "snapshot_int.h"
+#include "store/hash_ttl.h"
 
 #define RDB_FILE_VERSION "0010"
 #define FLUSH_AT (256 * 1024)
@@ -35,6 +36,7 @@ struct rs {
     uint64_t crc;
     uint64_t bytes;
     int err;              /* first error, sticky */
+    int64_t now;          /* fixed once for the walk */
 };
 
 static int send_all(int fd, const uint8_t *p, size_t n)
@@ -143,7 +145,7 @@ static void put_key(struct rs *w, const uint8_t *rec, int64_t deadline,
     /* The value's type byte comes before the key, its body after: the
      * value is encoded into a scratch buffer kept for the whole walk. */
     w->v.len = 0;
-    if ((rc = goblin__rdb_write_value(rec, &w->v)) != 0) {
+    if ((rc = goblin__rdb_write_value(rec, w->now, &w->v)) != 0) {
         w->err = rc;
         return;
     }
@@ -177,11 +179,17 @@ static void put_db(struct rs *w, goblin_store *st, size_t db, int64_t now,
     for (size_t id = 0; id < st->ks.count && w->err == 0; id++) {
         int64_t deadline = goblin__key_deadline(st, (uint32_t)id);
 
-        if (deadline >= 0 && now > deadline) {
+        const uint8_t *rec = goblin__key_rec(st, (uint32_t)id);
+
+        if ((deadline >= 0 && now > deadline) ||
+            (goblin__rec_type(rec) == GOBLIN_TYPE_HASH &&
+             goblin__hash_obj_has_ttl(goblin__rec_obj(rec)) &&
+             goblin__hash_obj_live_len(goblin__rec_obj(rec), now) == 0)) {
             res->expired++;
             continue;
         }
-        put_key(w, goblin__key_rec(st, (uint32_t)id), deadline, res);
+        w->now = now;
+        put_key(w, rec, deadline, res);
         drain(w, false);
     }
 }

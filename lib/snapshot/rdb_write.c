@@ -39,6 +39,7 @@
 #include "rdb.h"
 #include "snapshot_int.h"
 #include "store/hash.h"
+#include "store/hash_ttl.h"
 #include "store/list.h"
 #include "store/set.h"
 #include "store/zset.h"
@@ -269,7 +270,17 @@ static void put_set(struct goblin_buf *b, const void *obj)
     goblin__set_obj_foreach(obj, set_member, b);
 }
 
-int goblin__rdb_write_value(const uint8_t *rec, struct goblin_buf *out)
+/* A hash with field deadlines: its live fields only, without their
+ * deadlines (RDB 10 has no field TTLs). */
+static int hash_ttl_pair(void *ctx, struct goblin_slice f,
+                         struct goblin_slice v, int64_t when)
+{
+    (void)when;
+    return hash_pair(ctx, f, v);
+}
+
+int goblin__rdb_write_value(const uint8_t *rec, int64_t now,
+                            struct goblin_buf *out)
 {
     enum goblin_type type = goblin__rec_type(rec);
     uint8_t t;
@@ -286,6 +297,12 @@ int goblin__rdb_write_value(const uint8_t *rec, struct goblin_buf *out)
     case GOBLIN_TYPE_HASH:
         t = RDB_TYPE_HASH;
         put(out, &t, 1);
+        if (goblin__hash_obj_has_ttl(goblin__rec_obj(rec))) {
+            put_len(out, goblin__hash_obj_live_len(goblin__rec_obj(rec), now));
+            goblin__hash_obj_foreach_ttl(goblin__rec_obj(rec), now,
+                                         hash_ttl_pair, out);
+            break;
+        }
         put_len(out, goblin__hash_obj_len(goblin__rec_obj(rec)));
         goblin__hash_obj_foreach(goblin__rec_obj(rec), hash_pair, out);
         break;
@@ -314,7 +331,7 @@ int goblin__dump_payload(goblin_store *st, const uint8_t *rec,
     struct goblin__crc64 *tab;
     uint8_t foot[10];
     uint64_t crc;
-    int rc = goblin__rdb_write_value(rec, out);
+    int rc = goblin__rdb_write_value(rec, goblin__now_ms(st), out);
 
     if (rc != 0)
         return rc;

@@ -26,6 +26,7 @@
 #include "format.h"
 #include "snap_read.h"
 #include "store/hash.h"
+#include "store/hash_ttl.h"
 #include "store/list.h"
 #include "store/set.h"
 #include "store/zset.h"
@@ -43,6 +44,7 @@ struct ld {
     uint8_t *key;            /* the current key, copied */
     size_t key_cap;
     struct goblin_slice fv[2 * BATCH];
+    int64_t when[BATCH];     /* a batch's field deadlines (-1: none) */
 };
 
 /* Fails for the record of key k starting at off. */
@@ -127,8 +129,10 @@ static bool body_str(const uint8_t *b, size_t end, size_t *i,
     return true;
 }
 
-/* Adds the batch of n pairs to *obj; *added counts new fields. */
-static int hash_batch(struct ld *l, void **obj, size_t n, uint64_t *added)
+/* Adds the batch of n pairs to *obj, then their deadlines (ttl); *added
+ * counts new fields. */
+static int hash_batch(struct ld *l, void **obj, size_t n, bool ttl,
+                      uint64_t *added)
 {
     int r;
 
@@ -138,40 +142,56 @@ static int hash_batch(struct ld *l, void **obj, size_t n, uint64_t *added)
     if (r < 0)
         return r;
     *added += (uint64_t)r;
+    for (size_t i = 0; ttl && i < n; i++)
+        if (l->when[i] != -1 &&
+            goblin__hash_obj_set_deadline(l->st, obj, l->fv[2 * i],
+                                          l->when[i]) < 0)
+            return GOBLIN_ENOMEM;
     return 0;
 }
 
-/* Parses (and, when loading, builds) a hash body of n pairs. */
+/* Parses (and, when loading, builds) a hash body of n pairs, each with a
+ * deadline when ttl (version 3). A field whose deadline has passed is
+ * left out; *skipped counts them. */
 static int hash_body(struct ld *l, const uint8_t *b, size_t len, size_t n,
-                     void **obj)
+                     bool ttl, void **obj, size_t *skipped)
 {
-    uint64_t added = 0;
+    uint64_t added = 0, d = 0;
     size_t i = 0, nb = 0;
     int rc;
 
+    *skipped = 0;
     for (size_t k = 0; k < n; k++) {
         if (!body_str(b, len, &i, &l->fv[2 * nb]) ||
-            !body_str(b, len, &i, &l->fv[2 * nb + 1]))
+            !body_str(b, len, &i, &l->fv[2 * nb + 1]) ||
+            (ttl && (!body_varint(b, len, &i, &d) ||
+                     d > (uint64_t)INT64_MAX)))
             return GOBLIN_ESNAPFORMAT;
+        l->when[nb] = (int64_t)d - 1;
+        if (ttl && d != 0 && l->now > l->when[nb]) {
+            (*skipped)++;
+            continue;
+        }
         if (++nb == BATCH) {
-            if ((rc = hash_batch(l, obj, nb, &added)) != 0)
+            if ((rc = hash_batch(l, obj, nb, ttl, &added)) != 0)
                 return rc;
             nb = 0;
         }
     }
-    if ((rc = hash_batch(l, obj, nb, &added)) != 0)
+    if ((rc = hash_batch(l, obj, nb, ttl, &added)) != 0)
         return rc;
-    if (i != len || (l->st != NULL && added != n))
+    if (i != len || (l->st != NULL && added != n - *skipped))
         return GOBLIN_ESNAPFORMAT; /* slack, or a field given twice */
     return 0;
 }
 
 static int load_hash(struct ld *l, uint64_t off, struct goblin_slice k,
-                     int64_t deadline)
+                     int64_t deadline, bool ttl)
 {
     uint64_t n, len;
     const uint8_t *b;
     void *obj = NULL;
+    size_t skipped;
     int rc;
 
     if ((rc = rd_len(l, UINT32_MAX - 1, &n)) != 0 ||
@@ -186,7 +206,11 @@ static int load_hash(struct ld *l, uint64_t off, struct goblin_slice k,
     if (l->st != NULL && n > GOBLIN__HASH_COMPACT_MAX_ENTRIES &&
         (rc = goblin__snap_hash_full(l->st, (size_t)n, &obj)) != 0)
         return rec_fail(l, rc, off, k, goblin_strerror(rc));
-    rc = hash_body(l, b, (size_t)len, (size_t)n, &obj);
+    rc = hash_body(l, b, (size_t)len, (size_t)n, ttl, &obj, &skipped);
+    if (rc == 0 && l->st != NULL && skipped == n) { /* every field due */
+        goblin__hash_free(l->st, obj);
+        return 1;
+    }
     if (rc != 0) {
         if (obj != NULL)
             goblin__hash_free(l->st, obj);
@@ -528,7 +552,9 @@ static int load_record(struct ld *l, struct goblin_snapshot_result *res)
     }
     type = tag_type(tag);
     if (type == 0 || type > GOBLIN_TYPE_SET || (tag & TAG_RESERVED) ||
-        (type != GOBLIN_TYPE_STRING && (tag & TAG_ENC)) ||
+        (type != GOBLIN_TYPE_STRING && (tag & TAG_ENC) &&
+         !(type == GOBLIN_TYPE_HASH && (tag & TAG_ENC) == TAG_HASH_TTL &&
+           l->rd.version >= 3)) ||
         (tag & TAG_ENC) == TAG_ENC)
         return goblin__snap_fail(res, GOBLIN_ESNAPFORMAT, off, "bad record "
                                  "tag 0x%02x at byte %" PRIu64, tag, off);
@@ -544,7 +570,7 @@ static int load_record(struct ld *l, struct goblin_snapshot_result *res)
     if (type == GOBLIN_TYPE_STRING)
         rc = load_string(l, off, k, deadline, (tag & TAG_ENC) >> TAG_ENC_SHIFT);
     else if (type == GOBLIN_TYPE_HASH)
-        rc = load_hash(l, off, k, deadline);
+        rc = load_hash(l, off, k, deadline, (tag & TAG_HASH_TTL) != 0);
     else if (type == GOBLIN_TYPE_LIST)
         rc = load_list(l, off, k, deadline);
     else if (type == GOBLIN_TYPE_SET)

@@ -20,6 +20,7 @@
 #include "format.h"
 #include "snapshot_int.h"
 #include "store/hash.h"
+#include "store/hash_ttl.h"
 #include "store/list.h"
 #include "store/set.h"
 #include "store/zset.h"
@@ -200,11 +201,40 @@ static int zset_pair(void *ctx, struct goblin_slice m, double score)
     return 0;
 }
 
+/* A hash with field deadlines (TAG_HASH_TTL): each pair then its
+ * deadline + 1. Fields already due are written too (the key count is
+ * fixed before the walk); the loader drops them. */
+static int hash_ttl_size(void *ctx, struct goblin_slice f,
+                         struct goblin_slice v, int64_t when)
+{
+    struct sizer *s = ctx;
+
+    s->bytes += varint_size(f.len) + f.len + varint_size(v.len) + v.len +
+                varint_size((uint64_t)(when + 1));
+    return 0;
+}
+
+static int hash_ttl_pair(void *ctx, struct goblin_slice f,
+                         struct goblin_slice v, int64_t when)
+{
+    struct wr *w = ctx;
+
+    hash_pair(w, f, v);
+    put_varint(w, (uint64_t)(when + 1));
+    return 0;
+}
+
 static void put_hash(struct wr *w, const void *obj)
 {
     struct sizer s = {0};
 
     put_varint(w, goblin__hash_obj_len(obj));
+    if (goblin__hash_obj_has_ttl(obj)) {
+        goblin__hash_obj_foreach_ttl(obj, INT64_MIN, hash_ttl_size, &s);
+        put_varint(w, s.bytes);
+        goblin__hash_obj_foreach_ttl(obj, INT64_MIN, hash_ttl_pair, w);
+        return;
+    }
     goblin__hash_obj_foreach(obj, hash_size, &s);
     put_varint(w, s.bytes);
     goblin__hash_obj_foreach(obj, hash_pair, w);
@@ -291,6 +321,9 @@ static void put_record(struct wr *w, const uint8_t *rec, int64_t deadline,
 
     if (type == GOBLIN_TYPE_STRING)
         tag |= (uint8_t)(goblin__rec_str_enc(rec) << TAG_ENC_SHIFT);
+    if (type == GOBLIN_TYPE_HASH &&
+        goblin__hash_obj_has_ttl(goblin__snap_rec_obj(rec)))
+        tag |= TAG_HASH_TTL;
     if (deadline >= 0)
         tag |= TAG_DEADLINE;
     goblin__rec_parse(rec, &r);

@@ -121,9 +121,11 @@ int goblin__save_atomic(const char *path, goblin__save_fn fn, void *ctx,
 /* ---- DUMP and RESTORE (rdb_write.c) ---- */
 
 /* Appends the RDB encoding of the record's value (type byte, body) to
- * out. 0, GOBLIN_ENOMEM or GOBLIN_ESNAPTYPE. */
+ * out: a hash's fields past their deadlines at now are left out, the
+ * others go without theirs. 0, GOBLIN_ENOMEM or GOBLIN_ESNAPTYPE. */
 struct goblin_buf;
-int goblin__rdb_write_value(const uint8_t *rec, struct goblin_buf *out);
+int goblin__rdb_write_value(const uint8_t *rec, int64_t now,
+                            struct goblin_buf *out);
 /* Appends the DUMP payload of the record (value, RDB version 10 as 2
  * bytes little-endian, CRC64 of both, little-endian). */
 int goblin__dump_payload(goblin_store *st, const uint8_t *rec,

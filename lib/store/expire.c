@@ -7,9 +7,11 @@
  * now deletes the key at once, as Redis's checkAlreadyExpired does. The
  * active step walks the dense expiry array with a cursor that survives
  * between calls; deleting the entry under the cursor moves the last entry
- * there, so the cursor stays put and looks at it next.
+ * there, so the cursor stays put and looks at it next. Hash fields with
+ * deadlines get their own step first (hash_ttl.c).
  */
 #include "goblin/keys.h"
+#include "hash_ttl.h"
 #include "store.h"
 
 #define BATCH 20
@@ -173,8 +175,11 @@ int goblin_store_expire_step(goblin_store *st, size_t max_work,
     int64_t now = goblin__now_ms(st);
     size_t work = 0, batch = 0, stale = 0, n = 0;
     int more = 0;
+    size_t fields;
 
     goblin__write_begin(st);
+    /* Hash fields past their deadlines first (none: one branch). */
+    fields = goblin__hash_expire_step(st, max_work);
     while (work < max_work && ks->exp_count > 0) {
         if (ks->exp_cursor >= ks->exp_count)
             ks->exp_cursor = 0;
@@ -195,5 +200,5 @@ int goblin_store_expire_step(goblin_store *st, size_t max_work,
         more = stale * 10 > batch;
     if (expired != NULL)
         *expired += n;
-    return work == max_work && more;
+    return (work == max_work && more) || fields * 10 > max_work;
 }

@@ -22,6 +22,7 @@
 #include "hash.h"
 #include "hash_entry.h"
 #include "hash_impl.h"
+#include "hash_ttl.h"
 #include "keyspace.h"
 #include "goblin/numtext.h"
 
@@ -305,6 +306,7 @@ static int obj_del(goblin_store *st, void **objp,
                 removed++;
             }
         }
+        goblin__httl_settle(st, hf);
         if (hf->n > 0)
             goblin__hf_compact_step(st, hf);
         return removed;
@@ -335,19 +337,22 @@ static int read_obj(goblin_store *st, struct goblin_slice key,
                     const void **obj)
 {
     void **slot;
-    int r = goblin__key_lookup(st, key, GOBLIN_TYPE_HASH, &slot);
+    int r = goblin__hash_lookup(st, key, &slot);
 
     if (r == 1)
         *obj = *slot;
     return r;
 }
 
-/* Sets pairs in the hash at key, creating it if needed. */
+/* Sets pairs in the hash at key, creating it if needed. Without
+ * keep_ttl the fields set lose their deadlines (HSET as in Redis 7.4;
+ * HINCRBY and HINCRBYFLOAT keep them). */
 static int set_pairs(goblin_store *st, struct goblin_slice key,
-                     const struct goblin_slice *fv, size_t npairs)
+                     const struct goblin_slice *fv, size_t npairs,
+                     bool keep_ttl)
 {
     void **slot, *obj = NULL;
-    int r = goblin__key_lookup(st, key, GOBLIN_TYPE_HASH, &slot), added;
+    int r = goblin__hash_lookup(st, key, &slot), added;
 
     if (r < 0)
         return r;
@@ -356,6 +361,8 @@ static int set_pairs(goblin_store *st, struct goblin_slice key,
     added = goblin__hash_obj_set(st, &obj, fv, npairs);
     if (added < 0)
         return added;
+    if (!keep_ttl)
+        goblin__httl_clear_pairs(st, obj, fv, npairs);
     if (r == 1) {
         *slot = obj;
     } else if ((r = goblin__key_add(st, key, GOBLIN_TYPE_HASH, obj)) != 0) {
@@ -372,7 +379,7 @@ int goblin_hash_set(goblin_store *st, struct goblin_slice key,
     if (npairs == 0 || npairs > INT_MAX / 2)
         return GOBLIN_EINVAL;
     goblin__write_begin(st);
-    return set_pairs(st, key, fv, npairs);
+    return set_pairs(st, key, fv, npairs, false);
 }
 
 int goblin_hash_setnx(goblin_store *st, struct goblin_slice key,
@@ -388,7 +395,7 @@ int goblin_hash_setnx(goblin_store *st, struct goblin_slice key,
         return r;
     if (r == 1 && obj_get(obj, field_hash(st, field), field, &v))
         return 0;
-    r = set_pairs(st, key, fv, 1);
+    r = set_pairs(st, key, fv, 1, false);
     return r < 0 ? r : 1;
 }
 
@@ -435,7 +442,7 @@ int goblin_hash_del(goblin_store *st, struct goblin_slice key,
     if (n == 0 || n > INT_MAX)
         return GOBLIN_EINVAL;
     goblin__write_begin(st);
-    r = goblin__key_lookup(st, key, GOBLIN_TYPE_HASH, &slot);
+    r = goblin__hash_lookup(st, key, &slot);
     if (r != 1)
         return r;
     obj = *slot;
@@ -519,7 +526,7 @@ int goblin_hash_incrby(goblin_store *st, struct goblin_slice key,
     fv[0] = field;
     fv[1].ptr = buf;
     fv[1].len = goblin_int64_format(buf, cur);
-    r = set_pairs(st, key, fv, 1);
+    r = set_pairs(st, key, fv, 1, true);
     if (r < 0)
         return r;
     *result = cur;
@@ -549,7 +556,7 @@ int goblin_hash_incrbyfloat(goblin_store *st, struct goblin_slice key,
     fv[0] = field;
     fv[1].ptr = buf;
     fv[1].len = goblin_long_double_format(buf, sizeof(buf), cur);
-    r = set_pairs(st, key, fv, 1);
+    r = set_pairs(st, key, fv, 1, true);
     if (r < 0)
         return r;
     r = incr_operand(st, key, field, result); /* the pair just set */

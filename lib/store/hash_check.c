@@ -5,6 +5,7 @@
 #include "hash.h"
 #include "hash_entry.h"
 #include "hash_impl.h"
+#include "hash_ttl.h"
 #include "keyspace.h"
 
 static int check_compact(const goblin_store *st, const uint8_t *b)
@@ -88,6 +89,8 @@ static int check_full(const goblin_store *st,
                             f, &found) != 1 || found != id)
             return -17;
     }
+    if (goblin__httl_check(hf) != 0)
+        return -18;
     return 0;
 }
 

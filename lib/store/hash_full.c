@@ -37,6 +37,7 @@
 
 #include "hash_entry.h"
 #include "hash_impl.h"
+#include "hash_ttl.h"
 
 #define CHUNK_SHIFT 18
 #define CHUNK ((uint32_t)1 << CHUNK_SHIFT)
@@ -396,6 +397,7 @@ void goblin__hf_free(goblin_store *st, hf_t *hf)
         goblin__free(st, hf->chunks[i].p, hf->chunks[i].cap);
     goblin__free(st, hf->chunks, hf->chunks_cap * sizeof(*hf->chunks));
     goblin__swiss_free(st, &hf->index);
+    goblin__httl_free(st, hf);
     goblin__free(st, hf, sizeof(*hf));
 }
 
@@ -403,7 +405,7 @@ size_t goblin__hf_bytes(const hf_t *hf)
 {
     size_t b = sizeof(*hf) + hf->pages_cap * sizeof(*hf->pages) +
                hf->chunks_cap * sizeof(*hf->chunks) +
-               goblin__swiss_bytes(&hf->index);
+               goblin__swiss_bytes(&hf->index) + goblin__httl_bytes(hf);
 
     for (uint32_t i = 0; i < hf->npages; i++)
         b += (i + 1 == hf->npages ? hf->last_cap : PAGE) * 4ul;
@@ -577,6 +579,11 @@ int goblin__hf_set(goblin_store *st, hf_t *hf, const struct goblin_slice *fv,
     size_t jbytes = goblin__mul(npairs, 2 * sizeof(struct jrec));
     int added = 0, r = 0;
 
+    /* New ids need their "no deadline" entries first. */
+    if (hf->ttl != NULL &&
+        (npairs > UINT32_MAX - hf->n ||
+         goblin__httl_reserve(st, hf, hf->n + (uint32_t)npairs) != 0))
+        return GOBLIN_ENOMEM;
     if (npairs > 8) {
         t.j = goblin__alloc(st, jbytes);
         if (t.j == NULL)
@@ -606,6 +613,7 @@ void goblin__hf_del(goblin_store *st, hf_t *hf, uint32_t id, uint64_t h)
 {
     uint32_t last = hf->n - 1, pos = *idp(hf, id);
 
+    goblin__httl_on_del(st, hf, id);
     goblin__swiss_erase(st, &hf->index, &ops, hf, h, id);
     if (id != last) {
         uint32_t lpos = *idp(hf, last);

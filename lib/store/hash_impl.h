@@ -103,6 +103,7 @@ struct goblin__hash_full {
     uint32_t cz_read;    /* next entry to look at */
     uint32_t cz_write;   /* where the next live entry slides to */
     uint32_t cz_evac;    /* 1: live entries move to the tail instead */
+    struct goblin__hf_ttl *ttl; /* field deadlines (hash_ttl.h), or NULL */
 };
 
 #define GOBLIN__HF_NONE UINT32_MAX

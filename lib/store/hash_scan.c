@@ -14,6 +14,7 @@
 #include "goblin/keys.h"
 #include "hash.h"
 #include "hash_impl.h"
+#include "hash_ttl.h"
 #include "keyspace.h"
 
 #define SCAN_DEFAULT_COUNT 10
@@ -37,7 +38,7 @@ static int read_obj(goblin_store *st, struct goblin_slice key,
                     const void **obj)
 {
     void **slot;
-    int r = goblin__key_lookup(st, key, GOBLIN_TYPE_HASH, &slot);
+    int r = goblin__hash_lookup(st, key, &slot);
 
     if (r == 1)
         *obj = *slot;

@@ -80,6 +80,10 @@ int goblin__key_copy(goblin_store *src, struct goblin_slice key,
         rc = copy_obj(dst, new_key, type, rec, deadline);
     if (rc != 0)
         return rc;
+    /* A replaced destination is a new key too, as Redis deletes it before
+     * adding the copy. */
+    if (found)
+        goblin__key_created(dst, new_key);
     goblin__key_changed(dst, new_key);
     return 1;
 }

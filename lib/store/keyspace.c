@@ -697,8 +697,10 @@ static inline __attribute__((always_inline)) int key_find(
 
     p->st = st;
     p->key = key;
-    if (!probe_find(p, hash, &i))
+    if (!probe_find(p, hash, &i)) {
+        goblin__read_counted(st, 0, key);
         return 0;
+    }
     rec = p->rec;
     if (expired(st, rec)) {
         /* Freed at once unless key is a view of this very record: a read
@@ -708,8 +710,10 @@ static inline __attribute__((always_inline)) int key_find(
             retire(st, id_unlink(st, i, hash));
         else
             rec_free(st, id_unlink(st, i, hash));
+        goblin__read_counted(st, 0, key);
         return 0;
     }
+    goblin__read_counted(st, 1, key);
 #if STAMP_SHIFT
     if (!st->no_touch) {
         uintptr_t *ref = p->ref;
@@ -830,6 +834,7 @@ int goblin__key_add(goblin_store *st, struct goblin_slice key,
         goblin__free(st, rec, goblin__rec_size(rec));
         return GOBLIN_ENOMEM;
     }
+    goblin__key_created(st, key);
     return 0;
 }
 
@@ -862,6 +867,7 @@ int goblin__key_replace(goblin_store *st, struct goblin_slice key,
         goblin__free(st, rec, goblin__rec_size(rec));
         return GOBLIN_ENOMEM;
     }
+    goblin__key_created(st, key);
     return 0;
 }
 
@@ -1016,6 +1022,7 @@ uint8_t *goblin__key_put_str(goblin_store *st, const struct goblin__str_put *p)
     if (old == NULL) {
         if (id_insert(st, key_hash(st, p->key), n) != 0)
             goto fail;
+        goblin__key_created(st, p->key);
         put_deadline(st, p, NULL, n, (uint32_t)(ks->count - 1));
         return n + voff;
     }
@@ -1125,6 +1132,7 @@ int goblin__key_mset(goblin_store *st, const struct goblin_slice *keys,
         if (id_insert(st, hash, e[i].rec) != 0)
             goto fail;
         e[i].inserted = true;
+        goblin__key_created(st, keys[i]);
     }
     for (i = 0; i < n; i++)
         goblin__key_changed(st, keys[i]);
@@ -1262,7 +1270,8 @@ static bool same_bytes(struct goblin_slice a, struct goblin_slice b)
 }
 
 /* Puts n, dst's new record, where dst is (did) or adds it. Returns the id
- * or GOBLIN_ENOMEM (n is then the caller's). */
+ * or GOBLIN_ENOMEM (n is then the caller's). dst is a new key either way,
+ * as Redis deletes an existing dst before adding it. */
 static int64_t rename_place(goblin_store *st, struct goblin_slice dst,
                             int dfound, uint32_t did, uint8_t *n)
 {
@@ -1271,6 +1280,7 @@ static int64_t rename_place(goblin_store *st, struct goblin_slice dst,
     if (!dfound) {
         if (id_insert(st, key_hash(st, dst), n) != 0)
             return GOBLIN_ENOMEM;
+        goblin__key_created(st, dst);
         return (int64_t)(st->ks.count - 1);
     }
     old = rec_at(&st->ks, did);
@@ -1278,6 +1288,7 @@ static int64_t rename_place(goblin_store *st, struct goblin_slice dst,
         exp_remove(st, get32(old + 1));
     rec_set_new(st, did, n);
     retire(st, old);
+    goblin__key_created(st, dst);
     return did;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "hash_ttl.h"
 #include "keyspace.h"
 #include "list.h"
 #include "set.h"
@@ -47,6 +48,11 @@ int goblin__hash_obj_copy(goblin_store *dst, const void *obj, void **out)
     goblin__hash_obj_foreach(obj, hash_pair, &g);
     rc = goblin__hash_obj_from_pairs(dst, g.fv, g.n, out);
     goblin__free(dst, g.fv, bytes);
+    /* The field deadlines go along (COPY, MOVE and RENAME keep them). */
+    if (rc == 0 && goblin__httl_copy(dst, out, obj) != 0) {
+        goblin__hash_free(dst, *out);
+        return GOBLIN_ENOMEM;
+    }
     return rc;
 }
 

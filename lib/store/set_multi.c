@@ -192,6 +192,7 @@ int64_t goblin_set_combine_store(goblin_store *st, enum goblin_set_op op,
 
     goblin__write_begin(st);
     r = compute(st, op, keys, nkeys, UINT64_MAX, &obj, &card);
+    st->reads = 0; /* the sources were read lookups, dst is not */
     if (r != 0)
         return r;
     if (obj == NULL || card == 0) {

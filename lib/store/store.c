@@ -314,8 +314,16 @@ uint64_t goblin__hash_bytes(uint64_t seed, const void *data, size_t len)
 void goblin__key_gone(goblin_store *st, int why, struct goblin_slice key)
 {
     goblin__key_changed(st, key);
-    if (st->key_gone != NULL)
-        st->key_gone(st->key_gone_ctx, why, key);
+    if (st->key_event != NULL)
+        st->key_event(st->key_event_ctx, why, key);
+}
+
+void goblin__read_missed(goblin_store *st, struct goblin_slice key)
+{
+    st->read_stats->misses++;
+    if ((st->reads & GOBLIN__READS_NOTIFY) &&
+        (st->key_events & GOBLIN__KEY_MISS))
+        st->key_event(st->key_event_ctx, GOBLIN__KEY_MISS, key);
 }
 
 void goblin__key_changed(goblin_store *st, struct goblin_slice key)

@@ -47,15 +47,71 @@ struct goblin_store {
     uint64_t rng;
     struct goblin__keyspace ks;
     /* Told of each key that leaves without a command deleting it
-     * (expired, evicted), before it goes; keyspace notifications. */
-    void (*key_gone)(void *ctx, int why, struct goblin_slice key);
-    void *key_gone_ctx;
+     * (expired, evicted), before it goes, and of the key events of
+     * key_events; keyspace notifications. */
+    void (*key_event)(void *ctx, int why, struct goblin_slice key);
+    void *key_event_ctx;
+    /* Which of GOBLIN__KEY_NEW / GOBLIN__KEY_MISS go to key_event: a
+     * key created (Redis's dbAdd), a read lookup that found nothing. */
+    uint8_t key_events;
+    /* Read lookups (Redis's lookupKeyRead): while the running command
+     * reads (GOBLIN__READS_*, set around the command by the engine),
+     * every lookup counts a hit or a miss in *read_stats. */
+    uint8_t reads;
+    struct goblin__read_stats *read_stats;
+    /* Hash field expiry (hash_ttl.h): the hashes holding a field deadline,
+     * where the active step resumes, and the fields expired so far. Each
+     * field that expires goes to field_gone (before it goes), then
+     * fields_done once per hash and pass, saying whether the key went
+     * with its last field; both with key_event_ctx. */
+    size_t httl_hashes;
+    size_t httl_cursor;
+    uint64_t expired_fields;
+    void (*field_gone)(void *ctx, struct goblin_slice key,
+                       struct goblin_slice field);
+    void (*fields_done)(void *ctx, struct goblin_slice key, bool key_gone);
 };
 
-/* Why a key left that no command deleted. */
-enum { GOBLIN__GONE_EXPIRED = 1, GOBLIN__GONE_EVICTED = 2 };
+/* Redis's keyspace_hits and keyspace_misses. */
+struct goblin__read_stats {
+    uint64_t hits, misses;
+};
 
-/* Reports key as changed and, to the key_gone hook, as gone for why. */
+/* st->reads: lookups count; misses are also key events (not for
+ * OBJECT, whose lookups Redis makes without notifying). */
+enum { GOBLIN__READS_COUNT = 1, GOBLIN__READS_NOTIFY = 2 };
+
+/* Why a key left that no command deleted, and the other key events. */
+enum {
+    GOBLIN__GONE_EXPIRED = 1,
+    GOBLIN__GONE_EVICTED = 2,
+    GOBLIN__KEY_NEW = 4,
+    GOBLIN__KEY_MISS = 8,
+};
+
+/* A read lookup found key (found) or not: counts it, and reports a miss
+ * as a key event when asked to. */
+void goblin__read_missed(goblin_store *st, struct goblin_slice key);
+static inline void goblin__read_counted(goblin_store *st, int found,
+                                        struct goblin_slice key)
+{
+    if (__builtin_expect(st->reads != 0, 0)) {
+        if (found)
+            st->read_stats->hits++;
+        else
+            goblin__read_missed(st, key);
+    }
+}
+
+/* A key was just created: the key event when asked for. */
+static inline void goblin__key_created(goblin_store *st,
+                                       struct goblin_slice key)
+{
+    if (__builtin_expect((st->key_events & GOBLIN__KEY_NEW) != 0, 0))
+        st->key_event(st->key_event_ctx, GOBLIN__KEY_NEW, key);
+}
+
+/* Reports key as changed and, to the key_event hook, as gone for why. */
 void goblin__key_gone(goblin_store *st, int why, struct goblin_slice key);
 
 /* Opens an empty store with proto's allocator, clock, seed and

@@ -3,7 +3,9 @@
  * (rewriteFunctions), then for each database holding keys a SELECT,
  * then each key as the commands that rebuild it, collections 64 items per
  * command (AOF_REWRITE_ITEMS_PER_CMD), then PEXPIREAT for a key with a
- * deadline. Written into a temporary file and fsynced; runs in a forked
+ * deadline. A hash's live fields go out as HSET and each field deadline
+ * as an HPEXPIREAT of its own (Redis 7.4's rewriteHashObject), read from
+ * the object directly so that nothing expires in the child. Written into a temporary file and fsynced; runs in a forked
  * child during BGREWRITEAOF, so it reads the store and writes only the
  * file.
  */
@@ -21,6 +23,8 @@
 #include "goblin/numtext.h"
 #include "goblin/set.h"
 #include "goblin/zset.h"
+#include "store/hash_ttl.h"
+#include "store/store.h"
 
 #define PER_CMD 64
 
@@ -88,9 +92,72 @@ static int scored(void *ctx, struct goblin_slice m, double score)
     return 0;
 }
 
+static int ttl_count(void *ctx, struct goblin_slice f, struct goblin_slice v,
+                     int64_t when)
+{
+    (void)f;
+    (void)v;
+    (void)when;
+    ++*(int64_t *)ctx;
+    return 0;
+}
+
+static int ttl_pair(void *ctx, struct goblin_slice f, struct goblin_slice v,
+                    int64_t when)
+{
+    (void)when;
+    return pair(ctx, f, v);
+}
+
+static int ttl_expire(void *ctx, struct goblin_slice f, struct goblin_slice v,
+                      int64_t when)
+{
+    struct wr *w = ctx;
+    char num[24];
+
+    (void)v;
+    if (when == -1)
+        return 0;
+    fwrite("*6\r\n$10\r\nHPEXPIREAT\r\n", 1, 21, w->f);
+    bulk(w->f, w->key.ptr, w->key.len);
+    bulk(w->f, num, goblin_int64_format(num, when));
+    fwrite("$6\r\nFIELDS\r\n$1\r\n1\r\n", 1, 19, w->f);
+    bulk(w->f, f.ptr, f.len);
+    return 0;
+}
+
+/* A hash with field deadlines: its live fields, then their deadlines. 0,
+ * or 1 when no field is left (the key is then not written). */
+static int hash_with_ttl(struct wr *w, const void *obj)
+{
+    int64_t now = goblin__now_ms(w->st), live = 0;
+
+    goblin__hash_obj_foreach_ttl(obj, now, ttl_count, &live);
+    if (live == 0)
+        return 1;
+    w->cmd = "HSET", w->per = 2;
+    w->left = live;
+    goblin__hash_obj_foreach_ttl(obj, now, ttl_pair, w);
+    goblin__hash_obj_foreach_ttl(obj, now, ttl_expire, w);
+    return 0;
+}
+
+/* The object of the hash at key when it holds field deadlines, or NULL
+ * (a plain lookup: no field is expired by it). */
+static const void *ttl_hash(struct wr *w, struct goblin_slice key)
+{
+    void **slot;
+
+    if (goblin__key_lookup(w->st, key, GOBLIN_TYPE_HASH, &slot) == 1 &&
+        goblin__hash_obj_has_ttl(*slot))
+        return *slot;
+    return NULL;
+}
+
 static int key(void *ctx, const struct goblin_key_info *k)
 {
     struct wr *w = ctx;
+    const void *obj;
     char num[24];
 
     w->key = k->key;
@@ -112,6 +179,11 @@ static int key(void *ctx, const struct goblin_key_info *k)
         goblin_set_foreach(w->st, k->key, one, w);
         break;
     case GOBLIN_TYPE_HASH:
+        if ((obj = ttl_hash(w, k->key)) != NULL) {
+            if (hash_with_ttl(w, obj) == 1)
+                return 0;
+            break;
+        }
         w->cmd = "HSET", w->per = 2;
         w->left = goblin_hash_len(w->st, k->key);
         goblin_hash_foreach(w->st, k->key, pair, w);

@@ -20,6 +20,7 @@
 
 #include "aof_int.h"
 #include "commands/command.h"
+#include "engine/fn_libs.h"
 #include "engine/session.h"
 #include "goblin/snapshot.h"
 
@@ -98,7 +99,9 @@ int goblin__aof_manifest_read(struct goblin__aof_manifest *m,
 
 /* Runs the records of one part; *good is the length of the part that
  * holds whole records (and no open MULTI). Returns 0, 1 when the part
- * ends torn at *good, or a negative code. */
+ * ends torn at *good, 2 at a FUNCTION command without scripting (the
+ * libraries would be lost, as with a snapshot: fn_libs.c), or a negative
+ * code. */
 static int run_part(goblin_session *s, const char *p, size_t len,
                     size_t *good)
 {
@@ -133,6 +136,11 @@ static int run_part(goblin_session *s, const char *p, size_t len,
         }
         if (!(s->flags & SESS_MULTI))
             multi_at = at;
+        if (s->eng->scripting == NULL && argc >= 2 &&
+            argv[0].len == 8 && strncasecmp(argv[0].ptr, "function", 8) == 0) {
+            rc = 2; /* a library this build cannot load: refused */
+            break;
+        }
         goblin__command_execute(s, argc, argv, &s->discard);
         at += (size_t)k;
     }
@@ -172,6 +180,11 @@ static int load_part(goblin_session *s, const struct goblin_aof_config *cfg,
     }
     if (rc == 0)
         return 0;
+    if (rc == 2) {
+        snprintf(err, cap, "Can't load the append only file %s: %s", path,
+                 GOBLIN__FNLIBS_NO_SCRIPTING);
+        return GOBLIN_EINVAL;
+    }
     if (!last || !truncated_ok) {
         snprintf(err, cap, "Unexpected end of file reading the append only "
                            "file %s. You can: 1) Make a backup of your AOF "

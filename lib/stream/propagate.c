@@ -314,6 +314,14 @@ void goblin__propagate_as_slow(goblin__exec *x, int argc,
         s->own_done = true;
 }
 
+void goblin__propagate_none_slow(goblin__exec *x)
+{
+    struct goblin__stream *s = x->eng->stream;
+
+    if (s->depth > 0)
+        s->own_done = true;
+}
+
 void goblin__propagate_pop_slow(goblin__exec *x, const char *name,
                                 struct goblin_slice key, int64_t count)
 {

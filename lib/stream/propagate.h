@@ -84,6 +84,15 @@ static inline void goblin__propagate_as(goblin__exec *x, int argc,
         goblin__propagate_as_slow(x, argc, argv);
 }
 
+/* The command x runs goes out as nothing of its own: it sent its ops
+ * itself (or changed nothing), whatever the dirty counter says. */
+void goblin__propagate_none_slow(goblin__exec *x);
+static inline void goblin__propagate_none(goblin__exec *x)
+{
+    if (__builtin_expect(x->eng->stream_on, 0))
+        goblin__propagate_none_slow(x);
+}
+
 /* A pop goes out as "name key" or, count >= 0, "name key count": the
  * blocking and multi-key pops, with the key they served. */
 void goblin__propagate_pop_slow(goblin__exec *x, const char *name,

@@ -347,6 +347,15 @@ NOTIFY_SCRIPT = [
     ["SUNIONSTORE", "sx", "st", "su"], ["SDIFFSTORE", "sx", "st", "su"],
     ["SDIFFSTORE", "sx", "st", "st"], ["SINTERCARD", "2", "st", "su"],
     ["SET", "px", "v", "PX", "30"], ["SLEEP"], ["GET", "px"],
+    ["COPY", "s", "cp"], ["COPY", "s", "cp"], ["COPY", "s", "cp", "REPLACE"],
+    ["COPY", "s", "cp", "DB", "2"], ["MOVE", "cp", "4"], ["SET", "r1", "x"],
+    ["SET", "r2", "y"], ["RENAME", "r1", "r2"], ["DUMPRESTORE", "s", "rs"],
+    ["DUMPRESTORE", "s", "rs", "REPLACE"], ["SORT", "st", "STORE", "so"],
+    ["SORT", "st", "STORE", "so"], ["APPEND", "ap", "x"], ["INCR", "in"],
+    ["HINCRBY", "hi", "f", "1"], ["PFADD", "pf"], ["SETRANGE", "sr", "2", "x"],
+    ["SMOVE", "st", "sm", "1"], ["MSET", "ms1", "a", "ms2", "b", "ms1", "c"],
+    ["MSETNX", "ms3", "a", "ms4", "b"], ["GETSET", "gs1", "v"],
+    ["SET", "gs2", "v", "GET"], ["BITFIELD", "bf2", "GET", "u8", "0"],
     ["SELECT", "3"], ["SET", "d3", "x"], ["LPUSH", "d3l", "a"],
     ["SET", "px3", "v", "PX", "30"], ["SLEEP"], ["GET", "px3"],
     ["SELECT", "0"],
@@ -383,7 +392,12 @@ def notify_transcript(srv, flags):
             waiter.send_raw(e2e.Client.encode(cmd[1:]))
             wait_blocked(c, 1)
             continue
-        c.call(*cmd)
+        if cmd[0] == "DUMPRESTORE":
+            # RESTORE of a DUMP taken here: the payload is the server's.
+            payload = e2e.plain(c.call("DUMP", cmd[1]))
+            c.call("RESTORE", cmd[2], "0", payload, *cmd[3:])
+        else:
+            c.call(*cmd)
         if waiter is not None:
             waiter.read()
             waiter.close()
@@ -404,15 +418,10 @@ def notify_transcript(srv, flags):
 def test_keyspace_notifications_differential(gob):
     red = e2e.redis_server()
     try:
-        for flags in ("KEA", "K$", "Egx", "Ehz", "KEm", "Kl", "Es"):
+        for flags in ("KEA", "K$", "Egx", "Ehz", "KEm", "Kl", "Es", "KEn",
+                      "KEAnm", "En"):
             want = notify_transcript(red, flags)
             got = notify_transcript(gob, flags)
-            # Key misses are reported by the string reads only; Redis has
-            # them on every read lookup (BITOP's sources, PFMERGE's dst).
-            want = [m for m in want if not (m[1].endswith(b":keymiss") or
-                                            m[2] == b"keymiss") or
-                    NOTIFY_SCRIPT[m[0]][0] in ("GET", "MGET", "GETEX",
-                                               "GETDEL")]
             if got != want:
                 extra = [m for m in got if m not in want]
                 missing = [m for m in want if m not in got]
@@ -423,6 +432,103 @@ def test_keyspace_notifications_differential(gob):
         assert gob.client().call("CONFIG", "GET",
                                  "notify-keyspace-events") == ("*", [
             ("$", b"notify-keyspace-events"), ("$", b"")])
+    finally:
+        red.stop()
+
+
+READ_SETUP = [["SET", "s", "hello"], ["HSET", "h", "f", "v"], ["RPUSH", "l", "a", "b"],
+         ["SADD", "t", "a", "b"], ["ZADD", "z", "1", "a", "2", "b"],
+         ["GEOADD", "g", "13.36", "38.11", "pa"], ["PFADD", "p", "a"]]
+READ_SCRIPT = [
+ ["GET","s"],["GET","ns"],["MGET","s","ns","ns"],["STRLEN","ns"],["GETRANGE","ns","0","1"],
+ ["GETRANGE","ns","x","1"],["SUBSTR","ns","0","1"],["LCS","s","ns"],["GETBIT","ns","1"],
+ ["GETBIT","ns","x"],["BITCOUNT","ns"],["BITCOUNT","ns","0","x"],["BITCOUNT","ns","0","1","BAD"],
+ ["BITPOS","ns","1"],["BITFIELD_RO","ns","GET","u8","0"],["BITFIELD","ns","GET","u8","0"],
+ ["BITFIELD","nsb","SET","u8","0","1"],["BITFIELD","s","GET","u8","0"],
+ ["EXISTS","s","ns","ns"],["TYPE","ns"],["TTL","ns"],["PTTL","s"],["EXPIRETIME","ns"],
+ ["PEXPIRETIME","ns"],["DUMP","ns"],["OBJECT","ENCODING","ns"],["OBJECT","ENCODING","s"],
+ ["TOUCH","s","ns"],["SORT","nl"],["SORT","l","ALPHA"],["SORT_RO","nl"],["SORT","nl","STORE","d1"],
+ ["SORT","l","BY","w_*","GET","o_*","ALPHA"],
+ ["HGET","nh","f"],["HGET","h","f"],["HMGET","nh","f","g"],["HGETALL","nh"],["HKEYS","nh"],
+ ["HVALS","nh"],["HLEN","nh"],["HEXISTS","nh","f"],["HSTRLEN","nh","f"],["HRANDFIELD","nh"],
+ ["HRANDFIELD","nh","x"],["HSCAN","nh","0"],["HSCAN","nh","x"],
+ ["LRANGE","nl","0","1"],["LRANGE","nl","x","1"],["LINDEX","nl","0"],["LLEN","nl"],
+ ["LPOS","nl","a"],["LPOS","nl","a","RANK","0"],["LLEN","h"],
+ ["SMEMBERS","nt"],["SISMEMBER","nt","a"],["SMISMEMBER","nt","a"],["SCARD","nt"],
+ ["SRANDMEMBER","nt"],["SRANDMEMBER","nt","x"],["SSCAN","nt","0"],["SINTER","t","nt","nt2"],
+ ["SINTER","nt","t"],["SUNION","nt","t"],["SDIFF","nt","t"],["SDIFF","t","nt"],
+ ["SINTERCARD","2","t","nt"],["SINTERCARD","2","nt","t"],["SINTER","s","t"],["SINTER","t","s","nt"],
+ ["SINTERSTORE","d2","nt","t"],["SUNIONSTORE","d2","nt","t"],["SDIFFSTORE","d2","nt","t"],
+ ["SMOVE","nt","t","a"],
+ ["ZSCORE","nz","a"],["ZMSCORE","nz","a"],["ZRANK","nz","a"],["ZREVRANK","nz","a"],
+ ["ZCARD","nz"],["ZCOUNT","nz","0","1"],["ZCOUNT","nz","x","1"],["ZLEXCOUNT","nz","-","+"],
+ ["ZRANGE","nz","0","1"],["ZRANGE","nz","0","1","BAD"],["ZRANGEBYSCORE","nz","0","1"],
+ ["ZRANGEBYLEX","nz","-","+"],["ZREVRANGE","nz","0","1"],["ZREVRANGEBYSCORE","nz","1","0"],
+ ["ZREVRANGEBYLEX","nz","+","-"],["ZRANDMEMBER","nz"],["ZSCAN","nz","0"],
+ ["ZUNION","2","nz","z"],["ZINTER","2","nz","z"],["ZDIFF","2","nz","z"],["ZINTERCARD","2","nz","z"],
+ ["ZUNIONSTORE","d3","2","nz","z"],["ZRANGESTORE","d3","nz","0","1"],
+ ["GEOPOS","ng","a"],["GEODIST","ng","a","b"],["GEOHASH","ng","a"],
+ ["GEORADIUS_RO","ng","0","0","1","km"],["GEORADIUSBYMEMBER_RO","ng","a","1","km"],
+ ["GEOSEARCH","ng","FROMLONLAT","0","0","BYRADIUS","1","km"],
+ ["GEOSEARCH","ng","FROMLONLAT","0","0","BYRADIUS","1","km","BAD"],
+ ["GEOSEARCH","g","FROMMEMBER","pa","BYRADIUS","1","km"],
+ ["GEOSEARCHSTORE","d4","ng","FROMLONLAT","0","0","BYRADIUS","1","km"],
+ ["PFCOUNT","np"],["PFCOUNT","p","np"],["PFMERGE","d5","np"],
+ ["GETDEL","ns"],["GETEX","ns"],["GETSET","ns2","x"],["SET","ns3","x","GET"],
+ ["INCR","ns4"],["LPOP","nl"],["RPOPLPUSH","nl","d6"],["LMOVE","nl","d6","LEFT","LEFT"],
+ ["COPY","nl","d7"],["RENAME","nl","d7"],["BITOP","AND","d8","ns","s"],
+ ["OBJECT","FREQ","ns"],["MEMORY","USAGE","ns"],["RANDOMKEY"],["KEYS","ns"],["SCAN","0"],
+ ["DBSIZE"],["EVAL","return redis.call('GET','ns')","0"],["HINCRBY","nh2","f","1"],
+]
+
+
+def read_transcript(srv):
+    """Per step of READ_SCRIPT: the keyspace_hits and keyspace_misses it
+    added, the keymiss events a PSUBSCRIBE __key*__:* client got, and
+    whether the reply was an error."""
+    sub, c = srv.client(), srv.client()
+
+    def stats():
+        info = e2e.plain(c.call("INFO", "stats"))
+        d = dict(l.split(b":", 1) for l in info.split(b"\r\n") if b":" in l)
+        return int(d[b"keyspace_hits"]), int(d[b"keyspace_misses"])
+
+    c.call("FLUSHALL")
+    for cmd in READ_SETUP:
+        c.call(*cmd)
+    c.call("CONFIG", "SET", "notify-keyspace-events", "KEm")
+    sub.call("PSUBSCRIBE", "__key*__:*")
+    out = []
+    for i, cmd in enumerate(READ_SCRIPT):
+        h0, m0 = stats()
+        r = c.call(*cmd)
+        h1, m1 = stats()
+        mark = b"r%d" % i
+        sub.send_raw(e2e.Client.encode(["PING", mark]))
+        ev = []
+        while True:
+            m = e2e.plain(sub.read())
+            if m == [b"pong", mark]:
+                break
+            ev.append((m[2], m[3]))
+        out.append((" ".join(cmd), h1 - h0, m1 - m0, ev, r[0] == "-"))
+    c.call("CONFIG", "SET", "notify-keyspace-events", "")
+    sub.close()
+    c.close()
+    return out
+
+
+def test_read_lookups_differential(gob):
+    """keyspace_hits, keyspace_misses and keymiss events of every read
+    command, on present, missing and wrong-typed keys and with argument
+    errors before or after Redis looks the key up, as redis-server."""
+    red = e2e.redis_server()
+    try:
+        want = read_transcript(red)
+        got = read_transcript(gob)
+        bad = [(g, w) for g, w in zip(got, want) if g != w]
+        assert not bad, "goblind, redis-server (command, hits, misses, " \
+            "events, error):\n" + "\n".join("%r\n%r" % p for p in bad)
     finally:
         red.stop()
 
@@ -459,6 +565,7 @@ def main():
                    test_redis_cli_subscribe, test_acl_channels,
                    test_slow_subscriber_is_disconnected, test_differential,
                    test_keyspace_notifications_differential,
+                   test_read_lookups_differential,
                    test_evicted_events, test_stops_cleanly], gob)
 
 

@@ -1,6 +1,10 @@
 """test_scripting.py - EVAL, EVALSHA, EVAL_RO and SCRIPT against
 redis-server 7.0.15, compared exactly, in RESP2 and RESP3; and
-python3-redis's register_script and Lock, which run Lua scripts.
+python3-redis's register_script and Lock, which run Lua scripts; scripts
+and functions over goblind's ring in RESP2 and in SBE (each command an Argv
+frame), printed by goblin-cli and compared with goblin-cli's print of
+redis-server's RESP2 and RESP3 replies; and the Lua heap's bound
+(lua-heap-max, Goblin's own: redis-server has none).
 
     /usr/bin/python3 test_scripting.py GOBLIND
 
@@ -11,6 +15,9 @@ A goblind built without Lua answers "ERR scripting is not available" and
 the test says so and skips (exit 77).
 """
 
+import hashlib
+import os
+import subprocess
 import sys
 
 import redis
@@ -209,6 +216,140 @@ def test_redis_py_register_script_and_lock(gob, ref):
     assert r.lock("resource").acquire(blocking=False)
 
 
+# Run in order on both servers: each call's output over the ring (SBE,
+# then RESP2) against redis-server's over its socket (RESP3, then RESP2).
+RING_SCRIPT = ("redis.call('SET', KEYS[1], ARGV[1]) "
+               "return {redis.call('INCR', KEYS[1]), "
+               "redis.call('GET', KEYS[1]), {ok='fine'}, 2.5}")
+RING_CASES = [
+    ["SCRIPT", "LOAD", RING_SCRIPT],
+    ["EVALSHA", hashlib.sha1(RING_SCRIPT.encode()).hexdigest(), "1", "rk",
+     "41"],
+    ["EVAL", RING_SCRIPT, "1", "rk", "7"],
+    ["EVAL", "redis.setresp(3) return redis.call('HGETALL', KEYS[1])", "1",
+     "rh"],
+    ["EVAL", "return {double=1.5}", "0"],
+    ["EVAL", "return redis.call('nosuch')", "0"],
+    ["EVAL", "return x", "0"],
+    ["EVAL_RO", "return redis.call('SET', 'a', 1)", "0"],
+    ["EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"],
+    ["FUNCTION", "LOAD", "REPLACE", "#!lua name=ringlib\n"
+     "redis.register_function('rf', function(keys, args) "
+     "return redis.call('INCRBY', keys[1], args[1]) end)\n"
+     "redis.register_function{function_name='rro', callback=function(keys) "
+     "return redis.call('GET', keys[1]) end, flags={'no-writes'}}"],
+    ["FCALL", "rf", "1", "rc", "5"],
+    ["FCALL_RO", "rro", "1", "rc"],
+    ["FCALL_RO", "rf", "1", "rc", "1"],
+    ["FCALL", "nosuch", "0"],
+]
+
+
+def cli_out(cli, *args):
+    p = subprocess.run([cli, "--no-raw"] + list(args), capture_output=True,
+                       timeout=20)
+    return p.stdout + p.stderr
+
+
+def test_scripts_over_the_ring_sbe_and_resp(gob, ref):
+    cli = os.path.join(os.path.dirname(os.path.dirname(gob.path)),
+                       "clients", "goblin-cli")
+    for proto, ring_flags, ref_flags in [("SBE", ["--sbe"], ["-3"]),
+                                         ("RESP2", [], [])]:
+        for sock in (gob.sock, ref.sock):
+            e2e.Client(sock).call("FLUSHALL")
+            e2e.Client(sock).call("HSET", "rh", "f", "v")
+        for case in RING_CASES:
+            want = cli_out(cli, "-s", ref.sock, *ref_flags, *case)
+            got = cli_out(cli, "--ring", gob.ring, *ring_flags, *case)
+            assert got == want, (proto, case, got, want)
+    for sock in (gob.sock, ref.sock):
+        assert e2e.Client(sock).call("FUNCTION", "FLUSH") == ("+", b"OK")
+
+
+def info_field(c, name):
+    text = c.call("INFO", "memory")[1].decode()
+    for line in text.split("\r\n"):
+        if line.startswith(name + ":"):
+            return int(line.split(":", 1)[1])
+    raise AssertionError("INFO memory has no " + name)
+
+
+# Builds a table until the heap is refused.
+GROW = ("local t = {} for i = 1, 1e8 do "
+        "t[i] = i .. 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' end")
+
+
+def test_heap_bound(gob, ref):
+    c = e2e.Client(gob.sock)
+    other = e2e.Client(gob.sock)
+    assert other.call("SET", "k", "v") == ("+", b"OK")
+    assert c.call("CONFIG", "SET", "lua-heap-max", "4mb") == ("+", b"OK")
+    assert c.call("CONFIG", "GET", "lua-heap-max") == \
+        ("*", [("$", b"lua-heap-max"), ("$", b"4194304")])
+    assert c.call("CONFIG", "SET", "lua-heap-max", "x1")[1].endswith(
+        b"argument must be a memory value")
+    c.call("EVAL", "return 1", "0")
+    lua0 = info_field(c, "used_memory_lua")
+    used0 = info_field(c, "used_memory")
+
+    # A script past the bound fails with Lua's "not enough memory" through
+    # Redis's error path for a non-table error; the server stays up, the
+    # heap comes back and the next script runs.
+    script = GROW + " return #t"
+    sha = hashlib.sha1(script.encode()).hexdigest()
+    got = c.call("EVAL", script, "0")
+    assert got == ("-", b"ERR Error running script " + sha.encode() +
+                   b", not enough memory"), got
+    assert other.call("GET", "k") == ("$", b"v")
+    assert info_field(c, "used_memory_lua") < lua0 + 65536
+    assert info_field(c, "used_memory") < used0 + 262144
+    assert c.call("EVAL", "return redis.call('GET', 'k')", "0") == \
+        ("$", b"v")
+    got = c.call("EVALSHA", sha, "0")
+    assert got[1].endswith(b"not enough memory"), got
+    # pcall catches it, as any error; the script goes on once it has let
+    # the collector free the garbage (Lua 5.1 has no emergency collection).
+    got = c.call("EVAL", "local ok, e = pcall(function() " + GROW +
+                 " end) collectgarbage() return {tostring(ok), e}", "0")
+    assert got == ("*", [("$", b"false"), ("$", b"not enough memory")]), got
+    # Source too big to compile under the bound.
+    got = c.call("EVAL", "return '" + "x" * (5 << 20) + "'", "0")
+    assert got == ("-", b"ERR Error compiling script (new function): "
+                   b"not enough memory"), got[1][:80]
+    assert info_field(c, "used_memory_lua") < lua0 + 65536
+
+    # A library whose code allocates past it does not load; one whose
+    # function does loads, and its FCALL fails the same way.
+    fn0 = info_field(c, "used_memory_vm_functions")
+    got = c.call("FUNCTION", "LOAD", "#!lua name=big\n" + GROW +
+                 "\nredis.register_function('f', function() return 1 end)")
+    assert got == ("-", b"ERR Error registering functions: ERR not enough "
+                   b"memory"), got
+    assert c.call("FUNCTION", "LIST") == ("*", [])
+    assert info_field(c, "used_memory_vm_functions") < fn0 + 65536
+    assert c.call("FUNCTION", "LOAD", "#!lua name=lib\n"
+                  "redis.register_function('grow', function() " + GROW +
+                  " end)\n"
+                  "redis.register_function('one', function() return 1 "
+                  "end)") == ("$", b"lib")
+    got = c.call("FCALL", "grow", "0")
+    assert got == ("-", b"ERR Error running script grow, not enough "
+                   b"memory"), got
+    assert other.call("PING") == ("+", b"PONG")
+    assert c.call("FCALL", "one", "0") == (":", 1)
+    assert info_field(c, "used_memory_vm_functions") < fn0 + 131072
+
+    # 0 lifts the bound; the default is 1 GiB.
+    assert c.call("CONFIG", "SET", "lua-heap-max", "0") == ("+", b"OK")
+    assert c.call("EVAL", "return #string.rep('x', 5000000)", "0") == \
+        (":", 5000000)
+    assert c.call("CONFIG", "SET", "lua-heap-max", "1gb") == ("+", b"OK")
+    assert c.call("FUNCTION", "FLUSH") == ("+", b"OK")
+    c.close()
+    other.close()
+
+
 def test_stops_cleanly(gob, ref):
     e2e.check_stopped_cleanly(gob)
     ref.stop()
@@ -216,7 +357,10 @@ def test_stops_cleanly(gob, ref):
 
 def main():
     path = sys.argv[1]
-    gob = e2e.goblind(path)
+    ring = os.path.join(e2e.tmpdir(), "scripting.ring")
+    gob = e2e.goblind(path, "--ring", ring, "64k")
+    gob.path = path
+    gob.ring = ring
     probe = e2e.Client(gob.sock).call("EVAL", "return 1", "0")
     if probe[0] == "-" and b"not available" in probe[1]:
         print("goblind was built without Lua: skipped")
@@ -225,7 +369,8 @@ def main():
     ref = e2e.redis_server()
     e2e.run_tests([test_math_random_sequence, test_cases_resp2,
                    test_cases_resp3, test_redis_py_register_script_and_lock,
-                   test_stops_cleanly], gob, ref)
+                   test_scripts_over_the_ring_sbe_and_resp,
+                   test_heap_bound, test_stops_cleanly], gob, ref)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 /* test_aof.c - the append-only file (goblin/aof.h): records cut at every
  * byte, manifests good and bad (Redis 7.0's line format), and an AOF
  * written, reopened and loaded in-process, with a torn last record
- * truncated or refused by aof-load-truncated. */
+ * truncated or refused by aof-load-truncated; FUNCTION records refused
+ * without scripting. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -297,6 +298,29 @@ static void test_rewrite_replaces_the_parts_and_keeps_every_write(void **st)
     EXPECT("scard s", ":1\r\n");
 }
 
+/* A FUNCTION command in the file needs scripting, which this engine
+ * lacks: the load is refused, not run without the library (the next
+ * rewrite would lose it). */
+static void test_function_records_need_scripting(void **state)
+{
+    struct cfix *f = *state;
+    goblin_aof *a;
+    char err[512];
+
+    set_dir(f);
+    a = open_aof(f);
+    EXPECT("set a 1", "+OK\r\n");
+    goblin_aof_close(a);
+    append_file("appendonly.aof.1.incr.aof",
+                "*3\r\n$8\r\nFUNCTION\r\n$4\r\nLOAD\r\n"
+                "$12\r\n#!lua name=x\r\n");
+    err[0] = '\0';
+    assert_true(reload(f, NULL, err, sizeof(err)) < 0);
+    assert_non_null(strstr(err, "the file holds function libraries, but "
+                                "scripting is not available in this "
+                                "build"));
+}
+
 #define A(fn) cmocka_unit_test_setup_teardown(fn, aof_setup, aof_teardown)
 
 int main(void)
@@ -309,6 +333,7 @@ int main(void)
         A(test_writes_come_back_after_a_restart),
         A(test_torn_last_record_is_cut_or_refused),
         A(test_rewrite_replaces_the_parts_and_keeps_every_write),
+        A(test_function_records_need_scripting),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

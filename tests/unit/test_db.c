@@ -1,9 +1,12 @@
 /* test_db.c - numbered databases through a session: SELECT, MOVE, COPY,
  * SWAPDB, FLUSHDB and FLUSHALL, DBSIZE and INFO keyspace per database,
- * WATCH per database, RESET, the C API's store handles, and COPY under
- * allocation failure (texts checked against redis-server 7.0.15). */
+ * WATCH per database, RESET, the C API's store handles, COPY under
+ * allocation failure (texts checked against redis-server 7.0.15), and
+ * files with function libraries refused without scripting. */
 #include <unistd.h>
 
+#include "engine/session.h"
+#include "goblin/script.h"
 #include "goblin/snapshot.h"
 #include "test_commands_util.h"
 
@@ -366,6 +369,84 @@ static void test_snapshot_keeps_database_numbers(void **state)
     unlink(path);
 }
 
+/* Function library hooks as a scripting library would attach them, with
+ * one library, so that the engine's files carry it. */
+static const char lib_code[] = "#!lua name=x\nredis.register_function("
+                               "'f', function() return 1 end)";
+
+static size_t one_count(void *ctx)
+{
+    (void)ctx;
+    return 1;
+}
+
+static struct goblin_slice one_code(void *ctx, size_t i)
+{
+    (void)ctx;
+    (void)i;
+    return S(lib_code);
+}
+
+static int one_load(void *ctx, struct goblin_slice code, char *err,
+                    size_t cap)
+{
+    (void)ctx;
+    (void)code;
+    (void)err;
+    (void)cap;
+    return 0;
+}
+
+static void one_flush(void *ctx)
+{
+    (void)ctx;
+}
+
+/* An engine without scripting refuses a snapshot or RDB file holding
+ * function libraries (loading the keys alone would lose them at the next
+ * save), as redis-server refuses one whose library it cannot load. */
+static void test_files_with_libraries_need_scripting(void **state)
+{
+    static const struct goblin_function_libs hooks = {
+        one_count, one_code, one_load, one_flush};
+    struct cfix *f = *state;
+    struct goblin_snapshot_result res;
+    char snap[] = "/tmp/goblin-test-fnlib-XXXXXX";
+    char rdb[] = "/tmp/goblin-test-fnrdb-XXXXXX";
+    int fd;
+
+    assert_true((fd = mkstemp(snap)) >= 0);
+    close(fd);
+    assert_true((fd = mkstemp(rdb)) >= 0);
+    close(fd);
+    EXPECT("set a 1", "+OK\r\n");
+    goblin_engine_function_libs(f->eng, &hooks, NULL);
+    assert_int_equal(goblin_engine_snapshot_save(f->eng, snap, &res), 0);
+    assert_int_equal(goblin_engine_export_rdb(f->eng, rdb, &res), 0);
+    goblin_engine_function_libs(f->eng, NULL, NULL);
+    EXPECT("flushall", "+OK\r\n");
+    memset(&res, 0, sizeof(res));
+    assert_true(goblin__db_load(f->eng, snap, &res) < 0);
+    assert_non_null(strstr(res.message, "the file holds function libraries, "
+                                        "but scripting is not available in "
+                                        "this build"));
+    EXPECT("dbsize", ":0\r\n");
+    memset(&res, 0, sizeof(res));
+    assert_true(goblin_engine_import_rdb(f->eng, rdb, 0, &res) < 0);
+    assert_non_null(strstr(res.message, "scripting is not available"));
+    EXPECT("dbsize", ":0\r\n");
+    /* With the hooks back, both load. */
+    goblin_engine_function_libs(f->eng, &hooks, NULL);
+    assert_int_equal(goblin__db_load(f->eng, snap, &res), 0);
+    EXPECT("get a", "$1\r\n1\r\n");
+    EXPECT("flushall", "+OK\r\n");
+    assert_int_equal(goblin_engine_import_rdb(f->eng, rdb, 0, &res), 0);
+    EXPECT("get a", "$1\r\n1\r\n");
+    goblin_engine_function_libs(f->eng, NULL, NULL);
+    unlink(snap);
+    unlink(rdb);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -380,6 +461,7 @@ int main(void)
         CMD_TEST(test_copy_lists_and_sets),
         CMD_TEST(test_copy_allocation_failures),
         CMD_TEST(test_snapshot_keeps_database_numbers),
+        CMD_TEST(test_files_with_libraries_need_scripting),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

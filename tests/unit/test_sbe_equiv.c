@@ -1500,6 +1500,48 @@ static void cmdstats(goblin_engine *eng, struct goblin_buf *out)
 
 /* The ring's fast path counts every request as the general path does:
  * INFO commandstats' calls, rejected and failed calls are the same. */
+/* keyspace_hits and keyspace_misses of INFO stats, as one line. */
+static void keyspace_stats(goblin_engine *eng, char *out, size_t cap)
+{
+    static const char info[] = "*2\r\n$4\r\nINFO\r\n$5\r\nstats\r\n";
+    struct goblin_session_info si = {GOBLIN_TRANSPORT_LOCAL, NULL, NULL, -1,
+                                     NULL};
+    goblin_session *s;
+    unsigned long long hits = 0, misses = 0;
+    const char *p, *end;
+    size_t len;
+
+    assert_int_equal(goblin_session_open(eng, &si, &s), 0);
+    assert_int_equal(goblin_session_feed(s, info, sizeof(info) - 1), 0);
+    p = drain(s, &len);
+    end = p + len;
+    assert_non_null(p = find(p, end, "keyspace_hits:"));
+    assert_int_equal(sscanf(p, "keyspace_hits:%llu\r\nkeyspace_misses:%llu",
+                            &hits, &misses), 2);
+    snprintf(out, cap, "hits %llu misses %llu", hits, misses);
+    goblin_session_close(s);
+}
+
+/* Typed requests count their read lookups as their RESP forms do, on a
+ * session and on a ring. */
+static void same_keyspace_stats(struct pair *p, bool resp_too)
+{
+    char a[64], b[64];
+
+    keyspace_stats(p->sbe->eng, a, sizeof(a));
+    assert_true(strcmp(a, "hits 0 misses 0") != 0);
+    if (resp_too) {
+        keyspace_stats(p->resp->eng, b, sizeof(b));
+        if (strcmp(a, b) != 0)
+            fail_msg("keyspace stats, SBE: %s, RESP: %s", a, b);
+    }
+    if (p->rsbe.ep != NULL) {
+        keyspace_stats(p->rsbe.f->eng, b, sizeof(b));
+        if (strcmp(a, b) != 0)
+            fail_msg("keyspace stats, SBE: %s, ring SBE: %s", a, b);
+    }
+}
+
 static void same_stats(struct pair *p)
 {
     struct goblin_buf a = {0}, b = {0};
@@ -1607,6 +1649,7 @@ static void run_seed(void **state, uint64_t seed, unsigned steps)
     }
     same_data(p);
     same_stats(p);
+    same_keyspace_stats(p, true);
     all_sent();
 }
 
@@ -1763,6 +1806,56 @@ static void test_session_states_match_on_the_ring(void **state)
     }
     assert_int_equal(streamed[0], streamed[1]);
     same_stats(p);
+    same_keyspace_stats(p, false);
+}
+
+/* A typed write over a ring sends the invalidations it causes at once, as
+ * a RESP command does: RESP3 tracking clients, BCAST and default mode,
+ * have their pushes before anything else runs (no later command, no
+ * cron tick). */
+static void test_typed_write_invalidates_at_once(void **state)
+{
+    static const char hello[] = "*2\r\n$5\r\nHELLO\r\n$1\r\n3\r\n";
+    static const char bcast[] = "*4\r\n$6\r\nCLIENT\r\n$8\r\nTRACKING\r\n"
+                                "$2\r\nON\r\n$5\r\nBCAST\r\n";
+    static const char track[] = "*3\r\n$6\r\nCLIENT\r\n$8\r\nTRACKING\r\n"
+                                "$2\r\nON\r\n";
+    static const char get[] = "*2\r\n$3\r\nGET\r\n$4\r\ninv2\r\n";
+    struct pair *p = *state;
+    struct goblin_session_info si = {GOBLIN_TRANSPORT_LOCAL, NULL, NULL, -1,
+                                     NULL};
+    goblin_session *b, *d;
+    static struct req q;
+    const char *out;
+    size_t len;
+
+    if (p->rsbe.ep == NULL)
+        skip();
+    assert_int_equal(goblin_session_open(p->rsbe.f->eng, &si, &b), 0);
+    assert_int_equal(goblin_session_open(p->rsbe.f->eng, &si, &d), 0);
+    assert_int_equal(goblin_session_feed(b, hello, sizeof(hello) - 1), 0);
+    assert_int_equal(goblin_session_feed(b, bcast, sizeof(bcast) - 1), 0);
+    assert_int_equal(goblin_session_feed(d, hello, sizeof(hello) - 1), 0);
+    assert_int_equal(goblin_session_feed(d, track, sizeof(track) - 1), 0);
+    assert_int_equal(goblin_session_feed(d, get, sizeof(get) - 1), 0);
+    drain(b, &len);
+    drain(d, &len);
+    goblin_sbe_writer_init(&q.sw, q.sbe, sizeof(q.sbe), true);
+    goblin_sbe_set_encode(&q.sw, 0, 0, 0, sl("inv1"), sl("v"));
+    ring_round(&p->rsbe, q.sbe, q.sw.pos);
+    out = drain(b, &len);
+    assert_non_null(memmem(out, len, "invalidate", 10));
+    assert_non_null(memmem(out, len, "inv1", 4));
+    goblin_sbe_writer_init(&q.sw, q.sbe, sizeof(q.sbe), true);
+    goblin_sbe_set_encode(&q.sw, 0, 0, 0, sl("inv2"), sl("v"));
+    ring_round(&p->rsbe, q.sbe, q.sw.pos);
+    out = drain(d, &len);
+    assert_non_null(memmem(out, len, "invalidate", 10));
+    assert_non_null(memmem(out, len, "inv2", 4));
+    out = drain(b, &len);
+    assert_non_null(memmem(out, len, "inv2", 4));
+    goblin_session_close(b);
+    goblin_session_close(d);
 }
 
 #define PAIR_TEST(fn) \
@@ -1776,6 +1869,7 @@ int main(void)
         PAIR_TEST(test_random_sequence_seed_77),
         PAIR_TEST(test_resp_commands_split_across_records),
         PAIR_TEST(test_session_states_match_on_the_ring),
+        PAIR_TEST(test_typed_write_invalidates_at_once),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -239,14 +239,15 @@ static void test_load_reports_no_change_and_keeps_dirty(void **state)
     free(m.p);
 }
 
-/* Rewrites a saved snapshot (no function library) as version 1 wrote
- * it: the version field, then the header and trailer checksums. */
-static void to_version_1(struct mbuf *m)
+/* Rewrites a saved snapshot (no function library, no field deadline)
+ * as version v wrote it: the version field, then the header and trailer
+ * checksums. */
+static void to_version(struct mbuf *m, uint32_t v)
 {
     uint32_t len, chain;
     size_t off = 64;
 
-    rewrite_header_u32(m, 8, 1);
+    rewrite_header_u32(m, 8, v);
     chain = goblin__crc32c(0, m->p, 64);
     do {
         memcpy(&len, m->p + off, 4);
@@ -266,12 +267,163 @@ static void test_version_1_files_still_load(void **state)
 
     fill_every_kind(f->st, 0);
     save_mem(f->st, &m);
-    to_version_1(&m);
+    to_version(&m, 1);
     b = open_like(f);
     assert_int_equal(goblin_snapshot_load_mem(b, m.p, m.len, &res), 0);
     assert_int_equal(res.version, 1);
     assert_int_equal(goblin_key_count(b), goblin_key_count(f->st));
     goblin_store_close(b);
+    free(m.p);
+}
+
+static void test_version_2_files_still_load(void **state)
+{
+    struct fixture *f = *state;
+    struct mbuf m = {0};
+    struct goblin_snapshot_result res;
+    goblin_store *b;
+
+    fill_every_kind(f->st, 1);
+    save_mem(f->st, &m);
+    to_version(&m, 2);
+    b = open_like(f);
+    assert_int_equal(goblin_snapshot_load_mem(b, m.p, m.len, &res), 0);
+    assert_int_equal(res.version, 2);
+    assert_stores_equal(f->st, b);
+    goblin_store_close(b);
+    free(m.p);
+}
+
+/* Version 3: hash field deadlines. A field whose deadline passed by the
+ * load is left out, a hash left with none is skipped as expired, and a
+ * version 2 file cannot hold them. */
+static void hset1(goblin_store *st, struct goblin_slice key, const char *f)
+{
+    struct goblin_slice fv[2] = {slice_of(f, strlen(f)), S("v")};
+
+    assert_true(goblin_hash_set(st, key, fv, 1) >= 0);
+}
+
+static void hexpire1(goblin_store *st, struct goblin_slice key,
+                     const char *f, int64_t when)
+{
+    struct goblin_slice fs = slice_of(f, strlen(f));
+    int8_t code;
+
+    assert_int_equal(goblin_hash_field_expire(st, key, &fs, 1, when, 0,
+                                              &code), 1);
+    assert_int_equal(code, 1);
+}
+
+static int64_t hdeadline(goblin_store *st, struct goblin_slice key,
+                         const char *f)
+{
+    struct goblin_slice fs = slice_of(f, strlen(f));
+    int64_t w;
+
+    assert_int_equal(goblin_hash_field_deadline(st, key, &fs, 1, &w), 0);
+    return w;
+}
+
+static void fill_field_deadlines(goblin_store *st, int64_t now)
+{
+    char name[16];
+
+    hset1(st, S("small"), "a");
+    hset1(st, S("small"), "b");
+    hset1(st, S("small"), "c");
+    hexpire1(st, S("small"), "a", now + 100);
+    hexpire1(st, S("small"), "b", now + 5000);
+    for (int i = 0; i < 300; i++) {
+        snprintf(name, sizeof(name), "f%d", i);
+        hset1(st, S("big"), name);
+        if (i % 3 == 0)
+            hexpire1(st, S("big"), name, now + 100 + i * 20);
+    }
+    hset1(st, S("doomed"), "x");
+    hexpire1(st, S("doomed"), "x", now + 50);
+}
+
+static void test_field_deadlines_round_trip(void **state)
+{
+    struct fixture *f = *state;
+    struct mbuf m = {0}, m2 = {0};
+    struct goblin_snapshot_result res;
+    int64_t now = f->clock.now_ms;
+    goblin_store *b;
+
+    fill_field_deadlines(f->st, now);
+    save_mem(f->st, &m);
+    /* Loaded at once: everything, deadlines and all. */
+    b = open_like(f);
+    assert_int_equal(goblin_snapshot_load_mem(b, m.p, m.len, &res), 0);
+    assert_int_equal(res.version, 3);
+    assert_stores_equal(f->st, b);
+    assert_int_equal(hdeadline(b, S("small"), "a"), now + 100);
+    assert_int_equal(hdeadline(b, S("small"), "c"), -1);
+    assert_int_equal(hdeadline(b, S("big"), "f297"), now + 100 + 297 * 20);
+    assert_int_equal(hdeadline(b, S("big"), "f298"), -1);
+    assert_int_equal(goblin__store_check(b), 0);
+    goblin_store_close(b);
+    /* Loaded later: due fields are left out, "doomed" as a whole. */
+    f->clock.now_ms = now + 1000;
+    b = open_like(f);
+    assert_int_equal(goblin_snapshot_load_mem(b, m.p, m.len, &res), 0);
+    assert_int_equal(res.keys, 2);
+    assert_int_equal(res.expired, 1);
+    assert_int_equal(goblin_key_exists(b, S("doomed")), 0);
+    assert_int_equal(goblin_hash_len(b, S("small")), 2);
+    assert_int_equal(hdeadline(b, S("small"), "a"), -2);
+    assert_int_equal(hdeadline(b, S("small"), "b"), now + 5000);
+    assert_int_equal(goblin_hash_len(b, S("big")), 300 - 15);
+    assert_int_equal(goblin__store_check(b), 0);
+    /* Saved again by the loaded store: the same file. */
+    f->clock.now_ms = now;
+    goblin_store_close(b);
+    b = open_like(f);
+    assert_int_equal(goblin_snapshot_load_mem(b, m.p, m.len, &res), 0);
+    save_mem(b, &m2);
+    goblin_store_close(b);
+    assert_int_equal(m2.len, m.len);
+    assert_memory_equal(m2.p + 64, m.p + 64, m.len - 64 - 32);
+    /* A version 2 file has no field deadlines. */
+    to_version(&m, 2);
+    b = open_like(f);
+    assert_int_equal(goblin_snapshot_load_mem(b, m.p, m.len, &res),
+                     GOBLIN_ESNAPFORMAT);
+    assert_int_equal(goblin_key_count(b), 0);
+    goblin_store_close(b);
+    free(m.p);
+    free(m2.p);
+}
+
+static void test_field_deadlines_load_allocation_failures(void **state)
+{
+    struct fixture *f = *state;
+    struct mbuf m = {0};
+    struct goblin_snapshot_result res;
+    int rc = GOBLIN_ENOMEM;
+
+    fill_field_deadlines(f->st, f->clock.now_ms);
+    save_mem(f->st, &m);
+    for (long n = 0; rc == GOBLIN_ENOMEM; n++) {
+        size_t before = f->counts.live_bytes;
+        goblin_store *b = open_like(f);
+
+        f->counts.fail_after = n;
+        rc = goblin_snapshot_load_mem(b, m.p, m.len, &res);
+        f->counts.fail_after = -1;
+        if (rc == GOBLIN_ENOMEM) {
+            assert_int_equal(goblin_key_count(b), 0);
+        } else {
+            assert_int_equal(rc, 0);
+            assert_stores_equal(f->st, b);
+            assert_int_equal(hdeadline(b, S("small"), "b"),
+                             f->clock.now_ms + 5000);
+        }
+        goblin_store_close(b);
+        assert_int_equal(f->counts.live_bytes, before);
+    }
     free(m.p);
 }
 
@@ -293,7 +445,7 @@ static void test_wrong_magic_version_and_missing_file(void **state)
     assert_int_equal(goblin_snapshot_load_mem(b, m.p, m.len, &res),
                      GOBLIN_ESNAPVERSION);
     assert_int_equal(res.offset, 8);
-    assert_non_null(strstr(res.message, "version 3"));
+    assert_non_null(strstr(res.message, "version 4"));
     assert_int_equal(goblin_key_count(b), 0);
     /* An RDB file is not a snapshot. */
     assert_int_equal(goblin_snapshot_load_mem(b, "REDIS0010\xff", 10, &res),
@@ -461,6 +613,9 @@ int main(void)
         FIXTURE_TEST(test_load_needs_an_empty_store),
         FIXTURE_TEST(test_load_reports_no_change_and_keeps_dirty),
         FIXTURE_TEST(test_version_1_files_still_load),
+        FIXTURE_TEST(test_version_2_files_still_load),
+        FIXTURE_TEST(test_field_deadlines_round_trip),
+        FIXTURE_TEST(test_field_deadlines_load_allocation_failures),
         FIXTURE_TEST(test_wrong_magic_version_and_missing_file),
         FIXTURE_TEST(test_crc_error_names_block_and_offset),
         FIXTURE_TEST(test_load_allocation_failures),
