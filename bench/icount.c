@@ -23,7 +23,9 @@
  * one-byte key, HSET and HGET on a 10-field hash, ZADD, ZSCORE and ZRANK
  * on a 10-member sorted set, ZRANGE of all 10 members WITHSCORES, and
  * GET5: GET of a 5-byte key ("k0001") in a store that holds only it (the
- * C API GET target is stated for that one).
+ * C API GET target is stated for that one); with libgoblin-script, EVALSHA
+ * and FCALL of a script of GET, INCR and EXPIRE (bench/ops.h), Lua
+ * attached to the in-process engines.
  *
  * Method: every (row, op) runs --warmup round trips, then callgrind's
  * counters are zeroed, collection is switched on for exactly --iters

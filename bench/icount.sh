@@ -3,7 +3,8 @@
 # counted by callgrind: over a ring (SBE and RESP, one thread stepping the
 # ring endpoint), on an in-process session (SBE and RESP) and per C API
 # call, for PING, SET, GET, HSET, HGET, ZADD, ZSCORE, ZRANK, a 10-member
-# ZRANGE and GET5 (a 5-byte key). See bench/icount.c for the method.
+# ZRANGE, GET5 (a 5-byte key), and EVALSHA and FCALL of a script of three
+# commands when libgoblin-script is built. See bench/icount.c for the method.
 # Writes DIR/icount.csv (row,op,instructions) and DIR/icount.md (the
 # table) and prints the table.
 #

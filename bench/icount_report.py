@@ -18,8 +18,10 @@ HEADS = {"ring-sbe": "ring SBE", "ring-resp": "ring RESP",
          "session-sbe": "session SBE", "session-resp": "session RESP",
          "capi": "C API", "capi-1key": "C API, one-key store"}
 OPS = ["PING", "SET", "GET", "HSET", "HGET", "ZADD", "ZSCORE", "ZRANK",
-       "ZRANGE", "GET5"]
-OP_NAMES = {"ZRANGE": "ZRANGE 0 9 WITHSCORES (10 members)",
+       "ZRANGE", "GET5", "EVALSHA", "FCALL"]
+OP_NAMES = {"EVALSHA": "EVALSHA (GET, INCR, EXPIRE)",
+            "FCALL": "FCALL (GET, INCR, EXPIRE)",
+            "ZRANGE": "ZRANGE 0 9 WITHSCORES (10 members)",
             "GET5": "GET of a 5-byte key"}
 
 # The targets stated on these counts: (row, op, at most, what).

@@ -272,7 +272,7 @@ static void run_entry(struct goblin__lua *g, goblin_session *s,
     }
     set_array(L, keys, (size_t)nkeys, "KEYS");
     set_array(L, args, (size_t)nargs, "ARGV");
-    lua_pushcfunction(L, goblin__lua_error_handler);
+    goblin__vm_push_handler(L);
     lua_rawgeti(L, -2, 1);
     goblin__vm_push_globals(L);
     lua_pushvalue(L, -1);

@@ -663,7 +663,7 @@ void goblin__fcall(struct goblin__lua *g, goblin_session *s, int argc,
     run.resp = 2;
     if (goblin_script_begin(s, &run, sink) != 0)
         return;
-    lua_pushcfunction(L, goblin__lua_error_handler);
+    goblin__vm_push_handler(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, f->ref);
     goblin__lua_push_strings(L, argv + 3, (size_t)numkeys);
     goblin__lua_push_strings(L, argv + 3 + numkeys,

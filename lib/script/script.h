@@ -37,6 +37,7 @@ struct goblin__vm {
     size_t used;  /* bytes the allocator holds */
     size_t limit; /* while bounded: refuse growth past it */
     int ref_real, ref_globals; /* registry slots of the two global tables */
+    int ref_handler;           /* and of goblin__lua_error_handler */
     unsigned runs;             /* since the last collection step */
     bool bounded;
 };
@@ -123,6 +124,10 @@ void goblin__vm_push_globals(lua_State *L);
 /* Sets name in the real global table (KEYS, ARGV), bypassing the
  * read-only guard; pops the value. */
 void goblin__vm_set_global(lua_State *L, const char *name);
+
+/* Pushes goblin__lua_error_handler, made once per interpreter (a
+ * closure pushed per run would be garbage per run). */
+void goblin__vm_push_handler(lua_State *L);
 
 /* Pushes the real global table (the libraries) the proxy reads
  * through. */

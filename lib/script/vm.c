@@ -38,7 +38,8 @@ void *goblin__vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     if (vm->bounded && nsize > osize &&
         vm->used - osize + nsize > vm->limit)
         return NULL;
-    p = realloc(ptr, nsize);
+    /* Most blocks are new small objects: malloc is glibc's short path. */
+    p = ptr == NULL ? malloc(nsize) : realloc(ptr, nsize);
     if (p == NULL)
         return NULL;
     vm->used = vm->used - osize + nsize;
@@ -74,11 +75,13 @@ void goblin__vm_after_run(struct goblin__vm *vm, int rc)
         goblin__vm_reclaim(vm);
         return;
     }
-    /* Redis's pace (LUA_GC_CYCLE_PERIOD): a step of 50 every 50 runs,
-     * not a step per run, which cost more than the script. */
+    /* Lua's incremental collector keeps pace with what scripts allocate;
+     * a small step every 50 runs (Redis's LUA_GC_CYCLE_PERIOD) keeps it
+     * going when they allocate little. A step per run, or Redis's full
+     * cycle every 50, cost more than a short script itself. */
     if (++vm->runs >= 50) {
         vm->runs = 0;
-        lua_gc(vm->L, LUA_GCSTEP, 50);
+        lua_gc(vm->L, LUA_GCSTEP, 1);
     }
 }
 
@@ -99,6 +102,11 @@ struct goblin__lua *goblin__vm_owner(lua_State *L)
 void goblin__vm_push_globals(lua_State *L)
 {
     lua_rawgeti(L, LUA_REGISTRYINDEX, vm_of(L)->ref_globals);
+}
+
+void goblin__vm_push_handler(lua_State *L)
+{
+    lua_rawgeti(L, LUA_REGISTRYINDEX, vm_of(L)->ref_handler);
 }
 
 void goblin__vm_push_real(lua_State *L)
@@ -448,6 +456,8 @@ static int setup(lua_State *L)
     lua_pop(L, 1);
     lua_pushvalue(L, -1);
     vm->ref_globals = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushcfunction(L, goblin__lua_error_handler);
+    vm->ref_handler = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushliteral(L, "_G");
     lua_pushvalue(L, -2);
     lua_rawset(L, real);
