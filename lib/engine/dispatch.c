@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "acl_log.h"
 #include "acl.h"
 #include "block.h"
 #include "commands/handlers.h"
@@ -142,6 +143,12 @@ static bool acl_ok(goblin__exec *x, int argc, const struct goblin_slice *argv)
     d = goblin__acl_check(x->sess, x->sess->acl, x->cmd, argc, argv, &pos);
     if (d == ACL_OK)
         return true;
+    x->sess->lastcmd = x->cmd; /* Redis's CLIENT LIST line shows it */
+    goblin__acl_log_denied(x->sess, x->cmd, d,
+                           (x->sess->flags & SESS_MULTI)
+                               ? GOBLIN__ACLLOG_MULTI
+                               : GOBLIN__ACLLOG_TOPLEVEL,
+                           argv, pos);
     reject(x, goblin__acl_denied_text(d, x->cmd, text, sizeof(text)));
     return false;
 }

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "acl.h"
+#include "acl_log.h"
 #include "commands/notify.h"
 #include "goblin/script.h"
 #include "block.h"
@@ -145,6 +146,8 @@ static int engine_init(goblin_engine *eng)
     if (rc == 0)
         rc = goblin__slowlog_init(eng);
     if (rc == 0)
+        rc = goblin__acl_log_init(eng);
+    if (rc == 0)
         rc = goblin__latency_init(eng);
     if (rc == 0)
         rc = goblin__script_settings_init(eng);
@@ -160,6 +163,7 @@ static void engine_free(goblin_engine *eng)
     goblin_store *st = eng->st;
 
     goblin__slowlog_free(eng);
+    goblin__acl_log_free(eng);
     goblin__latency_free(eng);
     goblin__stream_free(eng);
     goblin__persist_free(eng);

@@ -97,6 +97,10 @@ struct goblin_engine {
     struct goblin__latency *latency;
     int64_t slow_us, slow_max_len;
     struct goblin__slow_entry *slow_first;
+    /* ACL LOG (acl_log.h): newest first, acl_log_len of them. */
+    struct goblin__acl_log_entry *acl_log;
+    size_t acl_log_len;
+    int64_t acl_log_max;
     size_t slow_len;
     uint64_t slow_next_id;
     uint32_t replid_gen;    /* DEBUG CHANGE-REPL-ID calls */

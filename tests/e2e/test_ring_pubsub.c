@@ -9,6 +9,8 @@
  * and the client of ring B go on unblocked. Under CLIENT PAUSE WRITE a
  * ring client's write (RESP, typed SBE, SBE Argv) and PUBLISH wait, seen
  * by a socket client as blocked_clients, and run when the pause ends.
+ * A MONITOR on a ring (RESP, the raw ring API) gets a socket client's
+ * commands in its CQ, in MONITOR's line format.
  */
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 
 #include "goblin.h"
 #include "goblin/client.h"
+#include "goblin/ring.h"
 
 static int failures;
 
@@ -296,6 +299,58 @@ out:
 }
 
 
+/* MONITOR over ring A (RESP through the raw ring API): a socket client's
+ * SET reaches the monitor's CQ as its MONITOR line, without a request. */
+static void test_ring_monitor(void)
+{
+    static const char mon[] = "*1\r\n$7\r\nMONITOR\r\n";
+    static char got[65536];
+    struct goblin_slice set[3] = {SL("SET"), SL("monkey"), SL("v 1")};
+    const char *line = "\"SET\" \"monkey\" \"v 1\"\r\n";
+    goblin_client *c = connect_sock(GOBLIN_CLIENT_RESP2);
+    const struct goblin_resp_value *v;
+    struct goblin_slice rec;
+    goblin_ring *r = NULL;
+    size_t n = 0;
+    int rc = GOBLIN_EBUSY;
+    bool ok = false, sent = false;
+
+    for (int i = 0; i < 200 && rc == GOBLIN_EBUSY; i++) {
+        rc = goblin_ring_open(ring_a, NULL, &r);
+        if (rc == GOBLIN_EBUSY)
+            nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    }
+    CHECK(rc == 0 && c != NULL);
+    if (rc != 0 || c == NULL)
+        goto out;
+    CHECK(goblin_ring_publish(r, mon, sizeof(mon) - 1) == 0);
+    goblin_ring_flush(r);
+    for (int i = 0; i < 10000 && !ok; i++) {
+        while (goblin_ring_peek(r, &rec) == GOBLIN_RING_RECORD) {
+            if (n + rec.len <= sizeof(got)) {
+                memcpy(got + n, rec.ptr, rec.len);
+                n += rec.len;
+            }
+            goblin_ring_release(r);
+        }
+        if (!sent && n >= 5 && memcmp(got, "+OK\r\n", 5) == 0) {
+            CHECK(goblin_client_call(c, 3, set, &v) == 0);
+            sent = true;
+        }
+        ok = sent && memmem(got, n, line, strlen(line)) != NULL;
+        if (!ok)
+            nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+    }
+    CHECK(sent && ok);
+    /* "+<seconds>.<micros> [0 unix:<path>] ..." as on a socket. */
+    CHECK(n > 5 && got[5] == '+' && memmem(got, n, " [0 unix:", 9) != NULL);
+out:
+    if (r != NULL)
+        goblin_ring_close(r);
+    goblin_client_close(c);
+}
+
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -313,6 +368,7 @@ int main(int argc, char **argv)
     test_ring_pause(GOBLIN_CLIENT_RESP2);
     test_ring_pause(GOBLIN_CLIENT_RESP3);
     test_ring_pause(GOBLIN_CLIENT_SBE);
+    test_ring_monitor();
     printf("%s\n", failures == 0 ? "ok" : "FAILED");
     return failures == 0 ? 0 : 1;
 }
