@@ -8,11 +8,16 @@
 # patterns with one match; server RSS for 16,384 channels on one client
 # and for 32 clients x 256 channels; the raw cache-line round trip of the
 # same two CPUs in the same run. Prints markdown tables (and writes them
-# to DIR/pubsub.md) with the targets' ratios. Servers on SERVER_CPU
-# (default 0), the client on CLIENT_CPU (default 1).
+# to DIR/pubsub.md) with the targets' ratios, and the targets as
+# DIR/pubsub.tsv (label, measured, limit, verdict) for bench/report.py.
+# Servers on SERVER_CPU (default 0), the client on CLIENT_CPU (default 1).
 #
-#   bench/pubsub.sh [--samples N] [--out DIR]
+#   bench/pubsub.sh [--quick] [--samples N] [--out DIR]
 #
+# Each memory case runs on a server of its own, started for it: RSS
+# growth measured on a server that already held and freed subscriptions
+# (the latency cases, or the other memory case) is memory reused, not
+# memory needed. --quick is the smoke run (200 samples).
 # Programs come from $GOBLIND and $PUBSUB_BENCH, else $BUILD_DIR (default
 # build-benchmarks, a release build made on first use). Every latency is a
 # median over the samples of one run; run it when the machine is quiet.
@@ -27,8 +32,9 @@ BUILD_DIR=${BUILD_DIR:-build-benchmarks}
 while [ $# -gt 0 ]; do
     case "$1" in
     --samples) SAMPLES=$2; shift 2 ;;
+    --quick) SAMPLES=200; shift ;;
     --out) OUT=$2; shift 2 ;;
-    *) echo "usage: $0 [--samples N] [--out DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--samples N] [--out DIR]" >&2; exit 2 ;;
     esac
 done
 OUT=${OUT:-$BUILD_DIR/results}
@@ -111,12 +117,34 @@ hold() { # pid addr listeners subs -> RSS growth in KiB
     wait "$H_PID" 2>/dev/null || true
     echo $((after - before))
 }
+# fresh ROW NAME -> starts a server of ROW (gob, red) on $TMP/NAME.sock
+# and sets FPID.
+fresh() {
+    if [ "$1" = gob ]; then
+        taskset -c "$SERVER_CPU" "$GOBLIND" --port 0 \
+            --unixsocket "$TMP/$2.sock" --loglevel warning \
+            >"$TMP/$2.log" 2>&1 &
+    else
+        taskset -c "$SERVER_CPU" redis-server --port 0 \
+            --unixsocket "$TMP/$2.sock" --save "" --appendonly no \
+            --io-threads 1 >"$TMP/$2.log" 2>&1 &
+    fi
+    FPID=$!; PIDS+=("$FPID")
+    wait_for "$TMP/$2.sock"
+    sleep 0.2
+}
 declare -A MEM
 for row in gob red; do
-    pid=$GPID; sock=$TMP/g.sock
-    [ $row = red ] && pid=$RPID && sock=$TMP/r.sock
-    MEM[$row,1]=$(hold "$pid" "unix:$sock" 1 16384)
-    MEM[$row,32]=$(hold "$pid" "unix:$sock" 32 256)
+    for m in 1 32; do
+        fresh "$row" "m$row$m"
+        if [ "$m" = 1 ]; then
+            MEM[$row,1]=$(hold "$FPID" "unix:$TMP/m$row$m.sock" 1 16384)
+        else
+            MEM[$row,32]=$(hold "$FPID" "unix:$TMP/m$row$m.sock" 32 256)
+        fi
+        kill "$FPID" 2>/dev/null || true
+        wait "$FPID" 2>/dev/null || true
+    done
 done
 LOAD1=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -154,3 +182,7 @@ verdict() { awk -v r="$1" -v t="$2" 'BEGIN{ if (r=="-") print "not measured"; el
     r=$(ratio "${MEM[gob,32]}" "${MEM[red,32]}")
     echo "| 32 x 256 channels RSS <= redis | ${MEM[gob,32]} / ${MEM[red,32]} KiB | $r | $(verdict "$r" 1) |"
 } | tee "$OUT/pubsub.md"
+# The target rows again, tab-separated, for bench/report.py.
+awk -F' [|] ' '/^[|] .* [|] (met|missed|not measured) [|]$/ {
+    sub(/^[|] /, "", $1); sub(/ [|]$/, "", $4); print $1 "\t" $2 "\t" $3 "\t" $4
+}' "$OUT/pubsub.md" >"$OUT/pubsub.tsv"

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """report.py - DIR/REPORT.md from what bench/report.sh left in DIR: the
 machine it ran on, every target of the benchmark plan marked met or missed
-from the raw outputs (shootout.csv, icount.csv, scripting.tsv,
+from the raw outputs (shootout.csv, icount.csv, scripting.tsv, pubsub.tsv,
 memory.tsv, microbench.json), then every table (shootout.md with its CDF
-plots, icount.md, throughput.md, scripting.md, memory.md, microbench.md)
+plots, icount.md, throughput.md, scripting.md, pubsub.md, memory.md,
+microbench.md)
 as the scripts wrote them.
 
 A target whose input is missing is "not run"; one whose definition needs a
@@ -245,6 +246,29 @@ def scripting_targets(path, rows):
     return out
 
 
+def pubsub_targets(path):
+    """Issue 14's targets, as bench/pubsub.sh judged them in its own run
+    (pubsub.tsv: target, figures, ratio, verdict): ring SBE 1:1 p50 within
+    2x the cache-line floor of the same run, UDS RESP 1:1 within 0.9x of
+    redis-server, 8,192 patterns within 0.25x, subscription RSS at most
+    redis-server's."""
+    if not os.path.exists(path):
+        return [("Pub/Sub targets (pubsub.sh)", "pubsub.sh did not run", "-",
+                 "not run")]
+    out = []
+    with open(path) as f:
+        for line in f:
+            p = line.rstrip("\n").split("\t")
+            if len(p) != 4:
+                continue
+            label, figures, ratio, v = p
+            limit = label.split("<=", 1)[1].strip() if "<=" in label else "-"
+            out.append(("Pub/Sub " + label, "{} (ratio {})".format(
+                figures, ratio), "<= " + limit,
+                verdict(v == "met", v != "not measured")))
+    return out
+
+
 def microbench_targets(path):
     out = []
     if not os.path.exists(path):
@@ -397,6 +421,7 @@ def main():
     shoot = load_shootout(os.path.join(d, "shootout.csv"))
     targets = (shootout_targets(shoot) +
                scripting_targets(os.path.join(d, "scripting.tsv"), shoot) +
+               pubsub_targets(os.path.join(d, "pubsub.tsv")) +
                icount_targets(os.path.join(d, "icount.csv")) +
                microbench_targets(os.path.join(d, "microbench.json")) +
                memory_targets(load_memory(os.path.join(d, "memory.tsv"))))
@@ -420,6 +445,7 @@ def main():
                         ("throughput.md", "Throughput (redis-benchmark)"),
                         ("scripting.md",
                          "Scripting throughput (EVALSHA, FCALL)"),
+                        ("pubsub.md", "Pub/Sub latency and memory"),
                         ("memory.md", "Memory per element"),
                         ("microbench.md", "In-process microbenchmarks")]:
         md = read(os.path.join(d, name))

@@ -2,15 +2,16 @@
 # report.sh - the one-command benchmark report: runs the latency shootout
 # (with its CDF plots), the instruction counts per round trip under
 # callgrind (icount.sh, when valgrind is installed), the redis-benchmark throughput comparison,
-# EVALSHA and FCALL throughput over Unix sockets and TCP (script_bench.sh), the
+# EVALSHA and FCALL throughput over Unix sockets and TCP (script_bench.sh),
+# Pub/Sub latency and subscription memory against redis-server (pubsub.sh), the
 # bytes-per-element memory comparison and, when Google Benchmark is there,
 # the in-process microbenchmarks, then writes DIR/REPORT.md: the machine,
 # every target of the benchmark plan marked met or missed, and every table.
 #
 #   bench/report.sh [--quick] [--out DIR] [--window-ms N] [--reps N]
 #                   [--requests N] [--repeat N]
-#                   [--skip shootout,icount,throughput,scripting,memory,
-#                          microbench,aof]
+#                   [--skip shootout,icount,throughput,scripting,pubsub,
+#                          memory,microbench,aof]
 #
 # --quick is the smoke run (a few seconds per step, tiny sizes): it proves
 # every step starts and prints; its figures and verdicts mean nothing.
@@ -22,7 +23,7 @@
 # bench/script_bench.sh, bench/memory.sh, bench/microbench.sh. Their outputs and logs stay in
 # DIR (default $BUILD_DIR/report).
 #
-# Programs come from $GOBLIND, $SHOOTOUT, $MEM_BYTES, $ICOUNT and
+# Programs come from $GOBLIND, $SHOOTOUT, $MEM_BYTES, $PUBSUB_BENCH, $ICOUNT and
 # $MICROBENCH, else
 # from $BUILD_DIR (default build-benchmarks, a release build made on first
 # use). Needs redis-server and redis-tools (Debian), and gnuplot-nox for
@@ -64,6 +65,7 @@ COMMAND="bench/report.sh"
 OUT=${OUT:-$BUILD_DIR/report}
 mkdir -p "$OUT"
 rm -f "$OUT"/REPORT.md "$OUT"/shootout* "$OUT"/throughput.* "$OUT"/scripting.* \
+    "$OUT"/pubsub.* \
     "$OUT"/memory.* "$OUT"/microbench.* "$OUT"/icount.* "$OUT"/*.log
 rm -rf "$OUT/plots"
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -72,23 +74,24 @@ skipped() { [[ ",$SKIP," == *",$1,"* ]]; }
 
 # One release build for every step, unless the programs were given.
 if [ -z "${GOBLIND:-}" ] || [ -z "${SHOOTOUT:-}" ] ||
-   [ -z "${MEM_BYTES:-}" ]; then
+   [ -z "${MEM_BYTES:-}" ] || [ -z "${PUBSUB_BENCH:-}" ]; then
     if [ ! -d "$BUILD_DIR" ]; then
         meson setup "$BUILD_DIR" --buildtype=release -Dwerror=false \
             >/dev/null
     fi
     meson compile -C "$BUILD_DIR" goblind shootout mem_bytes icount \
-        >/dev/null
+        pubsub_bench >/dev/null
     GOBLIND=${GOBLIND:-$BUILD_DIR/server/goblind}
     ICOUNT=${ICOUNT:-$BUILD_DIR/bench/icount}
     SHOOTOUT=${SHOOTOUT:-$BUILD_DIR/bench/shootout}
     MEM_BYTES=${MEM_BYTES:-$BUILD_DIR/bench/mem_bytes}
+    PUBSUB_BENCH=${PUBSUB_BENCH:-$BUILD_DIR/bench/pubsub_bench}
     if [ -z "${MICROBENCH:-}" ] &&
        meson compile -C "$BUILD_DIR" microbench >/dev/null 2>&1; then
         MICROBENCH=$BUILD_DIR/bench/microbench
     fi
 fi
-export GOBLIND SHOOTOUT MEM_BYTES
+export GOBLIND SHOOTOUT MEM_BYTES PUBSUB_BENCH
 [ -n "${ICOUNT:-}" ] && export ICOUNT
 [ -n "${MICROBENCH:-}" ] && export MICROBENCH
 
@@ -117,6 +120,7 @@ if [ "$QUICK" = 1 ]; then
     step shootout bench/shootout.sh --quick --out "$OUT"
     step throughput bench/redis_benchmark.sh --quick --out "$OUT"
     step scripting bench/script_bench.sh --quick --out "$OUT"
+    step pubsub bench/pubsub.sh --quick --out "$OUT"
     step memory bench/memory.sh --quick --out "$OUT"
     MB_ARGS=(--members 3000 --ops 3000 --reps 1 --chase-mib 4 --
              --benchmark_min_time=0)
@@ -126,6 +130,7 @@ else
         --requests "$REQUESTS" --out "$OUT"
     step scripting env REPEAT="$REPEAT" bench/script_bench.sh \
         --requests "$REQUESTS" --out "$OUT"
+    step pubsub bench/pubsub.sh --out "$OUT"
     step memory bench/memory.sh --out "$OUT"
     MB_ARGS=(--reps "$REPS")
 fi

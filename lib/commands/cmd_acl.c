@@ -1,14 +1,17 @@
-/* cmd_acl.c - ACL and its subcommands: CAT, DELUSER, DRYRUN, GETUSER,
- * HELP, LIST, LOAD, SAVE, SETUSER, USERS and WHOAMI, with Redis 7's
+/* cmd_acl.c - ACL and its subcommands: CAT, DELUSER, DRYRUN, GENPASS,
+ * GETUSER, HELP, LIST, LOAD, LOG, SAVE, SETUSER, USERS and WHOAMI, with Redis 7's
  * replies and texts (acl.c aclCommand). The model is in acl.c; LOAD and
  * SAVE use the file the server named with goblin_engine_acl_file(). */
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "engine/acl.h"
+#include "engine/acl_log.h"
 #include "respond.h"
 #include "engine/session.h"
 #include "engine/text.h"
+#include "store/store.h"
 
 static const char NO_FILE[] =
     "ERR This Redis instance is not configured to use an ACL file. You may "
@@ -187,6 +190,101 @@ void goblin__cmd_acl_getuser(goblin__exec *x, int argc,
     goblin__reply_array(x, 0);
 }
 
+/* The error of a subcommand given too many arguments (its table arity
+ * allows any number, as Redis's does). */
+static void too_many(goblin__exec *x, const struct goblin_slice *argv)
+{
+    goblin__reply_errorf(x, "ERR unknown subcommand or wrong number of "
+                         "arguments for '%.*s'. Try ACL HELP.",
+                         cut(argv[1]), (const char *)argv[1].ptr);
+}
+
+/* ACL GENPASS [bits]: bits of the kernel's randomness as lower-case hex,
+ * (bits + 3) / 4 characters (Redis's getRandomHexChars). */
+void goblin__cmd_acl_genpass(goblin__exec *x, int argc,
+                             const struct goblin_slice *argv)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char raw[512];
+    char out[1024];
+    int64_t bits = 256;
+    size_t chars, got = 0;
+
+    if (argc > 3) {
+        too_many(x, argv);
+        return;
+    }
+    if (argc == 3 && !goblin__arg_int64(x, argv[2], &bits, NULL))
+        return;
+    if (bits <= 0 || bits > 4096) {
+        goblin__reply_error(x, "ERR ACL GENPASS argument must be the number "
+                               "of bits for the output password, a positive "
+                               "number up to 4096");
+        return;
+    }
+    chars = (size_t)(bits + 3) / 4;
+    while (got < (chars + 1) / 2) {
+        ssize_t r = getrandom(raw + got, (chars + 1) / 2 - got, 0);
+
+        if (r <= 0) {
+            goblin__reply_error(x, "ERR failed to read random bytes");
+            return;
+        }
+        got += (size_t)r;
+    }
+    for (size_t i = 0; i < chars; i++)
+        out[i] = hex[(raw[i / 2] >> (i % 2 ? 0 : 4)) & 0xF];
+    goblin__reply_bulk(x, out, chars);
+}
+
+/* ACL LOG [count | RESET]: the newest count entries (10 by default), each
+ * a map of Redis 7.0's seven fields. */
+void goblin__cmd_acl_log(goblin__exec *x, int argc,
+                         const struct goblin_slice *argv)
+{
+    static const char *const reasons[] = {"command", "key", "channel",
+                                          "auth"};
+    static const char *const contexts[] = {"toplevel", "multi", "lua"};
+    const struct goblin__acl_log_entry *e = x->eng->acl_log;
+    int64_t count = 10, now = goblin__now_ms(x->eng->st);
+
+    if (argc > 3) {
+        too_many(x, argv);
+        return;
+    }
+    if (argc == 3) {
+        if (goblin__arg_is(argv[2], "reset")) {
+            goblin__acl_log_reset(x->eng);
+            goblin__reply_ok(x);
+            return;
+        }
+        if (!goblin__arg_int64(x, argv[2], &count, NULL))
+            return;
+        if (count < 0)
+            count = 0;
+    }
+    if ((uint64_t)count > x->eng->acl_log_len)
+        count = (int64_t)x->eng->acl_log_len;
+    goblin__reply_array(x, (size_t)count);
+    for (int64_t i = 0; i < count && e != NULL; i++, e = e->next) {
+        goblin__reply_map(x, 7);
+        goblin__reply_cstr(x, "count");
+        goblin__reply_int(x, (int64_t)e->count);
+        goblin__reply_cstr(x, "reason");
+        goblin__reply_cstr(x, reasons[e->reason]);
+        goblin__reply_cstr(x, "context");
+        goblin__reply_cstr(x, contexts[e->context]);
+        goblin__reply_cstr(x, "object");
+        goblin__reply_bulk(x, e->object, e->object_len);
+        goblin__reply_cstr(x, "username");
+        goblin__reply_bulk(x, e->username, e->username_len);
+        goblin__reply_cstr(x, "age-seconds");
+        goblin__reply_double(x, (double)(now - e->ctime_ms) / 1000.0);
+        goblin__reply_cstr(x, "client-info");
+        goblin__reply_bulk(x, e->cinfo, e->cinfo_len);
+    }
+}
+
 void goblin__cmd_acl_help(goblin__exec *x, int argc,
                           const struct goblin_slice *argv)
 {
@@ -203,10 +301,16 @@ void goblin__cmd_acl_help(goblin__exec *x, int argc,
         "executing the command.",
         "GETUSER <username>",
         "    Get the user's details.",
+        "GENPASS [<bits>]",
+        "    Generate a secure 256-bit user password. The optional `bits` "
+        "argument can",
+        "    be used to specify a different size.",
         "LIST",
         "    Show users details in config file format.",
         "LOAD",
         "    Reload users from the ACL file.",
+        "LOG [<count> | RESET]",
+        "    Show the ACL log entries.",
         "SAVE",
         "    Save the current config to the ACL file.",
         "SETUSER <username> <attribute> [<attribute> ...]",

@@ -1,5 +1,6 @@
 /* cmd_client.c - CLIENT and its subcommands: ID, SETNAME, GETNAME,
- * SETINFO, LIST, INFO, KILL, NO-EVICT, NO-TOUCH, REPLY, HELP, with Redis
+ * SETINFO, LIST, INFO, KILL, NO-EVICT, NO-TOUCH, REPLY, PAUSE, UNPAUSE,
+ * HELP, with Redis
  * 7.2's replies and texts (networking.c).
  *
  * A CLIENT LIST line has Redis's fields in Redis's order; memory figures
@@ -12,6 +13,7 @@
 #include "engine/tracking.h"
 #include "engine/acl.h"
 #include "engine/block.h"
+#include "engine/pause.h"
 #include "goblin/numtext.h"
 #include "respond.h"
 #include "engine/session.h"
@@ -126,7 +128,7 @@ static void client_flags(const goblin_session *s, char *buf)
         *p++ = 'P';
     if (s->flags & SESS_MULTI)
         *p++ = 'x';
-    if (s->flags & SESS_BLOCKED)
+    if (s->flags & (SESS_BLOCKED | SESS_PAUSED))
         *p++ = 'b';
     if (s->track & TRACK_ON)
         *p++ = 't';
@@ -405,6 +407,48 @@ void goblin__cmd_client_no_evict(goblin__exec *x, int argc,
     on_off(x, &argv[2], SESS_NO_EVICT);
 }
 
+/* CLIENT PAUSE timeout [WRITE|ALL]: the mode is read before the
+ * timeout, as Redis does. A pause in effect keeps the later end and the
+ * stronger type. */
+void goblin__cmd_client_pause(goblin__exec *x, int argc,
+                              const struct goblin_slice *argv)
+{
+    int type = GOBLIN__PAUSE_ALL;
+    int64_t ms, now;
+
+    if (argc > 4) {
+        goblin__reply_errorf(x, "ERR unknown subcommand or wrong number of "
+                                "arguments for '%.*s'. Try CLIENT HELP.",
+                             (int)argv[1].len, (const char *)argv[1].ptr);
+        return;
+    }
+    if (argc == 4 && goblin__arg_is(argv[3], "write")) {
+        type = GOBLIN__PAUSE_WRITE;
+    } else if (argc == 4 && !goblin__arg_is(argv[3], "all")) {
+        goblin__reply_error(x, "ERR CLIENT PAUSE mode must be WRITE or ALL");
+        return;
+    }
+    if (!goblin__arg_int64(x, argv[2], &ms,
+                           "ERR timeout is not an integer or out of range"))
+        return;
+    if (ms < 0) {
+        goblin__reply_error(x, "ERR timeout is negative");
+        return;
+    }
+    now = goblin__now_ms(x->eng->st);
+    goblin__pause(x->eng, type, ms > INT64_MAX - now ? INT64_MAX : now + ms);
+    goblin__reply_ok(x);
+}
+
+void goblin__cmd_client_unpause(goblin__exec *x, int argc,
+                                const struct goblin_slice *argv)
+{
+    (void)argc;
+    (void)argv;
+    goblin__unpause(x->eng);
+    goblin__reply_ok(x);
+}
+
 void goblin__cmd_client_no_touch(goblin__exec *x, int argc,
                                  const struct goblin_slice *argv)
 {
@@ -462,6 +506,10 @@ void goblin__cmd_client_help(goblin__exec *x, int argc,
         "    Return information about client connections. Options:",
         "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
         "      Return clients of specified type.",
+        "UNPAUSE",
+        "    Stop the current client pause, resuming traffic.",
+        "PAUSE <timeout> [WRITE|ALL]",
+        "    Suspend all, or just write, clients for <timeout> milliseconds.",
         "REPLY (ON|OFF|SKIP)",
         "    Control the replies sent to the current connection.",
         "SETNAME <name>",

@@ -134,11 +134,25 @@ static size_t next_top(size_t i)
     return i + 1 + goblin__commands[i].nsub;
 }
 
-static size_t top_count(void)
+/* The next top-level command from i on that rename-command left in
+ * the table (a renamed one stays, under its own name, as in Redis). */
+static size_t next_kept(const goblin_engine *eng, size_t i)
+{
+    while (i < goblin__command_count &&
+           goblin__command_gone(eng, &goblin__commands[i]))
+        i = next_top(i);
+    return i;
+}
+
+#define EACH_TOP(eng, i)                                                    \
+    for (i = next_kept(eng, 0); i < goblin__command_count;                  \
+         i = next_kept(eng, next_top(i)))
+
+static size_t top_count(const goblin_engine *eng)
 {
     size_t i, n = 0;
 
-    for (i = 0; i < goblin__command_count; i = next_top(i))
+    EACH_TOP(eng, i)
         n++;
     return n;
 }
@@ -150,8 +164,8 @@ void goblin__cmd_command(goblin__exec *x, int argc,
 
     (void)argc;
     (void)argv;
-    goblin__reply_array(x, top_count());
-    for (i = 0; i < goblin__command_count; i = next_top(i))
+    goblin__reply_array(x, top_count(x->eng));
+    EACH_TOP(x->eng, i)
         reply_info(x, &goblin__commands[i]);
 }
 
@@ -160,7 +174,7 @@ void goblin__cmd_command_count(goblin__exec *x, int argc,
 {
     (void)argc;
     (void)argv;
-    goblin__reply_int(x, (int64_t)top_count());
+    goblin__reply_int(x, (int64_t)top_count(x->eng));
 }
 
 /* A command, or with "parent|sub" one of its subcommands. */
@@ -299,8 +313,8 @@ void goblin__cmd_command_docs(goblin__exec *x, int argc,
     int j;
 
     if (argc == 2) {
-        goblin__reply_map(x, top_count());
-        for (i = 0; i < goblin__command_count; i = next_top(i)) {
+        goblin__reply_map(x, top_count(x->eng));
+        EACH_TOP(x->eng, i) {
             goblin__reply_cstr(x, goblin__commands[i].fullname);
             reply_docs(x, &goblin__commands[i]);
         }
@@ -440,12 +454,14 @@ void goblin__cmd_command_list(goblin__exec *x, int argc,
         goblin__reply_error(x, GOBLIN__ERR_SYNTAX);
         return;
     }
-    for (i = 0; i < goblin__command_count; i++)
-        n += list_keep(&goblin__commands[i], kind, cat, pat);
+    EACH_TOP(x->eng, i)
+        for (size_t k = i; k < next_top(i); k++)
+            n += list_keep(&goblin__commands[k], kind, cat, pat);
     goblin__reply_array(x, n);
-    for (i = 0; i < goblin__command_count; i++)
-        if (list_keep(&goblin__commands[i], kind, cat, pat))
-            goblin__reply_cstr(x, goblin__commands[i].fullname);
+    EACH_TOP(x->eng, i)
+        for (size_t k = i; k < next_top(i); k++)
+            if (list_keep(&goblin__commands[k], kind, cat, pat))
+                goblin__reply_cstr(x, goblin__commands[k].fullname);
 }
 
 void goblin__cmd_command_help(goblin__exec *x, int argc,

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "engine/acl_log.h"
 #include "engine/acl.h"
 #include "exec.h"
 #include "respond.h"
@@ -86,8 +87,15 @@ static void log_in(goblin_session *s, struct goblin__acl_user *u)
     s->flags |= SESS_AUTHED;
 }
 
-static void auth_failed(goblin__exec *x)
+/* A failed AUTH or HELLO AUTH: Redis logs it (ACL LOG, reason "auth",
+ * the command's name as sent for object, the user it tried). */
+static void auth_failed(goblin__exec *x, const struct goblin_slice *argv,
+                        struct goblin_slice user)
 {
+    goblin__acl_log_add(x->sess, GOBLIN__ACLLOG_AUTH,
+                        (x->sess->flags & SESS_MULTI) ? GOBLIN__ACLLOG_MULTI
+                                                      : GOBLIN__ACLLOG_TOPLEVEL,
+                        argv[0], user);
     goblin__reply_error(
         x, "WRONGPASS invalid username-password pair or user is disabled.");
 }
@@ -116,7 +124,7 @@ void goblin__cmd_auth(goblin__exec *x, int argc,
         pass = argv[2];
     }
     if ((u = goblin__auth_ok(x->eng, user, pass)) == NULL) {
-        auth_failed(x);
+        auth_failed(x, argv, user);
         return;
     }
     log_in(x->sess, u);
@@ -199,7 +207,7 @@ void goblin__cmd_hello(goblin__exec *x, int argc,
         struct goblin__acl_user *u = goblin__auth_ok(x->eng, *h.user,
                                                      *h.pass);
         if (u == NULL) {
-            auth_failed(x);
+            auth_failed(x, argv, *h.user);
             return;
         }
         log_in(s, u);

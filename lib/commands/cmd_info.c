@@ -17,6 +17,7 @@
 #include "engine/block.h"
 #include "goblin/keys.h"
 #include "engine/maxmemory.h"
+#include "engine/pause.h"
 #include "respond.h"
 #include "engine/session.h"
 #include "engine/settings.h"
@@ -124,7 +125,8 @@ static void sec_clients(goblin__exec *x, struct goblin__text *t)
                       "blocked_clients:%zu\r\ntracking_clients:%zu\r\n"
                       "clients_in_timeout_table:%zu\r\n",
                       x->eng->nsessions, maxclients, in, out,
-                      goblin__block_count(x->eng),
+                      goblin__block_count(x->eng) +
+                          goblin__pause_count(x->eng),
                       x->eng->tracking_clients,
                       goblin__block_timed_count(x->eng));
 }

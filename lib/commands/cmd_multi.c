@@ -13,6 +13,7 @@
  */
 #include <string.h>
 
+#include "engine/acl_log.h"
 #include "engine/acl.h"
 #include "goblin/keys.h"
 #include "respond.h"
@@ -153,6 +154,9 @@ static bool still_allowed(goblin__exec *x, int argc,
 
     if (d == ACL_OK)
         return true;
+    if (x->sess->acl != NULL)
+        goblin__acl_log_denied(x->sess, x->cmd, d, GOBLIN__ACLLOG_MULTI, argv,
+                               pos);
     goblin__reply_errorf(x, "NOPERM ACLs rules changed between the moment "
                             "the transaction was accumulated and the EXEC "
                             "call. This command is no longer allowed for "

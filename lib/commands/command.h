@@ -238,9 +238,26 @@ const struct goblin__command *goblin__command_lookup_hinted(
     const goblin_engine *eng, struct goblin_slice name, uint32_t *hint);
 
 /* Finds a command or, by its "parent|sub" fullname, a subcommand, as
- * COMMAND INFO and COMMAND DOCS name them; NULL if unknown. */
+ * COMMAND INFO and COMMAND DOCS name them (the parent by the name calls
+ * use, after rename-command); NULL if unknown. */
 const struct goblin__command *goblin__command_lookup_fullname(
     const goblin_engine *eng, struct goblin_slice name);
+
+/* goblin__command_lookup by the names the commands had before any
+ * rename-command, as ACL rules name them (Redis's orig_commands). */
+const struct goblin__command *goblin__command_lookup_orig(
+    const goblin_engine *eng, struct goblin_slice name);
+
+/* Whether rename-command NAME "" removed c (and its subcommands) from
+ * the table calls use: COMMAND, COMMAND COUNT, LIST and DOCS leave it
+ * out. A renamed command stays, under its own name, as in Redis. */
+bool goblin__command_gone(const goblin_engine *eng,
+                          const struct goblin__command *c);
+
+/* rename-command from to (to empty: the command is disabled), at start.
+ * 0, or a negative code with Redis's reason in *why. */
+int goblin__command_rename(goblin_engine *eng, struct goblin_slice from,
+                           struct goblin_slice to, const char **why);
 
 /* Finds the subcommand of container parent named sub; NULL if none. */
 const struct goblin__command *goblin__command_lookup_sub(

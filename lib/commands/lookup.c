@@ -11,6 +11,8 @@
  * a time (SWAR), hashed, and compared word by word with a zero-padded
  * lower-case copy of the table's name: no strcasecmp chain, no copy. Names
  * longer than GOBLIN__NAME_MAX cannot be commands and miss at once.
+ *
+ * rename-command changes the table after it is built (see below).
  */
 #include <assert.h>
 #include <string.h>
@@ -96,25 +98,35 @@ static bool name_eq(const unsigned char *p, size_t n,
     return true;
 }
 
-/* Finds the slot of an n-byte name p (1 <= n <= NAME_MAX_LEN). */
-static uint32_t probe(const goblin_engine *eng, const unsigned char *p,
-                      size_t n, bool *found)
+/* Finds the slot of an n-byte name p (1 <= n <= NAME_MAX_LEN) in a table
+ * (slots, with its names). */
+static inline uint32_t probe_in(const goblin_engine *eng,
+                                const uint32_t *slots,
+                                const unsigned char *names,
+                                const unsigned char *p, size_t n,
+                                bool *found)
 {
     uint32_t i = (uint32_t)name_hash(p, n) & eng->slot_mask, v;
 
     for (;; i = (i + 1) & eng->slot_mask) {
-        v = eng->slots[i];
+        v = slots[i];
         if (v == 0) {
             *found = false;
             return i;
         }
         if (((v >> 16) & 0x7fff) == n &&
-            name_eq(p, n,
-                    eng->names + (size_t)((v & 0xffff) - 1) * NAME_SLOT)) {
+            name_eq(p, n, names + (size_t)((v & 0xffff) - 1) * NAME_SLOT)) {
             *found = true;
             return i;
         }
     }
+}
+
+/* In the table calls use. */
+static uint32_t probe(const goblin_engine *eng, const unsigned char *p,
+                      size_t n, bool *found)
+{
+    return probe_in(eng, eng->slots, eng->names, p, n, found);
 }
 
 int goblin__lookup_build(goblin_engine *eng)
@@ -147,12 +159,19 @@ int goblin__lookup_build(goblin_engine *eng)
 
 void goblin__lookup_free(goblin_engine *eng)
 {
+    size_t slots = ((size_t)eng->slot_mask + 1) * sizeof(*eng->slots);
+
     if (eng->slots != NULL)
-        goblin__free(eng->st, eng->slots,
-                     ((size_t)eng->slot_mask + 1) * sizeof(*eng->slots));
+        goblin__free(eng->st, eng->slots, slots);
     goblin__free(eng->st, eng->names, goblin__command_count * NAME_SLOT);
-    eng->slots = NULL;
-    eng->names = NULL;
+    if (eng->orig_slots != NULL)
+        goblin__free(eng->st, eng->orig_slots, slots);
+    goblin__free(eng->st, eng->orig_names,
+                 goblin__command_count * NAME_SLOT);
+    goblin__free(eng->st, eng->cmd_gone, goblin__command_count);
+    eng->slots = eng->orig_slots = NULL;
+    eng->names = eng->orig_names = NULL;
+    eng->cmd_gone = NULL;
 }
 
 /* The slot naming name, or 0 when none does. */
@@ -192,26 +211,161 @@ const struct goblin__command *goblin__command_lookup_hinted(
     return &goblin__commands[(v & 0xffff) - 1];
 }
 
-const struct goblin__command *goblin__command_lookup_fullname(
-    const goblin_engine *eng, struct goblin_slice name)
-{
-    uint32_t v = find_slot(eng, name);
-
-    return v != 0 ? &goblin__commands[(v & 0xffff) - 1] : NULL;
-}
-
 const struct goblin__command *goblin__command_lookup_sub(
     const goblin_engine *eng, const struct goblin__command *parent,
     struct goblin_slice sub)
 {
     unsigned char name[NAME_MAX_LEN];
     size_t plen = strlen(parent->name);
+    uint32_t v;
 
     if (sub.len == 0 || plen + 1 + sub.len > NAME_MAX_LEN)
         return NULL;
     memcpy(name, parent->name, plen);
     name[plen] = '|';
     memcpy(name + plen + 1, sub.ptr, sub.len);
-    return goblin__command_lookup_fullname(
-        eng, (struct goblin_slice){name, plen + 1 + sub.len});
+    v = find_slot(eng, (struct goblin_slice){name, plen + 1 + sub.len});
+    return v != 0 ? &goblin__commands[(v & 0xffff) - 1] : NULL;
+}
+
+/* A subcommand is found through its parent's name as calls know it now
+ * (after rename-command "cfg|get", not "config|get", as Redis). */
+const struct goblin__command *goblin__command_lookup_fullname(
+    const goblin_engine *eng, struct goblin_slice name)
+{
+    const char *bar = memchr(name.ptr, '|', name.len);
+    const struct goblin__command *c;
+    size_t n = bar != NULL ? (size_t)(bar - (const char *)name.ptr) : 0;
+
+    if (bar == NULL)
+        return goblin__command_lookup(eng, name);
+    c = goblin__command_lookup(eng, (struct goblin_slice){name.ptr, n});
+    if (c == NULL || c->nsub == 0)
+        return NULL;
+    return goblin__command_lookup_sub(
+        eng, c, (struct goblin_slice){bar + 1, name.len - n - 1});
+}
+
+const struct goblin__command *goblin__command_lookup_orig(
+    const goblin_engine *eng, struct goblin_slice name)
+{
+    bool found;
+    uint32_t at, v;
+
+    if (eng->orig_slots == NULL)
+        return goblin__command_lookup(eng, name);
+    if (name.len == 0 || name.len > NAME_MAX_LEN)
+        return NULL;
+    at = probe_in(eng, eng->orig_slots, eng->orig_names, name.ptr, name.len,
+                  &found);
+    v = found ? eng->orig_slots[at] : 0;
+    return v != 0 && !(v & SLOT_SUB) ? &goblin__commands[(v & 0xffff) - 1]
+                                     : NULL;
+}
+
+bool goblin__command_gone(const goblin_engine *eng,
+                          const struct goblin__command *c)
+{
+    return eng->cmd_gone != NULL && eng->cmd_gone[c - goblin__commands];
+}
+
+/* ---- rename-command ----
+ *
+ * A rename changes the table calls look in: the old name's slot goes
+ * (backward-shift deletion keeps every probe chain whole) and, unless the
+ * new name is empty, the command's padded name becomes the new one and
+ * gets a slot of its own. Subcommands keep their "parent|sub" slots: they
+ * are reached through the parent. The first rename keeps a copy of the
+ * table as built, which ACL rules use, as Redis keeps orig_commands; a
+ * command renamed to "" is marked gone, for COMMAND and COMMAND COUNT. */
+
+static void slot_remove(goblin_engine *eng, uint32_t at)
+{
+    uint32_t mask = eng->slot_mask, j = at, v, home;
+
+    for (;;) {
+        j = (j + 1) & mask;
+        if ((v = eng->slots[j]) == 0)
+            break;
+        home = (uint32_t)name_hash(eng->names + (size_t)((v & 0xffff) - 1) *
+                                                    NAME_SLOT,
+                                   (v >> 16) & 0x7fff) & mask;
+        /* v may fill the hole when the hole lies between home and j. */
+        if (((j - home) & mask) >= ((j - at) & mask)) {
+            eng->slots[at] = v;
+            at = j;
+        }
+    }
+    eng->slots[at] = 0;
+}
+
+static int keep_orig(goblin_engine *eng)
+{
+    size_t slots = ((size_t)eng->slot_mask + 1) * sizeof(*eng->slots);
+    size_t names = goblin__command_count * NAME_SLOT;
+
+    if (eng->orig_slots != NULL)
+        return 0;
+    eng->orig_slots = goblin__alloc(eng->st, slots);
+    eng->orig_names = goblin__alloc(eng->st, names);
+    eng->cmd_gone = goblin__alloc(eng->st, goblin__command_count);
+    if (eng->orig_slots == NULL || eng->orig_names == NULL ||
+        eng->cmd_gone == NULL)
+        return GOBLIN_ENOMEM;
+    memcpy(eng->orig_slots, eng->slots, slots);
+    memcpy(eng->orig_names, eng->names, names);
+    memset(eng->cmd_gone, 0, goblin__command_count);
+    return 0;
+}
+
+int goblin__command_rename(goblin_engine *eng, struct goblin_slice from,
+                           struct goblin_slice to, const char **why)
+{
+    const struct goblin__command *c = goblin__command_lookup(eng, from);
+    unsigned char *name;
+    bool found;
+    uint32_t at;
+    size_t i;
+
+    if (c == NULL) {
+        *why = "No such command in rename-command";
+        return GOBLIN_EINVAL;
+    }
+    /* Sessions remember what they looked up: a RESP session's hint is
+     * forgotten here; an SBE session's typed requests cannot be. */
+    for (goblin_session *s = eng->first; s != NULL; s = s->next) {
+        if (s->proto == GOBLIN__PROTO_SBE) {
+            *why = "rename-command is read at start, before any SBE client";
+            return GOBLIN_EINVAL;
+        }
+        s->lookup_hint = 0;
+    }
+    if (to.len > NAME_MAX_LEN) {
+        *why = "rename-command: Goblin's command names are at most 40 "
+               "bytes";
+        return GOBLIN_EINVAL;
+    }
+    if (keep_orig(eng) < 0) {
+        *why = "rename-command: out of memory";
+        return GOBLIN_ENOMEM;
+    }
+    i = (size_t)(c - goblin__commands);
+    slot_remove(eng, probe(eng, from.ptr, from.len, &found));
+    eng->cmd_gone[i] = to.len == 0;
+    if (to.len == 0)
+        return 0;
+    name = eng->names + i * NAME_SLOT;
+    memset(name, 0, NAME_SLOT);
+    for (size_t k = 0; k < to.len; k++) {
+        unsigned char b = ((const unsigned char *)to.ptr)[k];
+
+        name[k] = b >= 'A' && b <= 'Z' ? (unsigned char)(b | 0x20) : b;
+    }
+    at = probe(eng, name, to.len, &found);
+    if (found) {
+        *why = "Target command name already exists";
+        return GOBLIN_EINVAL;
+    }
+    eng->slots[at] = (uint32_t)(i + 1) | (uint32_t)to.len << 16;
+    return 0;
 }

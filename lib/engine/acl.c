@@ -289,7 +289,7 @@ static int command_rule(goblin_engine *eng, struct goblin__acl_user *u,
     bar = memchr(name.ptr, '|', name.len);
     if (bar != NULL)
         name.len = (size_t)(bar - (const char *)name.ptr);
-    c = goblin__command_lookup(eng, name);
+    c = goblin__command_lookup_orig(eng, name); /* names as built */
     if (c == NULL)
         return 1;
     i = (size_t)(c - goblin__commands);

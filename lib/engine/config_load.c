@@ -13,11 +13,11 @@
  *     "--name word..." is one more directive, so the command line wins.
  *
  * A directive goes to its setting (immutable ones included, since this is
- * start-up); "user NAME rule..." declares an ACL user as Redis does;
- * rename-command, loadmodule and sentinel, which Redis 7.0 also knows but
- * Goblin has no use for (no renamed commands, modules or sentinel mode),
- * are accepted with a warning in the log, so a Redis config file still
- * starts the server; one the table does not know is offered to the
+ * start-up); "user NAME rule..." declares an ACL user and "rename-command
+ * NAME NEWNAME" renames (NEWNAME "": disables) a command, as Redis does;
+ * loadmodule and sentinel, which Redis 7.0 also knows but Goblin has no
+ * use for (no modules or sentinel mode), are accepted with a warning in
+ * the log, so a Redis config file still starts the server; one the table does not know is offered to the
  * server's directive hook (goblind's --ring options). The first bad one
  * stops the
  * load with Redis's report: "*** FATAL CONFIG FILE ERROR ***", where, the
@@ -32,6 +32,7 @@
 #include <strings.h>
 
 #include "acl.h"
+#include "commands/command.h"
 #include "goblin/resp.h"
 #include "settings.h"
 
@@ -137,13 +138,28 @@ static int user_directive(struct loader *ld, int argc,
     return fatal(ld, where, argc, argv, text);
 }
 
-/* rename-command, loadmodule, sentinel: accepted and reported. */
+/* "rename-command NAME NEWNAME": calls know the command by NEWNAME
+ * only; NEWNAME "" disables it (lookup.c). */
+static int rename_directive(struct loader *ld, int argc,
+                            const char *const *argv, const char *where)
+{
+    const char *why = "";
+
+    if (goblin__command_rename(ld->eng, (struct goblin_slice){
+                                   argv[1], strlen(argv[1])},
+                               (struct goblin_slice){argv[2],
+                                                     strlen(argv[2])},
+                               &why) == 0)
+        return 0;
+    return fatal(ld, where, argc, argv, why);
+}
+
+/* loadmodule, sentinel: accepted and reported. */
 static bool accepted_directive(struct loader *ld, int argc,
                                const char *const *argv)
 {
     static const struct { const char *name; int min; const char *what; }
     known[] = {
-        {"rename-command", 3, "commands keep their names in Goblin"},
         {"loadmodule", 2, "Goblin does not load Redis modules"},
         {"sentinel", 2, "Goblin has no sentinel mode"},
     };
@@ -179,6 +195,8 @@ static int directive(struct loader *ld, int argc, const char *const *argv,
     }
     if (strcasecmp(argv[0], "user") == 0 && argc >= 2)
         return user_directive(ld, argc, argv, where);
+    if (strcasecmp(argv[0], "rename-command") == 0 && argc == 3)
+        return rename_directive(ld, argc, argv, where);
     if (accepted_directive(ld, argc, argv))
         return 0;
     if (s != NULL && (s->desc == NULL || !(s->desc->flags &

@@ -102,6 +102,7 @@ static void hook(struct goblin__db *d)
     d->st->fields_done = db_fields_done;
     d->st->read_stats = &d->eng->stat_keyspace;
     d->st->key_events = goblin__notify_key_events(d->eng);
+    d->st->expire_paused = d->eng->pause_type != 0;
 }
 
 void goblin__db_key_events(goblin_engine *eng)

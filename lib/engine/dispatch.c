@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "acl_log.h"
 #include "acl.h"
 #include "block.h"
 #include "commands/handlers.h"
@@ -20,6 +21,7 @@
 #include "session.h"
 #include "slowlog.h"
 #include "monitor.h"
+#include "pause.h"
 #include "tracking.h"
 #include "stream/propagate.h"
 
@@ -141,6 +143,12 @@ static bool acl_ok(goblin__exec *x, int argc, const struct goblin_slice *argv)
     d = goblin__acl_check(x->sess, x->sess->acl, x->cmd, argc, argv, &pos);
     if (d == ACL_OK)
         return true;
+    x->sess->lastcmd = x->cmd; /* Redis's CLIENT LIST line shows it */
+    goblin__acl_log_denied(x->sess, x->cmd, d,
+                           (x->sess->flags & SESS_MULTI)
+                               ? GOBLIN__ACLLOG_MULTI
+                               : GOBLIN__ACLLOG_TOPLEVEL,
+                           argv, pos);
     reject(x, goblin__acl_denied_text(d, x->cmd, text, sizeof(text)));
     return false;
 }
@@ -297,6 +305,12 @@ int goblin__dispatch(goblin_session *s, int argc,
         x.sink = &s->discard;
     s->eng->running = s;
     if (admit(&x, argc, argv)) {
+        /* CLIENT PAUSE: the command waits, unrun and unanswered. */
+        if (__builtin_expect(s->eng->pause_type != 0, 0) &&
+            goblin__pause_holds(s, x.cmd, argc, argv)) {
+            s->eng->running = NULL;
+            return 0;
+        }
         if ((s->flags & SESS_MULTI) && !runs_in_multi(x.cmd))
             goblin__multi_queue(&x, argc, argv);
         else

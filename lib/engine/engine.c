@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "acl.h"
+#include "acl_log.h"
 #include "commands/notify.h"
 #include "goblin/script.h"
 #include "block.h"
@@ -21,6 +22,7 @@
 #include "latency.h"
 #include "slowlog.h"
 #include "monitor.h"
+#include "pause.h"
 #include "tracking.h"
 #include "settings.h"
 #include "stream/propagate.h"
@@ -144,6 +146,8 @@ static int engine_init(goblin_engine *eng)
     if (rc == 0)
         rc = goblin__slowlog_init(eng);
     if (rc == 0)
+        rc = goblin__acl_log_init(eng);
+    if (rc == 0)
         rc = goblin__latency_init(eng);
     if (rc == 0)
         rc = goblin__script_settings_init(eng);
@@ -159,6 +163,7 @@ static void engine_free(goblin_engine *eng)
     goblin_store *st = eng->st;
 
     goblin__slowlog_free(eng);
+    goblin__acl_log_free(eng);
     goblin__latency_free(eng);
     goblin__stream_free(eng);
     goblin__persist_free(eng);
@@ -280,7 +285,8 @@ void goblin_engine_cron(goblin_engine *eng)
     eng->clock_ms = goblin__now_ms(eng->dbs[0].st);
     calibrate(eng);
     sample_ops(eng);
-    if (!eng->active_expire_off) {
+    /* CLIENT PAUSE: ends on time here; while it lasts, nothing expires. */
+    if (!eng->active_expire_off && !goblin__pause_active(eng)) {
         uint64_t t0 = goblin__latency_start(eng);
 
         goblin__expire_step(eng);

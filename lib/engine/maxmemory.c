@@ -21,6 +21,7 @@
 #include "goblin/script.h"
 #include "latency.h"
 #include "maxmemory.h"
+#include "pause.h"
 #include "commands/respond.h"
 #include "settings.h"
 #include "text.h"
@@ -229,6 +230,8 @@ bool goblin__maxmemory_fits(goblin_engine *eng)
     bool fits = true;
 
     if (eng->maxmemory == 0 || used_memory(eng) <= eng->maxmemory)
+        return true;
+    if (goblin__pause_active(eng)) /* CLIENT PAUSE: eviction waits */
         return true;
     t0 = goblin__latency_start(eng);
     while (used_memory(eng) > eng->maxmemory) {

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "acl_log.h"
 #include "acl.h"
 #include "commands/respond.h"
 #include "goblin/script.h"
@@ -231,9 +232,16 @@ static const char *check(struct goblin_script_run *run, goblin__exec *x,
         enum goblin__acl_denied d =
             goblin__acl_check(s, s->acl, c, argc, argv, &pos);
 
+        if (d != ACL_OK)
+            goblin__acl_log_denied(s, c, d, GOBLIN__ACLLOG_LUA, argv, pos);
+        /* Redis 7.0's scriptVerifyACL texts. */
         if (d == ACL_DENIED_KEY)
             return "ERR The user executing the script can't access at "
-                   "least one of the keys mentioned in the command";
+                   "least one of the keys mentioned in the command "
+                   "arguments";
+        if (d == ACL_DENIED_CHANNEL)
+            return "ERR The user executing the script can't publish to the "
+                   "channel mentioned in the command";
         if (d != ACL_OK) {
             (void)buf;
             (void)cap;

@@ -300,8 +300,9 @@ void goblin__session_mem(const goblin_session *s,
     m->rbs = s->out.cap;
     m->rbp = s->out_peak;
     m->obl = s->out.len - s->out_pos;
-    /* Messages delivered and not yet moved to the output. */
-    m->omem = s->push.cap;
+    /* Every byte not sent yet, the messages delivered and not yet moved
+     * to the output included: what client-output-buffer-limit counts. */
+    m->omem = s->out.len - s->out_pos + s->push.len;
     m->total = sizeof(*s) + s->in_cap + s->out.cap + m->multi_mem +
                s->scratch_cap * sizeof(*s->scratch) + s->push.cap +
                goblin__ps_client_mem(&s->ps);

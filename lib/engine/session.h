@@ -97,6 +97,10 @@ struct goblin_engine {
     struct goblin__latency *latency;
     int64_t slow_us, slow_max_len;
     struct goblin__slow_entry *slow_first;
+    /* ACL LOG (acl_log.h): newest first, acl_log_len of them. */
+    struct goblin__acl_log_entry *acl_log;
+    size_t acl_log_len;
+    int64_t acl_log_max;
     size_t slow_len;
     uint64_t slow_next_id;
     uint32_t replid_gen;    /* DEBUG CHANGE-REPL-ID calls */
@@ -112,6 +116,11 @@ struct goblin_engine {
     uint32_t *slots;
     uint32_t slot_mask;
     unsigned char *names; /* lower-case names, zero-padded to 48 bytes */
+    /* After a rename-command: the table as built, and the commands
+     * renamed to "" (goblin__command_count entries). NULL before. */
+    uint32_t *orig_slots;
+    unsigned char *orig_names;
+    bool *cmd_gone;
     struct goblin__cmdstat *stats; /* goblin__command_count entries */
     /* Per command (goblin__command_count entries): GOBLIN__TOUCH_NEVER,
      * GOBLIN__TOUCH_ALWAYS or 0 (maxmemory.c, built at open). */
@@ -227,6 +236,10 @@ struct goblin_engine {
     /* MONITOR (monitor.c): the monitoring sessions. */
     goblin_session **monitors;
     size_t nmonitors, capmonitors;
+    /* CLIENT PAUSE (pause.c): GOBLIN__PAUSE_*, and when it ends (store
+     * clock). */
+    uint8_t pause_type;
+    int64_t pause_end_ms;
 };
 
 /* Protocol of a session. */
@@ -262,6 +275,8 @@ enum {
     SESS_REPLY_SKIP_NEXT = 1u << 10,
     SESS_OBUF_LIMIT = 1u << 11, /* output limit passed: output dropped */
     SESS_MONITOR = 1u << 12,    /* MONITOR (monitor.c) */
+    SESS_PAUSED = 1u << 13,     /* its next command waits (pause.c) */
+    SESS_NO_PAUSE = 1u << 14,   /* never waits: the AOF's loader */
     SESS_BLOCKED = 1u << 24,    /* waiting in a blocking command (block.c) */
 };
 

@@ -111,8 +111,9 @@ int goblin__resp_run(goblin_session *s, const char *in, size_t len,
     int rc = 0;
 
     /* A blocked session runs nothing behind its blocking command until it
-     * is served (block.h). */
-    while (!(s->flags & (SESS_CLOSE | SESS_BLOCKED)) && pos < len) {
+     * is served (block.h), nor a paused one until the pause ends. */
+    while (!(s->flags & (SESS_CLOSE | SESS_BLOCKED | SESS_PAUSED)) &&
+           pos < len) {
         parser_limits(s);
         n = goblin_resp_parse(s->parser, in + pos, len - pos, &cmd);
         if (n == 0)
@@ -131,6 +132,10 @@ int goblin__resp_run(goblin_session *s, const char *in, size_t len,
         rc = goblin__execute(s, (int)cmd.argc, cmd.argv);
         if (rc != 0)
             break;
+        if (__builtin_expect((s->flags & SESS_PAUSED) != 0, 0)) {
+            pos -= (size_t)n; /* held: parsed again when the pause ends */
+            break;
+        }
         if (s->out.len - s->out_pos > s->eng->obuf_trip)
             goblin__output_check(s);
     }

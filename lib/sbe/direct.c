@@ -87,7 +87,8 @@ void goblin__sbe_run_typed(struct goblin__sbe_req *r)
 /* The session flags that send a frame the general way. */
 #define NOT_PLAIN                                                             \
     (SESS_MULTI | SESS_CLOSE | SESS_NO_TOUCH | SESS_REPLY_OFF |              \
-     SESS_REPLY_SKIP | SESS_REPLY_SKIP_NEXT | SESS_OBUF_LIMIT | SESS_BLOCKED)
+     SESS_REPLY_SKIP | SESS_REPLY_SKIP_NEXT | SESS_OBUF_LIMIT | SESS_BLOCKED | \
+     SESS_PAUSED)
 
 /* Is s in the plain state, where every per-frame check of admit passes?
  * One load and branch per condition, all predictable. */
@@ -98,6 +99,7 @@ static inline bool plain(const goblin_session *s,
            (s->flags & (NOT_PLAIN | SESS_AUTHED)) == SESS_AUTHED &&
            s->acl != NULL && goblin__acl_unrestricted(s->acl) &&
            s->eng->maxmemory == 0 && !s->eng->stream_on &&
+           s->eng->pause_type == 0 &&
            s->blk == NULL && s->in_pos == s->in_len &&
            goblin__ps_total(&s->ps) == 0;
 }

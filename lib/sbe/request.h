@@ -54,12 +54,15 @@ GOBLIN_SBE_REQUESTS(GOBLIN__SBE_DECLARE)
 
 /* What a template id is to a session (ss->kinds[], learnt by session.c
  * at its first use): a typed request, one routed through the command
- * table (Argv, AUTH, HELLO, INFO), or not a request at all. */
+ * table (Argv, AUTH, HELLO, INFO), not a request at all, or a typed
+ * request whose command rename-command renamed or disabled (refused as
+ * an unknown command: a typed frame has no name to call it by). */
 enum {
     GOBLIN__SBE_KIND_UNSEEN = 0,
     GOBLIN__SBE_KIND_TYPED,
     GOBLIN__SBE_KIND_ROUTED,
-    GOBLIN__SBE_KIND_INVALID
+    GOBLIN__SBE_KIND_INVALID,
+    GOBLIN__SBE_KIND_RENAMED
 };
 
 /* direct.c: every request's handler by template id (NULL: none), the

@@ -22,6 +22,7 @@
 #include "engine/acl.h"
 #include "engine/block.h"
 #include "engine/maxmemory.h"
+#include "engine/pause.h"
 #include "goblin/sbe.h"
 #include "request.h"
 
@@ -93,6 +94,7 @@ void goblin__sbe_session_free(goblin_session *s)
 #define KIND_TYPED GOBLIN__SBE_KIND_TYPED
 #define KIND_ROUTED GOBLIN__SBE_KIND_ROUTED
 #define KIND_INVALID GOBLIN__SBE_KIND_INVALID
+#define KIND_RENAMED GOBLIN__SBE_KIND_RENAMED
 
 /* Requests that go through the command table, which keeps their
  * statistics and applies its own checks. */
@@ -118,6 +120,10 @@ static unsigned learn(struct goblin__sbe_req *r, unsigned id)
     ss->cmds[id] = goblin__command_lookup(r->x.eng,
                                           (struct goblin_slice){lower, n});
     ss->kinds[id] = routed(id) ? KIND_ROUTED : KIND_TYPED;
+    if (ss->kinds[id] == KIND_TYPED && ss->cmds[id] == NULL &&
+        goblin__command_lookup_orig(r->x.eng, (struct goblin_slice){
+                                                  lower, n}) != NULL)
+        ss->kinds[id] = KIND_RENAMED;
     return ss->kinds[id];
 }
 
@@ -199,6 +205,22 @@ static bool acl_ok(struct goblin__sbe_req *r)
     return false;
 }
 
+/* A typed request for a command renamed or disabled: what calling it by
+ * its old name answers (Redis's text, without the arguments). */
+static void renamed_error(struct goblin__sbe_req *r)
+{
+    const char *name = goblin_sbe_template_name(r->m->template_id);
+    char lower[32];
+    size_t n;
+
+    for (n = 0; name[n] != '\0' && n < sizeof(lower) - 1; n++)
+        lower[n] = (char)tolower((unsigned char)name[n]);
+    if (n > 11 && memcmp(lower, "zrangestore", 11) == 0)
+        n = 11;
+    goblin__reply_errorf(&r->x, "ERR unknown command '%.*s', with args "
+                                "beginning with: ", (int)n, lower);
+}
+
 /* May the message run now? Replies the refusal when not. Unused checks
  * (no password, no MULTI, no maxmemory) cost a predictable branch each. */
 static bool admit(struct goblin__sbe_req *r, unsigned kind)
@@ -206,8 +228,12 @@ static bool admit(struct goblin__sbe_req *r, unsigned kind)
     goblin_session *s = r->x.sess;
     unsigned id = r->m->template_id;
 
-    if (kind == KIND_INVALID) {
-        goblin__reply_errorf(&r->x, "ERR unknown SBE template id %u", id);
+    if (kind >= KIND_INVALID) {
+        if (kind == KIND_INVALID)
+            goblin__reply_errorf(&r->x, "ERR unknown SBE template id %u",
+                                 id);
+        else
+            renamed_error(r);
         return false;
     }
     if (kind == KIND_ROUTED)
@@ -276,6 +302,11 @@ static void one_frame(goblin_session *s, struct goblin__sbe_state *ss,
     kind = kind_of(&r);
     if (!admit(&r, kind))
         return;
+    /* CLIENT PAUSE: a typed request waits as its command would (an Argv
+     * frame's command is checked where it is dispatched). */
+    if (__builtin_expect(s->eng->pause_type != 0, 0) &&
+        kind != KIND_ROUTED && goblin__pause_holds(s, r.x.cmd, 0, NULL))
+        return;
     if (kind == KIND_ROUTED)
         run(&r);
     else
@@ -326,7 +357,8 @@ int goblin__sbe_session_input(goblin_session *s, const unsigned char *p,
         ss->magic_done = true;
         goblin__session_set_resp(s, 3);
     }
-    while (!(s->flags & (SESS_CLOSE | SESS_BLOCKED)) && len - pos >= 4) {
+    while (!(s->flags & (SESS_CLOSE | SESS_BLOCKED | SESS_PAUSED)) &&
+           len - pos >= 4) {
         n = goblin_sbe_rd_u32(p + pos);
         if (n > max_frame(s, ss)) {
             rc = too_long(s, ss, n);
@@ -336,6 +368,8 @@ int goblin__sbe_session_input(goblin_session *s, const unsigned char *p,
         if (len - pos - 4 < n)
             break;
         one_frame(s, ss, p + pos + 4, n);
+        if (__builtin_expect((s->flags & SESS_PAUSED) != 0, 0))
+            break; /* held: run again when the pause ends */
         pos += 4 + (size_t)n;
         /* The output limit is checked after each request, as on RESP. */
         if (s->out.len - s->out_pos > s->eng->obuf_trip)
@@ -365,7 +399,7 @@ int goblin__sbe_record(goblin_session *s, const void *rec, size_t len,
 
     if (ss == NULL || !ss->magic_done || s->proto != GOBLIN__PROTO_SBE ||
         s->in_pos != s->in_len || len < 4 || len > sizeof(copy) ||
-        (s->flags & SESS_CLOSE) || s->blk != NULL)
+        (s->flags & (SESS_CLOSE | SESS_PAUSED)) || s->blk != NULL)
         return 0;
     /* Read once, into memory the client cannot reach: every length the
      * decoder checks is then the one it uses. */
@@ -376,6 +410,19 @@ int goblin__sbe_record(goblin_session *s, const void *rec, size_t len,
     s->eng->stat_net_in += len;
     s->last_ms = s->eng->clock_ms;
     one_frame(s, ss, copy + 4, n);
+    if (__builtin_expect((s->flags & SESS_PAUSED) != 0, 0)) {
+        /* Held by CLIENT PAUSE: the frame waits in the input buffer. */
+        size_t room;
+        void *at = goblin_session_input_space(s, &room);
+
+        if (at == NULL || room < len) {
+            s->flags |= SESS_CLOSE;
+            *rc = GOBLIN_ELIMIT;
+            return 1;
+        }
+        memcpy(at, copy, len);
+        s->in_len += len;
+    }
     goblin__output_check(s);
     *rc = goblin__input_verdict(s, 0);
     return 1;

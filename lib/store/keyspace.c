@@ -703,6 +703,10 @@ static inline __attribute__((always_inline)) int key_find(
     }
     rec = p->rec;
     if (expired(st, rec)) {
+        if (__builtin_expect(st->expire_paused, 0) && st->reads) {
+            goblin__read_counted(st, 0, key);
+            return 0;
+        }
         /* Freed at once unless key is a view of this very record: a read
          * must not end the views that earlier calls handed out. */
         goblin__key_gone(st, GOBLIN__GONE_EXPIRED, key);

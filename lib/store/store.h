@@ -59,6 +59,9 @@ struct goblin_store {
      * every lookup counts a hit or a miss in *read_stats. */
     uint8_t reads;
     struct goblin__read_stats *read_stats;
+    /* CLIENT PAUSE: a read lookup takes an expired key for missing but
+     * leaves it in place. */
+    bool expire_paused;
     /* Hash field expiry (hash_ttl.h): the hashes holding a field deadline,
      * where the active step resumes, and the fields expired so far. Each
      * field that expires goes to field_gone (before it goes), then

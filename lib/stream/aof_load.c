@@ -275,7 +275,7 @@ int goblin_aof_load(goblin_engine *eng, const struct goblin_aof_config *cfg,
         free(m);
         return rc;
     }
-    s->flags |= SESS_AUTHED;
+    s->flags |= SESS_AUTHED | SESS_NO_PAUSE; /* CLIENT PAUSE holds none */
     s->acl = eng->default_user;
     rc = load_all(eng, s, cfg, dir, m, err, cap);
     goblin_session_close(s);

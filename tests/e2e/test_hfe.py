@@ -192,7 +192,14 @@ def test_expiry_and_events():
     except OSError:
         pass
     def of(key):
-        return [e for e, k in events if k == key]
+        # Fields due at different moments may expire in one pass or in
+        # several (the cron's timing): repeated hexpired events count once.
+        out = []
+        for e, k in events:
+            if k == key and not (e == "hexpired" and out and
+                                 out[-1] == "hexpired"):
+                out.append(e)
+        return out
     assert of("h") == ["hset", "hexpire", "hset", "hexpire", "hincrby",
                        "hexpired", "hexpire", "hexpired", "del"], of("h")
     assert of("k0") == ["hset", "hexpire", "hexpired"], of("k0")

@@ -4,7 +4,10 @@ channel rules, a slow subscriber cut off by the pubsub output limit, and
 the replies and message streams of a scripted session compared byte for
 byte with redis-server 7.0.
 
-    /usr/bin/python3 test_pubsub.py GOBLIND
+    /usr/bin/python3 test_pubsub.py GOBLIND [GOBLIN_CLI]
+
+With GOBLIN_CLI, goblin-cli SUBSCRIBE too, over the Unix socket and a
+ring, in RESP2, RESP3 and SBE, against redis-cli's output.
 """
 
 import os
@@ -131,6 +134,51 @@ def test_redis_cli_subscribe(gob):
         cli.wait()
 
 
+def cli_subscribe_lines(argv, pub, channel, n_lines):
+    """Runs argv (a CLI's SUBSCRIBE channel), waits until the server counts
+    its subscription, publishes twice and returns the first n_lines lines
+    of its output."""
+    cli = subprocess.Popen(argv + ["SUBSCRIBE", channel],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        end = time.monotonic() + 20
+        while pub.call("PUBSUB", "NUMSUB", channel)[1][1] != (":", 1):
+            assert cli.poll() is None, (argv, cli.stderr.read())
+            assert time.monotonic() < end, "%r did not subscribe" % argv
+            time.sleep(0.02)
+        assert pub.call("PUBLISH", channel, "first") == (":", 1)
+        assert pub.call("PUBLISH", channel, "two words") == (":", 1)
+        lines = [cli.stdout.readline().decode() for _ in range(n_lines)]
+        return [l.replace(channel, "CH") for l in lines]
+    finally:
+        cli.kill()
+        cli.wait()
+
+
+# goblin-cli's path and goblind's ring (main sets them).
+CLI_PATH = None
+RING = None
+
+
+def test_goblin_cli_subscribe(gob):
+    """goblin-cli SUBSCRIBE prints what redis-cli prints (raw, stdout not
+    a terminal), over the Unix socket and the ring, in every protocol."""
+    cli_path, ring = CLI_PATH, RING
+    if cli_path is None:
+        return
+    pub = gob.client()
+    want = cli_subscribe_lines(["redis-cli", "-s", gob.sock], pub, "cli0", 9)
+    assert want[:3] == ["subscribe\n", "CH\n", "1\n"], want
+    n = 0
+    for where in (["-s", gob.sock], ["--ring", ring]):
+        for proto in ([], ["-3"], ["--sbe"]):
+            n += 1
+            got = cli_subscribe_lines([cli_path] + where + proto, pub,
+                                      "cli%d" % n, 9)
+            assert got == want, (where, proto, got, want)
+    pub.close()
+
+
 def test_acl_channels(gob):
     admin = gob.client()
     assert admin.call("ACL", "SETUSER", "ann", "on", "nopass", "+@all",
@@ -204,6 +252,27 @@ SCRIPT = [
     ("p", "PUBSUB", "NUMPAT", "x"), ("p", "PUBSUB", "NOPE"),
     ("p", "SUBSCRIBE"), ("p", "PUBLISH", "a"),
 ]
+
+
+def test_omem_counts_unsent_output(gob):
+    """CLIENT LIST's omem is the bytes a subscriber has not been sent yet
+    (what the pubsub output limit counts), not only pending messages."""
+    c, sub = gob.client(), gob.client()
+    c.call("CONFIG", "SET", "client-output-buffer-limit", "pubsub 0 0 0")
+    sid = e2e.plain(sub.call("CLIENT", "ID"))
+    sub.call("SUBSCRIBE", "big")
+    payload = b"x" * (256 * 1024)
+    for _ in range(64):  # 16 MiB: far more than the socket buffers hold
+        c.call("PUBLISH", "big", payload)
+    line = [l for l in e2e.plain(c.call("CLIENT", "LIST")).split(b"\n")
+            if l.startswith(b"id=%d " % sid)][0]
+    fields = dict(f.split(b"=", 1) for f in line.split(b" ") if b"=" in f)
+    assert int(fields[b"omem"]) >= 8 * 1024 * 1024, line
+    assert int(fields[b"omem"]) <= 64 * (256 * 1024 + 64), line
+    sub.close()
+    c.call("CONFIG", "SET", "client-output-buffer-limit",
+           "pubsub 33554432 8388608 60")
+    c.close()
 
 
 def transcript(srv, resp3):
@@ -559,11 +628,16 @@ def test_stops_cleanly(gob):
 
 
 def main():
-    gob = e2e.goblind(sys.argv[1])
+    global CLI_PATH, RING
+    RING = os.path.join(e2e.tmpdir(), "pubsub.ring")
+    CLI_PATH = sys.argv[2] if len(sys.argv) > 2 else None
+    gob = e2e.goblind(sys.argv[1], "--ring", RING, "64k")
     e2e.run_tests([test_redis_py_unix, test_redis_py_tcp,
                    test_resp2_subscribed_mode, test_resp3_push,
-                   test_redis_cli_subscribe, test_acl_channels,
-                   test_slow_subscriber_is_disconnected, test_differential,
+                   test_redis_cli_subscribe, test_goblin_cli_subscribe,
+                   test_acl_channels,
+                   test_slow_subscriber_is_disconnected,
+                   test_omem_counts_unsent_output, test_differential,
                    test_keyspace_notifications_differential,
                    test_read_lookups_differential,
                    test_evicted_events, test_stops_cleanly], gob)

@@ -6,7 +6,11 @@
  * channel, pattern and payload intact; a subscriber over a socket gets
  * what a ring client publishes. A ring subscriber that stops draining
  * its CQ is disconnected at the pubsub output limit, while the publisher
- * and the client of ring B go on unblocked.
+ * and the client of ring B go on unblocked. Under CLIENT PAUSE WRITE a
+ * ring client's write (RESP, typed SBE, SBE Argv) and PUBLISH wait, seen
+ * by a socket client as blocked_clients, and run when the pause ends.
+ * A MONITOR on a ring (RESP, the raw ring API) gets a socket client's
+ * commands in its CQ, in MONITOR's line format.
  */
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +18,7 @@
 
 #include "goblin.h"
 #include "goblin/client.h"
+#include "goblin/ring.h"
 
 static int failures;
 
@@ -211,6 +216,141 @@ out:
     goblin_client_close(other);
 }
 
+/* Runs argv on c; the reply's string (status or bulk), or "" for others. */
+static bool call_is(goblin_client *c, size_t argc,
+                    const struct goblin_slice *argv, const char *want)
+{
+    const struct goblin_resp_value *v;
+
+    return goblin_client_call(c, argc, argv, &v) == 0 &&
+           (v->type == GOBLIN_RESP_STATUS || v->type == GOBLIN_RESP_BULK) &&
+           eq(v->str, want);
+}
+
+/* Until INFO on ctl shows n waiting clients (false after 20 s). */
+static bool wait_blocked(goblin_client *ctl, int n)
+{
+    struct goblin_slice info[2] = {SL("INFO"), SL("clients")};
+    const struct goblin_resp_value *v;
+    char want[40];
+
+    snprintf(want, sizeof(want), "blocked_clients:%d\r\n", n);
+    for (int i = 0; i < 4000; i++) {
+        if (goblin_client_call(ctl, 2, info, &v) == 0 &&
+            v->type == GOBLIN_RESP_BULK &&
+            memmem(v->str.ptr, v->str.len, want, strlen(want)) != NULL)
+            return true;
+        nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+    }
+    return false;
+}
+
+/* CLIENT PAUSE WRITE holds a ring client's SET (typed over SBE) and its
+ * PUBLISH until CLIENT UNPAUSE; its reads run meanwhile. */
+static void test_ring_pause(int proto)
+{
+    goblin_client *c = connect_ring(ring_b, proto);
+    goblin_client *ctl = connect_sock(GOBLIN_CLIENT_RESP2);
+    struct goblin_slice pause[4] = {SL("CLIENT"), SL("PAUSE"), SL("60000"),
+                                    SL("WRITE")};
+    struct goblin_slice unpause[2] = {SL("CLIENT"), SL("UNPAUSE")};
+    struct goblin_slice get[2] = {SL("GET"), SL("paused")};
+    struct goblin_slice del[2] = {SL("DEL"), SL("paused")};
+    struct goblin_slice setv[3] = {SL("SET"), SL("paused"), SL("argv")};
+    struct goblin_slice pub[3] = {SL("PUBLISH"), SL("nobody"), SL("x")};
+    struct goblin_slice ping = SL("PING");
+    const struct goblin_resp_value *v;
+
+    CHECK(c != NULL && ctl != NULL);
+    if (c == NULL || ctl == NULL)
+        goto out;
+    CHECK(goblin_client_call(ctl, 2, del, &v) == 0);
+    CHECK(call_is(ctl, 4, pause, "OK"));
+    CHECK(call_is(c, 1, &ping, "PONG")); /* reads are not held */
+    goblin_client_pipeline_begin(c);
+    goblin_client_set(c, SL("paused"), SL("typed"), NULL);
+    CHECK(goblin_client_flush(c) == 0);
+    CHECK(wait_blocked(ctl, 1));
+    CHECK(goblin_client_call(ctl, 2, get, &v) == 0 &&
+          v->type == GOBLIN_RESP_NULL);
+    CHECK(call_is(ctl, 2, unpause, "OK"));
+    CHECK(goblin_client_next_reply(c, &v) == 0 &&
+          v->type == GOBLIN_RESP_STATUS && eq(v->str, "OK"));
+    goblin_client_pipeline_end(c);
+    CHECK(call_is(ctl, 2, get, "typed"));
+    /* The command form (an Argv frame over SBE) and PUBLISH wait too. */
+    CHECK(call_is(ctl, 4, pause, "OK"));
+    goblin_client_pipeline_begin(c);
+    CHECK(goblin_client_call(c, 3, setv, &v) == 0); /* queued only */
+    CHECK(goblin_client_call(c, 3, pub, &v) == 0);
+    CHECK(goblin_client_flush(c) == 0);
+    CHECK(wait_blocked(ctl, 1));
+    CHECK(call_is(ctl, 2, get, "typed"));
+    CHECK(call_is(ctl, 2, unpause, "OK"));
+    CHECK(goblin_client_next_reply(c, &v) == 0 &&
+          v->type == GOBLIN_RESP_STATUS && eq(v->str, "OK"));
+    CHECK(goblin_client_next_reply(c, &v) == 0 &&
+          v->type == GOBLIN_RESP_INTEGER && v->integer == 0);
+    goblin_client_pipeline_end(c);
+    CHECK(call_is(ctl, 2, get, "argv"));
+out:
+    goblin_client_close(c);
+    goblin_client_close(ctl);
+}
+
+
+/* MONITOR over ring A (RESP through the raw ring API): a socket client's
+ * SET reaches the monitor's CQ as its MONITOR line, without a request. */
+static void test_ring_monitor(void)
+{
+    static const char mon[] = "*1\r\n$7\r\nMONITOR\r\n";
+    static char got[65536];
+    struct goblin_slice set[3] = {SL("SET"), SL("monkey"), SL("v 1")};
+    const char *line = "\"SET\" \"monkey\" \"v 1\"\r\n";
+    goblin_client *c = connect_sock(GOBLIN_CLIENT_RESP2);
+    const struct goblin_resp_value *v;
+    struct goblin_slice rec;
+    goblin_ring *r = NULL;
+    size_t n = 0;
+    int rc = GOBLIN_EBUSY;
+    bool ok = false, sent = false;
+
+    for (int i = 0; i < 200 && rc == GOBLIN_EBUSY; i++) {
+        rc = goblin_ring_open(ring_a, NULL, &r);
+        if (rc == GOBLIN_EBUSY)
+            nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    }
+    CHECK(rc == 0 && c != NULL);
+    if (rc != 0 || c == NULL)
+        goto out;
+    CHECK(goblin_ring_publish(r, mon, sizeof(mon) - 1) == 0);
+    goblin_ring_flush(r);
+    for (int i = 0; i < 10000 && !ok; i++) {
+        while (goblin_ring_peek(r, &rec) == GOBLIN_RING_RECORD) {
+            if (n + rec.len <= sizeof(got)) {
+                memcpy(got + n, rec.ptr, rec.len);
+                n += rec.len;
+            }
+            goblin_ring_release(r);
+        }
+        if (!sent && n >= 5 && memcmp(got, "+OK\r\n", 5) == 0) {
+            CHECK(goblin_client_call(c, 3, set, &v) == 0);
+            sent = true;
+        }
+        ok = sent && memmem(got, n, line, strlen(line)) != NULL;
+        if (!ok)
+            nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+    }
+    CHECK(sent && ok);
+    /* "+<seconds>.<micros> [0 unix:<path>] ..." as on a socket. */
+    CHECK(n > 5 && got[5] == '+' && memmem(got, n, " [0 unix:", 9) != NULL);
+out:
+    if (r != NULL)
+        goblin_ring_close(r);
+    goblin_client_close(c);
+}
+
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -225,6 +365,10 @@ int main(int argc, char **argv)
     test_ring_subscriber(GOBLIN_CLIENT_SBE);
     test_socket_subscriber();
     test_slow_ring_subscriber();
+    test_ring_pause(GOBLIN_CLIENT_RESP2);
+    test_ring_pause(GOBLIN_CLIENT_RESP3);
+    test_ring_pause(GOBLIN_CLIENT_SBE);
+    test_ring_monitor();
     printf("%s\n", failures == 0 ? "ok" : "FAILED");
     return failures == 0 ? 0 : 1;
 }

@@ -4,6 +4,8 @@
  * against Redis 7). */
 #include "test_commands_util.h"
 
+#include "commands/command.h"
+
 static void test_ping_echo(void **state)
 {
     struct cfix *f = *state;
@@ -217,7 +219,7 @@ static void test_client_id_name_info(void **state)
                               "resp=2 lib-name=redis-py lib-ver=5.0\n\r\n"));
     EXPECT("client setname", "-ERR wrong number of arguments for "
                              "'client|setname' command\r\n");
-    assert_int_equal(strncmp(CMD("client help"), "*39\r\n+CLIENT <subcommand>",
+    assert_int_equal(strncmp(CMD("client help"), "*43\r\n+CLIENT <subcommand>",
                              25), 0);
 }
 
@@ -602,6 +604,69 @@ static void test_time_from_store_clock(void **state)
     EXPECT("time", "*2\r\n$10\r\n1700000000\r\n$6\r\n123000\r\n");
 }
 
+/* rename-command over the whole table: every top-level command renamed
+ * (each removal shifts probe chains), then every other one disabled;
+ * each name finds what it should, the old ones nothing, and ACL rules
+ * still know the names as built. */
+static void test_rename_every_command(void **state)
+{
+    struct cfix *f = *state;
+    const char *why = "";
+    char name[32];
+    size_t i, n = goblin__command_count;
+
+    for (i = 0; i < n; i++) {
+        const char *old = goblin__commands[i].fullname;
+
+        if (strchr(old, '|') != NULL)
+            continue;
+        snprintf(name, sizeof(name), "R%zu", i);
+        assert_int_equal(goblin__command_rename(
+                             f->eng, (struct goblin_slice){old, strlen(old)},
+                             (struct goblin_slice){name, strlen(name)},
+                             &why), 0);
+    }
+    for (i = 0; i < n; i++) {
+        const char *old = goblin__commands[i].fullname;
+        struct goblin_slice o = {old, strlen(old)};
+
+        if (strchr(old, '|') != NULL)
+            continue;
+        snprintf(name, sizeof(name), "r%zu", i);
+        assert_null(goblin__command_lookup(f->eng, o));
+        assert_ptr_equal(goblin__command_lookup_orig(f->eng, o),
+                         &goblin__commands[i]);
+        assert_ptr_equal(goblin__command_lookup(
+                             f->eng, (struct goblin_slice){name,
+                                                           strlen(name)}),
+                         &goblin__commands[i]);
+        if (i % 2 == 0)
+            assert_int_equal(goblin__command_rename(
+                                 f->eng, (struct goblin_slice){name,
+                                                               strlen(name)},
+                                 (struct goblin_slice){"", 0}, &why), 0);
+    }
+    for (i = 0; i < n; i++) {
+        if (strchr(goblin__commands[i].fullname, '|') != NULL)
+            continue;
+        snprintf(name, sizeof(name), "r%zu", i);
+        assert_int_equal(goblin__command_lookup(
+                             f->eng, (struct goblin_slice){name,
+                                                           strlen(name)}) ==
+                             NULL,
+                         i % 2 == 0);
+        assert_int_equal(goblin__command_gone(f->eng, &goblin__commands[i]),
+                         i % 2 == 0);
+    }
+    assert_int_equal(goblin__command_rename(
+                         f->eng, (struct goblin_slice){"nosuch", 6},
+                         (struct goblin_slice){"x", 1}, &why),
+                     GOBLIN_EINVAL);
+    assert_string_equal(why, "No such command in rename-command");
+    EXPECT("r0 x", "-ERR unknown command 'r0', with args beginning with: "
+                   "'x' \r\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -631,6 +696,7 @@ int main(void)
         CMD_TEST(test_info_sections_parse),
         CMD_TEST(test_commandstats_count_rejected_and_failed),
         CMD_TEST(test_time_from_store_clock),
+        CMD_TEST(test_rename_every_command),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
