@@ -197,7 +197,7 @@ RING_SCRIPT_P50_NS = 2000
 
 
 def scripting_targets(path, rows):
-    """Issue 17's targets: EVALSHA and FCALL throughput at least
+    """The scripting targets: EVALSHA and FCALL throughput at least
     redis-server's on the same socket type, pipelined and at depth one
     (scripting.tsv, script_bench.sh), and EVALSHA over the ring under
     2 us at p50, next to the cache-line floor of the same shootout run."""

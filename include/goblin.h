@@ -18,6 +18,7 @@
 #include "goblin/list.h"
 #include "goblin/numtext.h"
 #include "goblin/reply.h"
+#include "goblin/repl.h"
 #include "goblin/resp.h"
 #include "goblin/ring.h"
 #include "goblin/sbe.h"

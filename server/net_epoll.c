@@ -13,29 +13,9 @@
 
 #ifdef GOBLIND_TLS
 #include <goblin/tls.h>
-
-static int secure(void *ctx, goblin_conn *c)
-{
-    return goblin_tls_attach(ctx, c);
-}
-
-/* With tls-port: the TLS context from the tls-* settings. */
-static int tls_init(struct goblind *g, struct goblin_epoll_config *cfg)
-{
-    char err[512];
-
-    cfg->secure = secure;
-    if (goblin_engine_config_int(g->engine, "tls-port", 0) == 0 ||
-        goblin_tls_server_open_settings(g->engine, (goblin_tls_server **)
-                                        &g->tls, err, sizeof(err)) == 0)
-        return 0;
-    goblind_log(g, GOBLIN_LOG_WARNING, "%s", err);
-    return -1;
-}
 #define HAVE_TLS true
 #else
-#define tls_init(g, cfg) 0 /* the listener set refuses tls-port */
-#define HAVE_TLS false
+#define HAVE_TLS false /* the listener set refuses tls-port */
 #endif
 
 /* SIGTERM, SIGINT: the final save (if a policy is set), then stop;
@@ -98,11 +78,18 @@ int goblind_listen(struct goblind *g)
     struct goblin_epoll_config cfg = {&ncfg, NULL, NULL, NULL};
     int rc;
 
-    if (tls_init(g, &cfg) < 0 ||
-        goblin_listen_set_open(&lcfg, &g->listen) < 0)
+#ifdef GOBLIND_TLS
+    char err[512];
+
+    if (goblin_tls_epoll_settings(e, &cfg, (goblin_tls_server **)&g->tls,
+                                  err, sizeof(err)) < 0) {
+        goblind_log(g, GOBLIN_LOG_WARNING, "%s", err);
+        return -1;
+    }
+#endif
+    if (goblin_listen_set_open(&lcfg, &g->listen) < 0)
         return -1;
     cfg.listen = g->listen;
-    cfg.secure_ctx = g->tls;
     if ((rc = goblin_epoll_open(&cfg, &g->loop)) < 0 ||
         (rc = watch_signals(g)) < 0) {
         goblind_log(g, GOBLIN_LOG_WARNING, "epoll/signalfd: %s",

@@ -165,6 +165,13 @@ struct goblin_engine_config {
      * rewrites in the calling thread, blocking it. */
     int (*aof_rewrite)(void *ctx);
     void *aof_rewrite_ctx;
+
+    /* A full sync for replicas (goblin/repl.h): the server forks, the
+     * child calls goblin_repl_sync_child and _exit()s, and once reaped
+     * the server calls goblin_repl_sync_done. Returns 0 or a negative
+     * code. NULL: PSYNC and SYNC answer an error. */
+    int (*repl_fork)(void *ctx);
+    void *repl_fork_ctx;
 };
 
 /* Opens an engine over cfg->store into *out and installs the engine's

@@ -47,6 +47,16 @@ GOBLIN_API int goblin_tls_server_open_settings(const goblin_engine *eng,
                                                goblin_tls_server **out,
                                                char *err, size_t cap);
 
+/* For a server running the library's epoll loop (goblin/serve.h) from
+ * Redis's settings: with tls-port set, the context from the settings
+ * into *out and cfg's secure hook attaching it to each connection of a
+ * secure listener; without, *out is NULL and cfg is left alone. Returns
+ * 0, or GOBLIN_EINVAL with the reason in err. */
+GOBLIN_API int goblin_tls_epoll_settings(const goblin_engine *eng,
+                                         struct goblin_epoll_config *cfg,
+                                         goblin_tls_server **out, char *err,
+                                         size_t cap);
+
 /* NULL is a no-op; connections using it must be closed first. */
 GOBLIN_API void goblin_tls_server_close(goblin_tls_server *srv);
 

@@ -18,6 +18,7 @@
 #include "respond.h"
 #include "engine/session.h"
 #include "engine/text.h"
+#include "repl/repl.h"
 
 bool goblin__client_name_ok(struct goblin_slice name)
 {
@@ -207,7 +208,7 @@ void goblin__cmd_client_info(goblin__exec *x, int argc,
     reply_text(x, &t);
 }
 
-/* Redis's client types; Goblin's sessions are all "normal". */
+/* Redis's client types; sessions are "normal" or "replica". */
 static int client_type(struct goblin_slice name)
 {
     if (goblin__arg_is(name, "normal"))
@@ -264,8 +265,9 @@ void goblin__cmd_client_list(goblin__exec *x, int argc,
         return;
     }
     goblin__text_init(&t, x->st);
-    for (s = x->eng->first; s != NULL && type == 0; s = s->next)
-        if (!by_id || id_listed(s->id, argc, argv))
+    for (s = x->eng->first; s != NULL && type <= 1; s = s->next)
+        if ((!by_id || id_listed(s->id, argc, argv)) &&
+            (by_id || argc == 2 || type == goblin__repl_is_replica(s)))
             goblin__client_line(&t, s);
     reply_text(x, &t);
 }
@@ -336,7 +338,9 @@ static bool kill_matches(const goblin__exec *x, const goblin_session *s,
         return false;
     if (f->id != 0 && (uint64_t)f->id != s->id)
         return false;
-    if (f->type > 0)
+    /* Replicas are "replica"; every other session is "normal". */
+    if (f->type >= 0 && f->type != (goblin__repl_is_replica(
+                                        (goblin_session *)s) ? 1 : 0))
         return false;
     if (f->addr != NULL && !slice_is(*f->addr, s->peer))
         return false;

@@ -23,6 +23,7 @@
 #include "goblin/numtext.h"
 #include "goblin/snapshot.h"
 #include "handlers.h"
+#include "repl/repl.h"
 #include "respond.h"
 #include "snapshot/snapshot_int.h"
 #include "store/evict.h"
@@ -473,6 +474,7 @@ void goblin__cmd_debug(goblin__exec *x, int argc,
         goblin__reply_ok(x);
     } else if (argc == 2 && goblin__arg_is(sub, "change-repl-id")) {
         x->eng->replid_gen++;
+        goblin__repl_change_id(x->eng);
         goblin__reply_ok(x);
     } else if (argc >= 3 && argc <= 5 && goblin__arg_is(sub, "populate")) {
         populate(x, argc, argv);

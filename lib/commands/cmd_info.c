@@ -22,6 +22,7 @@
 #include "engine/session.h"
 #include "engine/settings.h"
 #include "engine/text.h"
+#include "repl/repl.h"
 
 enum {
     SEC_SERVER, SEC_CLIENTS, SEC_MEMORY, SEC_PERSISTENCE, SEC_STATS,
@@ -145,7 +146,14 @@ static void sec_stats(goblin__exec *x, struct goblin__text *t)
                       "instantaneous_ops_per_sec:%llu\r\n"
                       "total_net_input_bytes:%llu\r\n"
                       "total_net_output_bytes:%llu\r\n"
-                      "rejected_connections:0\r\nexpired_keys:%llu\r\n"
+                      "rejected_connections:0\r\n",
+                      (unsigned long long)e->stat_connections,
+                      (unsigned long long)e->stat_commands,
+                      (unsigned long long)goblin__ops_per_sec(e),
+                      (unsigned long long)e->stat_net_in,
+                      (unsigned long long)e->stat_net_out);
+    goblin__repl_stats(e, t);
+    goblin__text_addf(t, "expired_keys:%llu\r\n"
                       "evicted_keys:%llu\r\nkeyspace_hits:%llu\r\n"
                       "keyspace_misses:%llu\r\npubsub_channels:%zu\r\n"
                       "pubsub_patterns:%zu\r\npubsubshard_channels:%zu\r\n"
@@ -154,11 +162,6 @@ static void sec_stats(goblin__exec *x, struct goblin__text *t)
                       "tracking_total_prefixes:%zu\r\n"
                       "total_error_replies:%llu\r\n"
                       "unexpected_error_replies:0\r\n",
-                      (unsigned long long)e->stat_connections,
-                      (unsigned long long)e->stat_commands,
-                      (unsigned long long)goblin__ops_per_sec(e),
-                      (unsigned long long)e->stat_net_in,
-                      (unsigned long long)e->stat_net_out,
                       (unsigned long long)e->stat_expired_keys,
                       (unsigned long long)e->stat_evicted_keys,
                       (unsigned long long)e->stat_keyspace.hits,
@@ -173,28 +176,7 @@ static void sec_stats(goblin__exec *x, struct goblin__text *t)
 
 static void sec_replication(goblin__exec *x, struct goblin__text *t)
 {
-    char rid[48];
-
-    run_id(x->eng, rid);
-    if (x->eng->replid_gen != 0) { /* DEBUG CHANGE-REPL-ID: a new one */
-        uint64_t seed = x->eng->replid_gen;
-
-        for (int i = 0; i < 40; i += 16) {
-            uint64_t h = goblin__hash_bytes(seed + (uint64_t)i, rid, 40);
-
-            snprintf(rid + i, 17, "%016llx", (unsigned long long)h);
-        }
-        rid[40] = '\0';
-    }
-    goblin__text_addf(t, "role:master\r\nconnected_slaves:0\r\n"
-                      "master_failover_state:no-failover\r\n"
-                      "master_replid:%s\r\n"
-                      "master_replid2:0000000000000000000000000000000000000000"
-                      "\r\nmaster_repl_offset:0\r\nsecond_repl_offset:-1\r\n"
-                      "repl_backlog_active:0\r\nrepl_backlog_size:1048576\r\n"
-                      "repl_backlog_first_byte_offset:0\r\n"
-                      "repl_backlog_histlen:0\r\n",
-                      rid);
+    goblin__repl_info(x->eng, t);
 }
 
 static void sec_cpu(struct goblin__text *t)

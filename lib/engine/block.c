@@ -363,12 +363,13 @@ static bool answer(goblin_session *s, goblin__block_serve_fn *fn,
 
     s->out = b->reply;
     eng->running = s;
+    b->timed_out = timeout;
     if (error)
         goblin__reply_error(&x, UNBLOCKED_TEXT);
-    else if (timeout)
+    else if (timeout && !b->serve_on_timeout)
         goblin__reply_null_array(&x);
     else
-        done = fn(&x, b, key);
+        done = (fn != NULL ? fn : b->spec.serve)(&x, b, key);
     eng->running = running;
     b->reply = s->out;
     s->out = out;
@@ -431,6 +432,14 @@ void goblin__block_cron(goblin_engine *eng)
         if (b->spec.deadline_ms != 0 && b->spec.deadline_ms <= now)
             answer(b->s, NULL, (struct goblin_slice){"", 0}, true, false);
     }
+}
+
+bool goblin__block_offer(goblin_session *s)
+{
+    if (!(s->flags & SESS_BLOCKED) || s->blk == NULL)
+        return false;
+    return answer(s, s->blk->spec.serve, (struct goblin_slice){"", 0},
+                  false, false);
 }
 
 bool goblin__block_unblock(goblin_session *target, bool error)

@@ -72,6 +72,12 @@ struct goblin__blocked {
     struct goblin__blocked *prev, *next; /* the table's blocked list */
     int db;
     bool done;
+    /* Set by the command after goblin__block: a timeout (or CLIENT
+     * UNBLOCK without ERROR) calls serve, which must reply, with
+     * timed_out set, instead of answering a null array (WAIT answers its
+     * count); woff is WAIT's offset to be acknowledged. */
+    bool serve_on_timeout, timed_out;
+    uint64_t woff;
     struct goblin_buf reply;
     size_t nkeys, size;             /* size: bytes allocated */
     struct goblin__bwait w[];       /* then the dst bytes */
@@ -124,6 +130,10 @@ static inline void goblin__block_after(goblin_engine *eng)
         !eng->in_exec)
         goblin__block_serve(eng);
 }
+
+/* Offers s, blocked without keys (WAIT), to its serve function now: true
+ * when it replied. */
+bool goblin__block_offer(goblin_session *s);
 
 /* Cron: answers the waiters whose timeout passed. */
 void goblin__block_cron(goblin_engine *eng);

@@ -208,6 +208,11 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, GOBLIN__OOM_TEXT);
         return false;
     }
+    if (__builtin_expect(x->eng->refuse_writes, 0) &&
+        (x->cmd->flags & CMD_WRITE)) {
+        reject(x, "NOREPLICAS Not enough good replicas to write.");
+        return false;
+    }
     if (__builtin_expect((s->flags & SESS_MONITOR) != 0, 0) &&
         x->cmd->flags & (CMD_READONLY | CMD_WRITE | CMD_MAY_REPLICATE)) {
         reject(x, "ERR Replica can't interact with the keyspace");

@@ -18,6 +18,7 @@
 #include "goblin/script.h"
 #include "block.h"
 #include "maxmemory.h"
+#include "repl/repl.h"
 #include "session.h"
 #include "latency.h"
 #include "slowlog.h"
@@ -165,6 +166,7 @@ static void engine_free(goblin_engine *eng)
     goblin__slowlog_free(eng);
     goblin__acl_log_free(eng);
     goblin__latency_free(eng);
+    goblin__repl_free(eng);
     goblin__stream_free(eng);
     goblin__persist_free(eng);
     goblin__settings_free(eng);
@@ -300,4 +302,5 @@ void goblin_engine_cron(goblin_engine *eng)
     goblin__stream_flush(eng); /* expired and timed-out work */
     if (eng->aof != NULL)
         goblin__aof_cron(eng);
+    goblin__repl_cron(eng);
 }

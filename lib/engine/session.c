@@ -20,6 +20,7 @@
 #include "commands/respond.h"
 #include "session.h"
 #include "monitor.h"
+#include "repl/repl.h"
 #include "tracking.h"
 
 #define INPUT_CHUNK (16 * 1024)
@@ -102,6 +103,8 @@ static void session_free(goblin_session *s)
     goblin__pubsub_leave(s);
     goblin__tracking_disable(s);
     goblin__monitor_remove(s);
+    if (s->flags & SESS_REPLICA)
+        goblin__repl_session_gone(s);
     goblin_buf_free(&s->push);
     goblin__free(st, s->queue, s->capqueue * sizeof(*s->queue));
     goblin__free(st, s->qarea, s->qarea_cap);

@@ -198,6 +198,10 @@ struct goblin_engine {
      * is registered, the one branch commands pay for it. */
     struct goblin__stream *stream;
     bool stream_on;
+    struct goblin__repl *repl; /* lib/repl: the master side, or NULL */
+    /* min-replicas-to-write is not met (lib/repl's cron): writes get
+     * NOREPLICAS. */
+    bool refuse_writes;
     struct goblin_aof *aof; /* the AOF appending (goblin/aof.h), or NULL */
     /* Group commit: while input_batch > 0 a session's input is being run
      * and no reply can leave, so appendfsync always defers its fsync to
@@ -277,6 +281,7 @@ enum {
     SESS_MONITOR = 1u << 12,    /* MONITOR (monitor.c) */
     SESS_PAUSED = 1u << 13,     /* its next command waits (pause.c) */
     SESS_NO_PAUSE = 1u << 14,   /* never waits: the AOF's loader */
+    SESS_REPLICA = 1u << 20,    /* REPLCONF or PSYNC: a record in lib/repl */
     SESS_BLOCKED = 1u << 24,    /* waiting in a blocking command (block.c) */
 };
 
@@ -299,6 +304,7 @@ struct goblin_session {
     char *lib_name, *lib_ver;
     int64_t ctime_ms, last_ms; /* store clock */
     const struct goblin__command *lastcmd;
+    uint64_t repl_woff; /* the stream's offset after its last write (WAIT) */
     uint32_t lookup_hint; /* goblin__command_lookup_hinted's memory */
 
     /* Input: bytes [in_pos, in_len) of in are not parsed yet. */

@@ -1,6 +1,7 @@
 /* persist_fork.c - the persistence of a server that forks (goblin/serve.h,
  * "a forking server's persistence"): BGSAVE, BGREWRITEAOF and the
- * automatic AOF rewrite as children (the engine's bgsave and aof_rewrite
+ * automatic AOF rewrite as children, and replicas' full syncs
+ * (goblin/repl.h) (the engine's bgsave, aof_rewrite and repl_fork
  * hooks call the server's fork hook: the library never forks by itself),
  * reaping them by pid, appendonly at start and on CONFIG SET, and the
  * final save. What a child does and what the parent does once it ended
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include <goblin/aof.h>
+#include <goblin/repl.h>
 #include <goblin/serve.h>
 
 #include "util/config_size.h"
@@ -32,6 +34,7 @@ struct goblin_persist {
     pid_t save_child;            /* the BGSAVE child, 0 = none */
     char save_path[4096];        /* where it saves */
     pid_t aof_child;             /* the AOF rewrite child, 0 = none */
+    pid_t repl_child;            /* a replicas' full sync, 0 = none */
     goblin_aof *aof;             /* appendonly yes: the AOF, or NULL */
     char dir[GOBLIN_SETTING_VALUE_MAX];
     char why[128];               /* why appendonly could not start */
@@ -102,6 +105,25 @@ static int aof_rewrite(void *ctx)
     return 0;
 }
 
+/* A full sync for replicas: the child writes the RDB payload to their
+ * sockets (goblin_repl_sync_child) and _exit()s. It may run beside a
+ * BGSAVE, as Redis's disk-less sync is a child of its own. */
+static int repl_fork(void *ctx)
+{
+    goblin_persist *p = ctx;
+    int keep;
+    pid_t pid;
+
+    if (p->repl_child > 0)
+        return GOBLIN_EBUSY;
+    if ((pid = fork_child(p, &keep)) < 0)
+        return -errno;
+    if (pid == 0)
+        _exit(goblin_repl_sync_child(p->engine, keep) == 0 ? 0 : 1);
+    p->repl_child = pid;
+    return 0;
+}
+
 /* Before the final save and at exit: a save still running is killed and
  * its file removed, as Redis does. */
 static void kill_children(void *ctx)
@@ -112,6 +134,8 @@ static void kill_children(void *ctx)
     if (p->save_child > 0 && kill(p->save_child, SIGKILL) == 0)
         killed = true;
     if (p->aof_child > 0 && kill(p->aof_child, SIGKILL) == 0)
+        killed = true;
+    if (p->repl_child > 0 && kill(p->repl_child, SIGKILL) == 0)
         killed = true;
     if (killed)
         goblin_persist_reap(p, true);
@@ -143,6 +167,8 @@ void goblin_persist_engine_hooks(goblin_persist *p,
     ecfg->bgsave_ctx = p;
     ecfg->aof_rewrite = aof_rewrite;
     ecfg->aof_rewrite_ctx = p;
+    ecfg->repl_fork = repl_fork;
+    ecfg->repl_fork_ctx = p;
 }
 
 static const struct goblin_aof_config *aof_config(
@@ -212,6 +238,13 @@ void goblin_persist_reap(goblin_persist *p, bool wait)
         if (p->aof != NULL)
             goblin_aof_rewrite_done(p->aof, WIFEXITED(wstatus) &&
                                                 WEXITSTATUS(wstatus) == 0);
+    }
+    if ((pid = p->repl_child) > 0 &&
+        waitpid(pid, &wstatus, wait ? 0 : WNOHANG) == pid) {
+        p->repl_child = 0;
+        if (p->engine != NULL)
+            goblin_repl_sync_done(p->engine, WIFEXITED(wstatus) &&
+                                                 WEXITSTATUS(wstatus) == 0);
     }
     if ((pid = p->save_child) > 0 &&
         waitpid(pid, &wstatus, wait ? 0 : WNOHANG) == pid) {

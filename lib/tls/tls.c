@@ -213,3 +213,24 @@ int goblin_tls_server_open_settings(const goblin_engine *eng,
 
     return goblin_tls_server_open(&cfg, out, err, cap);
 }
+
+static int secure(void *ctx, goblin_conn *c)
+{
+    return goblin_tls_attach(ctx, c);
+}
+
+int goblin_tls_epoll_settings(const goblin_engine *eng,
+                              struct goblin_epoll_config *cfg,
+                              goblin_tls_server **out, char *err, size_t cap)
+{
+    int rc;
+
+    *out = NULL;
+    if (goblin_engine_config_int(eng, "tls-port", 0) == 0)
+        return 0;
+    if ((rc = goblin_tls_server_open_settings(eng, out, err, cap)) < 0)
+        return rc;
+    cfg->secure = secure;
+    cfg->secure_ctx = *out;
+    return 0;
+}
