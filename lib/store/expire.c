@@ -16,7 +16,9 @@
 
 #define BATCH 20
 
-static int check_flags(int flags)
+/* EXPIRE's NX|XX|GT|LT flags, shared with the hash field deadlines
+ * (hash_ttl.c): 0, or GOBLIN_ESYNTAX for a combination Redis refuses. */
+int goblin__expire_flags_check(int flags)
 {
     if (flags & ~(GOBLIN_EXPIRE_NX | GOBLIN_EXPIRE_XX | GOBLIN_EXPIRE_GT |
                   GOBLIN_EXPIRE_LT))
@@ -28,8 +30,9 @@ static int check_flags(int flags)
     return 0;
 }
 
-/* Whether flags let the deadline change from cur (-1: none) to when. */
-static bool allowed(int flags, int64_t cur, int64_t when)
+/* Whether flags let the deadline change from cur (-1: none, which counts
+ * as infinitely far, as in Redis 7.4's hash fields) to when. */
+bool goblin__expire_allowed(int flags, int64_t cur, int64_t when)
 {
     if ((flags & GOBLIN_EXPIRE_NX) && cur != -1)
         return false;
@@ -49,7 +52,7 @@ static int expire_generic(goblin_store *st, struct goblin_slice key,
 {
     int64_t base = relative ? goblin__now_ms(st) : 0;
     uint32_t id;
-    int r = check_flags(flags);
+    int r = goblin__expire_flags_check(flags);
 
     if (r != 0)
         return r;
@@ -64,7 +67,7 @@ static int expire_generic(goblin_store *st, struct goblin_slice key,
     goblin__write_begin(st);
     if (!goblin__key_find(st, key, &id))
         return 0;
-    if (!allowed(flags, goblin__key_deadline(st, id), v))
+    if (!goblin__expire_allowed(flags, goblin__key_deadline(st, id), v))
         return 0;
     if (v <= goblin__now_ms(st)) {
         goblin__key_changed(st, key);

@@ -497,33 +497,6 @@ int64_t goblin__hash_obj_foreach_ttl(const void *obj, int64_t now,
 
 /* ---- the public calls ---- */
 
-static int check_flags(int flags)
-{
-    if (flags & ~(GOBLIN_EXPIRE_NX | GOBLIN_EXPIRE_XX | GOBLIN_EXPIRE_GT |
-                  GOBLIN_EXPIRE_LT))
-        return GOBLIN_ESYNTAX;
-    if ((flags & GOBLIN_EXPIRE_NX) && (flags & ~GOBLIN_EXPIRE_NX))
-        return GOBLIN_ESYNTAX;
-    if ((flags & GOBLIN_EXPIRE_GT) && (flags & GOBLIN_EXPIRE_LT))
-        return GOBLIN_ESYNTAX;
-    return 0;
-}
-
-/* Redis 7.4's hashTypeSetExpiryHT conditions: a field without a deadline
- * counts as one infinitely far. */
-static bool allowed(int flags, int64_t cur, int64_t when)
-{
-    if ((flags & GOBLIN_EXPIRE_NX) && cur != -1)
-        return false;
-    if ((flags & GOBLIN_EXPIRE_XX) && cur == -1)
-        return false;
-    if ((flags & GOBLIN_EXPIRE_GT) && (cur == -1 || cur >= when))
-        return false;
-    if ((flags & GOBLIN_EXPIRE_LT) && cur != -1 && cur <= when)
-        return false;
-    return true;
-}
-
 static bool any_field(goblin_store *st, const void *obj,
                       const struct goblin_slice *fields, size_t n)
 {
@@ -545,7 +518,7 @@ int goblin_hash_field_expire(goblin_store *st, struct goblin_slice key,
     int64_t now;
     int r, changed = 0;
 
-    if ((r = check_flags(flags)) != 0)
+    if ((r = goblin__expire_flags_check(flags)) != 0)
         return r;
     if (n == 0 || n > INT_MAX || unix_ms < 0)
         return GOBLIN_EINVAL;
@@ -583,7 +556,7 @@ int goblin_hash_field_expire(goblin_store *st, struct goblin_slice key,
             codes[i] = -2;
             continue;
         }
-        if (!allowed(flags, goblin__httl_get(hf, id), unix_ms)) {
+        if (!goblin__expire_allowed(flags, goblin__httl_get(hf, id), unix_ms)) {
             codes[i] = 0;
             continue;
         }

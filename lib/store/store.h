@@ -117,6 +117,10 @@ static inline void goblin__key_created(goblin_store *st,
 /* Reports key as changed and, to the key_event hook, as gone for why. */
 void goblin__key_gone(goblin_store *st, int why, struct goblin_slice key);
 
+/* The NX|XX|GT|LT rules of key and hash field deadlines (expire.c). */
+int goblin__expire_flags_check(int flags);
+bool goblin__expire_allowed(int flags, int64_t cur, int64_t when);
+
 /* Opens an empty store with proto's allocator, clock, seed and
  * eviction settings, and no change hook: another numbered database of
  * the same server. 0 or GOBLIN_ENOMEM. */
