@@ -153,6 +153,8 @@ static int engine_init(goblin_engine *eng)
     if (rc == 0)
         rc = goblin__script_settings_init(eng);
     if (rc == 0)
+        rc = goblin__repl_settings_init(eng);
+    if (rc == 0)
         rc = goblin__notify_init(eng);
     if (rc == 0)
         rc = goblin__tracking_init(eng);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "engine/settings.h"
 #include "engine/text.h"
 #include "goblin/repl.h"
 #include "goblin/stream.h"
@@ -468,12 +469,14 @@ size_t goblin__repl_acked(goblin_engine *eng, uint64_t offset)
 }
 
 /* min-replicas-to-write / min-replicas-max-lag: Redis's
- * refreshGoodReplicasCount and checkGoodReplicasStatus. */
+ * refreshGoodReplicasCount and checkGoodReplicasStatus. Run by the cron
+ * and whenever either setting changes, so the refusal holds from the
+ * first command on, as in Redis. */
 static void good_replicas(goblin_engine *eng, struct goblin__repl *r,
                           int64_t now)
 {
-    int64_t want = goblin_engine_config_int(eng, "min-replicas-to-write", 0);
-    int64_t lag = goblin_engine_config_int(eng, "min-replicas-max-lag", 10);
+    int64_t want = eng->min_replicas_to_write;
+    int64_t lag = eng->min_replicas_max_lag;
     int64_t good = 0;
 
     if (want <= 0 || lag <= 0) {
@@ -486,6 +489,66 @@ static void good_replicas(goblin_engine *eng, struct goblin__repl *r,
     if (r != NULL)
         r->good = good;
     eng->refuse_writes = good < want;
+}
+
+static int get_min_to_write(void *ctx, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, "%lld",
+                    (long long)((goblin_engine *)ctx)->min_replicas_to_write);
+}
+
+static int get_min_max_lag(void *ctx, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, "%lld",
+                    (long long)((goblin_engine *)ctx)->min_replicas_max_lag);
+}
+
+static int set_min(goblin_engine *eng, const char *name, int64_t *field,
+                   struct goblin_slice v, const char **why)
+{
+    int64_t n;
+
+    if (goblin__setting_parse(name, v, &n, why) != 0)
+        return GOBLIN_EINVAL;
+    *field = n;
+    good_replicas(eng, eng->repl, goblin__now_ms(eng->st));
+    return 0;
+}
+
+static int set_min_to_write(void *ctx, struct goblin_slice v,
+                            const char **why)
+{
+    goblin_engine *eng = ctx;
+
+    return set_min(eng, "min-replicas-to-write", &eng->min_replicas_to_write,
+                   v, why);
+}
+
+static int set_min_max_lag(void *ctx, struct goblin_slice v,
+                           const char **why)
+{
+    goblin_engine *eng = ctx;
+
+    return set_min(eng, "min-replicas-max-lag", &eng->min_replicas_max_lag,
+                   v, why);
+}
+
+int goblin__repl_settings_init(goblin_engine *eng)
+{
+    const struct goblin_setting own[] = {
+        {"min-replicas-to-write", "min-slaves-to-write", get_min_to_write,
+         set_min_to_write, eng},
+        {"min-replicas-max-lag", "min-slaves-max-lag", get_min_max_lag,
+         set_min_max_lag, eng},
+    };
+    int rc;
+
+    eng->min_replicas_to_write = 0;
+    eng->min_replicas_max_lag = 10;
+    for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+        if ((rc = goblin_engine_setting_add(eng, &own[i])) != 0)
+            return rc;
+    return 0;
 }
 
 void goblin__repl_cron(goblin_engine *eng)
@@ -570,8 +633,7 @@ void goblin__repl_info(goblin_engine *eng, struct goblin__text *t)
         return;
     goblin__text_addf(t, "role:master\r\nconnected_slaves:%zu\r\n",
                       count_replicas(r));
-    if (goblin_engine_config_int(eng, "min-replicas-to-write", 0) > 0 &&
-        goblin_engine_config_int(eng, "min-replicas-max-lag", 10) > 0)
+    if (eng->min_replicas_to_write > 0 && eng->min_replicas_max_lag > 0)
         goblin__text_addf(t, "min_slaves_good_slaves:%lld\r\n",
                           (long long)r->good);
     for (size_t i = 0; i < r->nreplicas; i++) {

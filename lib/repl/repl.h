@@ -65,6 +65,8 @@ void goblin__repl_free(goblin_engine *eng);
 /* DEBUG CHANGE-REPL-ID: a new id, and no second one. */
 void goblin__repl_change_id(goblin_engine *eng);
 void goblin__repl_cron(goblin_engine *eng);
+/* min-replicas-to-write and min-replicas-max-lag (at engine open). */
+int goblin__repl_settings_init(goblin_engine *eng);
 /* A session flagged SESS_REPLICA closes. */
 void goblin__repl_session_gone(goblin_session *s);
 

@@ -284,8 +284,17 @@ def test_min_replicas_refuses_writes_as_redis(goblind):
     want = rm.client().call(b"SET", b"a", b"1")
     rm.kill_now()
     assert want[1].startswith(b"NOREPLICAS"), want
-    wait_for(lambda: c.call(b"SET", b"a", b"1") == want, "NOREPLICAS")
+    # Refused from the first command on, and at once after CONFIG SET.
+    assert c.call(b"SET", b"a", b"1") == want
     assert c.call(b"GET", b"a") == ("$", None)  # reads still work
+    assert c.call(b"CONFIG", b"SET", b"min-replicas-to-write", b"0") == \
+        ("+", b"OK")
+    assert c.call(b"SET", b"b", b"1") == ("+", b"OK")
+    assert c.call(b"CONFIG", b"SET", b"min-slaves-to-write", b"1") == \
+        ("+", b"OK")
+    assert c.call(b"SET", b"b", b"2") == want
+    assert e2e.plain(c.call(b"CONFIG", b"GET", b"min-replicas-to-write")) \
+        == [b"min-replicas-to-write", b"1"]
     assert info(c)["min_slaves_good_slaves"] == "0"
     replica = e2e.redis_server("--replicaof", "127.0.0.1", str(srv.port))
     wait_for(lambda: c.call(b"SET", b"a", b"1") == ("+", b"OK"),
