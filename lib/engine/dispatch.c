@@ -210,7 +210,7 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
     }
     if (__builtin_expect(x->eng->refuse_writes, 0) &&
         (x->cmd->flags & CMD_WRITE)) {
-        reject(x, "NOREPLICAS Not enough good replicas to write.");
+        reject(x, GOBLIN__NOREPLICAS_TEXT);
         return false;
     }
     if (__builtin_expect((s->flags & SESS_MONITOR) != 0, 0) &&

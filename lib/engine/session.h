@@ -202,6 +202,7 @@ struct goblin_engine {
     /* min-replicas-to-write is not met (lib/repl's cron): writes get
      * NOREPLICAS. */
     bool refuse_writes;
+#define GOBLIN__NOREPLICAS_TEXT "NOREPLICAS Not enough good replicas to write."
     int64_t min_replicas_to_write, min_replicas_max_lag;
     struct goblin_aof *aof; /* the AOF appending (goblin/aof.h), or NULL */
     /* Group commit: while input_batch > 0 a session's input is being run

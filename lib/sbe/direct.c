@@ -99,7 +99,7 @@ static inline bool plain(const goblin_session *s,
            (s->flags & (NOT_PLAIN | SESS_AUTHED)) == SESS_AUTHED &&
            s->acl != NULL && goblin__acl_unrestricted(s->acl) &&
            s->eng->maxmemory == 0 && !s->eng->stream_on &&
-           s->eng->pause_type == 0 &&
+           s->eng->pause_type == 0 && !s->eng->refuse_writes &&
            s->blk == NULL && s->in_pos == s->in_len &&
            goblin__ps_total(&s->ps) == 0;
 }

@@ -262,6 +262,13 @@ static bool admit(struct goblin__sbe_req *r, unsigned kind)
                                    "propagated; send them as Argv");
         return false;
     }
+    if (__builtin_expect(r->x.eng->refuse_writes, 0) && r->x.cmd != NULL &&
+        (r->x.cmd->flags & CMD_WRITE)) {
+        r->x.eng->stat_rejected++;
+        r->x.eng->stats[r->x.cmd - goblin__commands].rejected++;
+        goblin__reply_error(&r->x, GOBLIN__NOREPLICAS_TEXT);
+        return false;
+    }
     if (r->x.cmd != NULL && r->x.eng->maxmemory != 0 &&
         !goblin__maxmemory_admit(&r->x)) {
         r->x.eng->stat_rejected++;

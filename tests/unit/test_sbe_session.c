@@ -656,6 +656,32 @@ static void test_no_sbe_makes_the_magic_a_resp_command(void **state)
     goblin_session_close(plain);
 }
 
+/* min-replicas-to-write with no replica: typed writes get NOREPLICAS as
+ * RESP ones do, and reads still run. */
+static void test_min_replicas_refuses_typed_writes(void **state)
+{
+    struct cfix *f = *state;
+    uint8_t buf[256];
+    struct goblin_sbe_writer w;
+
+    magic(f, f->s);
+    W_INIT(w, buf);
+    assert_string_equal(argv_of(f, f->s, "config set min-replicas-to-write 1"),
+                        "OK\n");
+    goblin_sbe_set_encode(&w, 0, 0, 0, S("k"), S("v"));
+    goblin_sbe_get_encode(&w, S("k"));
+    assert_string_equal(send_w(f, f->s, &w),
+                        "(error) NOREPLICAS Not enough good replicas to "
+                        "write.\n(nil)\n");
+    assert_string_equal(argv_of(f, f->s, "set k v"),
+                        "(error) NOREPLICAS Not enough good replicas to "
+                        "write.\n");
+    assert_string_equal(argv_of(f, f->s, "config set min-replicas-to-write 0"),
+                        "OK\n");
+    goblin_sbe_set_encode(&w, 0, 0, 0, S("k"), S("v"));
+    assert_string_equal(send_w(f, f->s, &w), "OK\n");
+}
+
 static void test_maxmemory_refuses_typed_denyoom_requests(void **state)
 {
     struct cfix *f = *state;
@@ -699,6 +725,7 @@ int main(void)
         CMD_TEST(test_bytes_that_leave_the_magic_are_resp),
         CMD_TEST(test_no_sbe_makes_the_magic_a_resp_command),
         CMD_TEST(test_maxmemory_refuses_typed_denyoom_requests),
+        CMD_TEST(test_min_replicas_refuses_typed_writes),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
