@@ -273,8 +273,15 @@ static void eval(struct goblin__lua *g, goblin_session *s, int argc,
                               "EVAL.");
             return;
         }
-        lower_sha(sha, argv[1]);
+        /* Clients send the digits in lower case, as SCRIPT LOAD gives
+         * them: folding comes only after a miss. */
+        memcpy(sha, argv[1].ptr, 40);
+        sha[40] = '\0';
         if ((e = goblin__sha_cache_find(&g->scripts, sha)) == NULL) {
+            lower_sha(sha, argv[1]);
+            e = goblin__sha_cache_find(&g->scripts, sha);
+        }
+        if (e == NULL) {
             goblin__lua_reply_error(sink, "NOSCRIPT No matching script. Please use "
                               "EVAL.");
             return;
