@@ -7,6 +7,10 @@
  * and fills a node array sized from the count, so a peer's claimed counts
  * and lengths commit no memory before the bytes that back them arrived.
  *
+ * The commonest replies, a whole bulk string, null, integer or status at
+ * the start of the input, skip both passes (simple_reply): one read of the
+ * header's digits, no line search, nothing to resume.
+ *
  * Accepted (RESP3 spec, plus RESP2's "$-1" and "*-1"): + - : $ * _ , # ! =
  * ( % ~ > |. An attribute ("|") is attached to the value that follows it.
  * Lines must end in CRLF. Streamed strings and aggregates ("$?", "*?"),
@@ -418,15 +422,97 @@ static int scalar_reply(goblin_resp_reader *r, const char *in, size_t len,
     return value_header(r, in, len, 0, used, &count, v);
 }
 
-int64_t goblin_resp_reply_parse(goblin_resp_reader *r, const char *in,
-                                size_t len,
-                                const struct goblin_resp_value **out)
+/* Up to 18 decimal digits at s[*i..len) (at least one), their value in
+ * *v; false when there are none or 19 or more. */
+static inline bool digits18(const char *s, size_t len, size_t *i,
+                            uint64_t *v)
+{
+    size_t k = *i, end = len - k > 18 ? k + 18 : len;
+    uint64_t x = 0;
+
+    while (k < end && (unsigned char)(s[k] - '0') < 10)
+        x = x * 10 + (uint64_t)(s[k++] - '0');
+    if (k == *i || (k < len && (unsigned char)(s[k] - '0') < 10))
+        return false;
+    *i = k;
+    *v = x;
+    return true;
+}
+
+/* The commonest replies in their plain form, read with no line search and
+ * no general header: "$<digits>\r\n<bytes>\r\n", "$-1\r\n",
+ * ":[-]<digits>\r\n" and "+<text>\r\n". Returns 1 with nodes[0] set and
+ * *used, NEED_MORE when a plain bulk header is whole and its bytes are not
+ * all there yet, or 2 for anything else, partial headers included: the
+ * general road (scalar_reply, scan) then gives its verdict, the same one
+ * it gives for these forms. */
+static inline int simple_reply(goblin_resp_reader *r, const char *in,
+                               size_t len, size_t *used)
+{
+    struct goblin_resp_value *v;
+    size_t i = 1, body;
+    uint64_t n;
+    bool neg;
+    const char *cr;
+
+    if (r->node_cap == 0 || len < 4)
+        return 2;
+    v = &r->nodes[0];
+    switch (in[0]) {
+    case '$':
+        if (in[1] == '-') {
+            if (in[2] != '1' || in[3] != '\r' || len < 5 || in[4] != '\n')
+                return 2;
+            *v = (struct goblin_resp_value){.type = GOBLIN_RESP_NULL};
+            *used = 5;
+            return 1;
+        }
+        if (!digits18(in, len, &i, &n) || len - i < 2 || in[i] != '\r' ||
+            in[i + 1] != '\n' || n > r->max_bulk)
+            return 2;
+        body = i + 2;
+        if (len - body < n + 2)
+            return NEED_MORE;
+        if (in[body + n] != '\r' || in[body + n + 1] != '\n')
+            return 2;
+        *v = (struct goblin_resp_value){
+            .type = GOBLIN_RESP_BULK, .str = {in + body, (size_t)n}};
+        *used = body + (size_t)n + 2;
+        return 1;
+    case ':':
+        neg = in[1] == '-';
+        i += neg;
+        if (!digits18(in, len, &i, &n) || len - i < 2 || in[i] != '\r' ||
+            in[i + 1] != '\n')
+            return 2;
+        *v = (struct goblin_resp_value){
+            .type = GOBLIN_RESP_INTEGER, .str = {in + 1, i - 1},
+            .integer = neg ? -(int64_t)n : (int64_t)n};
+        *used = i + 2;
+        return 1;
+    case '+':
+        cr = memchr(in + 1, '\r', len - 1);
+        if (cr == NULL || (size_t)(cr - in) + 1 >= len || cr[1] != '\n')
+            return 2;
+        *v = (struct goblin_resp_value){
+            .type = GOBLIN_RESP_STATUS,
+            .str = {in + 1, (size_t)(cr - in) - 1}};
+        *used = (size_t)(cr - in) + 2;
+        return 1;
+    default:
+        return 2;
+    }
+}
+
+/* Everything but simple_reply's forms, kept out of line so the fast
+ * path stays a leaf. */
+static __attribute__((noinline)) int64_t
+reply_parse_general(goblin_resp_reader *r, const char *in, size_t len,
+                    const struct goblin_resp_value **out)
 {
     int rc;
     size_t used;
 
-    if (r->failed)
-        return GOBLIN_EPROTO;
     if (r->pos == 0 && !r->whole && len > 0) {
         rc = scalar_reply(r, in, len, &used);
         if (rc == NEED_MORE)
@@ -458,4 +544,25 @@ int64_t goblin_resp_reply_parse(goblin_resp_reader *r, const char *in,
     r->nodes_seen = 0;
     r->depth = 0;
     return (int64_t)used;
+}
+
+int64_t goblin_resp_reply_parse(goblin_resp_reader *r, const char *in,
+                                size_t len,
+                                const struct goblin_resp_value **out)
+{
+    size_t used;
+    int rc;
+
+    if (r->failed)
+        return GOBLIN_EPROTO;
+    if (r->pos == 0 && !r->whole) {
+        rc = simple_reply(r, in, len, &used);
+        if (rc == 1) {
+            *out = &r->nodes[0];
+            return (int64_t)used;
+        }
+        if (rc == NEED_MORE)
+            return 0;
+    }
+    return reply_parse_general(r, in, len, out);
 }
