@@ -439,32 +439,32 @@ static inline bool digits18(const char *s, size_t len, size_t *i,
     return true;
 }
 
-/* The commonest replies in their plain form, read with no line search and
+/* The commonest values in their plain form, read with no line search and
  * no general header: "$<digits>\r\n<bytes>\r\n", "$-1\r\n",
- * ":[-]<digits>\r\n" and "+<text>\r\n". Returns 1 with nodes[0] set and
- * *used, NEED_MORE when a plain bulk header is whole and its bytes are not
- * all there yet, or 2 for anything else, partial headers included: the
- * general road (scalar_reply, scan) then gives its verdict, the same one
- * it gives for these forms. */
-static inline int simple_reply(goblin_resp_reader *r, const char *in,
-                               size_t len, size_t *used)
+ * ":[-]<digits>\r\n" and "+<text>\r\n", at in[pos..len) into *v. Returns
+ * 1 with *next, NEED_MORE when a plain bulk header is whole and its bytes
+ * are not all there yet, or 2 for anything else, partial headers
+ * included: the general road (scalar_reply, scan) then gives its verdict,
+ * the same one it gives for these forms. */
+static inline int simple_value(const goblin_resp_reader *r, const char *in,
+                               size_t len, size_t pos, size_t *next,
+                               struct goblin_resp_value *v)
 {
-    struct goblin_resp_value *v;
-    size_t i = 1, body;
+    size_t i = pos + 1, body;
     uint64_t n;
     bool neg;
     const char *cr;
 
-    if (r->node_cap == 0 || len < 4)
+    if (len - pos < 4)
         return 2;
-    v = &r->nodes[0];
-    switch (in[0]) {
+    switch (in[pos]) {
     case '$':
-        if (in[1] == '-') {
-            if (in[2] != '1' || in[3] != '\r' || len < 5 || in[4] != '\n')
+        if (in[i] == '-') {
+            if (in[i + 1] != '1' || in[i + 2] != '\r' || len - pos < 5 ||
+                in[i + 3] != '\n')
                 return 2;
             *v = (struct goblin_resp_value){.type = GOBLIN_RESP_NULL};
-            *used = 5;
+            *next = pos + 5;
             return 1;
         }
         if (!digits18(in, len, &i, &n) || len - i < 2 || in[i] != '\r' ||
@@ -477,31 +477,78 @@ static inline int simple_reply(goblin_resp_reader *r, const char *in,
             return 2;
         *v = (struct goblin_resp_value){
             .type = GOBLIN_RESP_BULK, .str = {in + body, (size_t)n}};
-        *used = body + (size_t)n + 2;
+        *next = body + (size_t)n + 2;
         return 1;
     case ':':
-        neg = in[1] == '-';
+        neg = in[i] == '-';
         i += neg;
         if (!digits18(in, len, &i, &n) || len - i < 2 || in[i] != '\r' ||
             in[i + 1] != '\n')
             return 2;
         *v = (struct goblin_resp_value){
-            .type = GOBLIN_RESP_INTEGER, .str = {in + 1, i - 1},
+            .type = GOBLIN_RESP_INTEGER, .str = {in + pos + 1, i - pos - 1},
             .integer = neg ? -(int64_t)n : (int64_t)n};
-        *used = i + 2;
+        *next = i + 2;
         return 1;
     case '+':
-        cr = memchr(in + 1, '\r', len - 1);
+        cr = memchr(in + i, '\r', len - i);
         if (cr == NULL || (size_t)(cr - in) + 1 >= len || cr[1] != '\n')
             return 2;
         *v = (struct goblin_resp_value){
             .type = GOBLIN_RESP_STATUS,
-            .str = {in + 1, (size_t)(cr - in) - 1}};
-        *used = (size_t)(cr - in) + 2;
+            .str = {in + i, (size_t)(cr - in) - i}};
+        *next = (size_t)(cr - in) + 2;
         return 1;
     default:
         return 2;
     }
+}
+
+/* A flat array, map or set whose items are all simple_value's forms and
+ * all there ("*2\r\n$1\r\na\r\n:5\r\n", most multi-value replies), read
+ * in one pass into nodes[0..n]. Returns 1 with *used, or 2 for anything
+ * else (an empty, null or nested aggregate, an attribute, a partial or
+ * unusual item, more items than the nodes already allocated), which the
+ * general road then reads from the start. It allocates nothing: the
+ * general road sizes the nodes once a reply is whole, and they are kept
+ * for the next reply. */
+static int flat_aggregate(goblin_resp_reader *r, const char *in, size_t len,
+                          size_t *used)
+{
+    enum goblin_resp_type agg = aggregate_type(in[0]);
+    size_t i = 1, pos;
+    uint64_t n;
+    struct goblin_resp_value *items;
+
+    if (!digits18(in, len, &i, &n) || n == 0 || len - i < 2 ||
+        in[i] != '\r' || in[i + 1] != '\n')
+        return 2;
+    if (agg == GOBLIN_RESP_MAP)
+        n *= 2;
+    pos = i + 2;
+    if (n >= r->node_cap)
+        return 2;
+    items = r->nodes + 1;
+    for (size_t k = 0; k < n; k++)
+        if (simple_value(r, in, len, pos, &pos, &items[k]) != 1)
+            return 2;
+    r->nodes[0] = (struct goblin_resp_value){
+        .type = agg, .n = (size_t)n, .items = items};
+    *used = pos;
+    return 1;
+}
+
+/* The whole reply at in[0..len) when it is simple_value's or
+ * flat_aggregate's: 1 with nodes[0] and *used, NEED_MORE, or 2 for the
+ * general road. */
+static inline int simple_reply(goblin_resp_reader *r, const char *in,
+                               size_t len, size_t *used)
+{
+    if (r->node_cap == 0 || len < 4)
+        return 2;
+    if (in[0] == '*' || in[0] == '%' || in[0] == '~')
+        return flat_aggregate(r, in, len, used);
+    return simple_value(r, in, len, 0, used, &r->nodes[0]);
 }
 
 /* Everything but simple_reply's forms, kept out of line so the fast

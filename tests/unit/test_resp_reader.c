@@ -184,6 +184,29 @@ static void test_simple_replies_take_the_short_road(void **state)
     CHECK("+OK\r", "MORE:4");
 }
 
+/* Flat aggregates of simple items read in one pass once the reader has
+ * nodes for them: each reply comes twice (the first sizes the nodes on
+ * the general road, the second takes the short one), cut anywhere. */
+static void test_flat_aggregates_take_the_short_road(void **state)
+{
+    (void)state;
+    CHECK("*2\r\n$1\r\na\r\n:5\r\n*2\r\n$1\r\na\r\n:5\r\n",
+          "A[$1:a :5];A[$1:a :5];");
+    CHECK("%1\r\n+k\r\n$1\r\nv\r\n%1\r\n+k\r\n$1\r\nv\r\n",
+          "M[+k $1:v];M[+k $1:v];");
+    CHECK("~2\r\n:1\r\n:-2\r\n~2\r\n:1\r\n:-2\r\n", "S[:1 :-2];S[:1 :-2];");
+    CHECK("*1\r\n$-1\r\n*1\r\n$-1\r\n*01\r\n:7\r\n", "A[null];A[null];A[:7];");
+    CHECK("*2\r\n*1\r\n:1\r\n:2\r\n*2\r\n*1\r\n:1\r\n:2\r\n",
+          "A[A[:1] :2];A[A[:1] :2];");
+    CHECK("*2\r\n:1\r\n_\r\n*2\r\n:1\r\n,1.5\r\n",
+          "A[:1 null];A[:1 ,1.5=1.5];");
+    CHECK("*2\r\n:1\r\n:2\r\n*2\r\n:1\r\n:x\r\n", "A[:1 :2];ERROR");
+    CHECK("*2\r\n:1\r\n:2\r\n*2\r\n$3\r\nab\r\n:1\r\n", "A[:1 :2];ERROR");
+    CHECK("*2\r\n:1\r\n:2\r\n*2\r\n:1\r\n", "A[:1 :2];MORE:8");
+    CHECK("*2\r\n:1\r\n:2\r\n*3\r\n:1\r\n:2\r\n:3\r\n*0\r\n*-1\r\n",
+          "A[:1 :2];A[:1 :2 :3];A[];null*;");
+}
+
 static void test_resp2_types(void **state)
 {
     (void)state;
@@ -366,6 +389,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_simple_replies_take_the_short_road),
+        cmocka_unit_test(test_flat_aggregates_take_the_short_road),
         cmocka_unit_test(test_resp2_types),
         cmocka_unit_test(test_resp3_types),
         cmocka_unit_test(test_attributes_attach_to_the_next_value),
