@@ -113,6 +113,15 @@ def test_replica_of_redis_server(goblind_path):
     mi = info(mc, b"stats")
     assert mi["sync_full"] == "1" and mi["sync_partial_ok"] == "1", mi
     assert "Successful partial resynchronization" in rep.output()
+    # The master client, as Redis shows and kills it.
+    line = e2e.plain(rc.call(b"CLIENT", b"LIST", b"TYPE", b"master"))
+    assert b"flags=M" in line and line.count(b"\n") == 1, line
+    assert rc.call(b"CLIENT", b"KILL", b"TYPE", b"master") == (":", 1)
+    mc.call(b"SET", b"after:master:kill", b"1")
+    wait_for(lambda: caught_up(mc, rc), "the resync after CLIENT KILL TYPE "
+             "master", logs=(rep,))
+    assert info(mc, b"stats")["sync_partial_ok"] == "2"
+    same_keyspace(mc, rc, ("redis-server", "goblind"))
     ri = info(rc)
     assert ri["role"] == "slave" and ri["master_link_status"] == "up", ri
     assert ri["master_replid"] == info(mc)["master_replid"], ri
