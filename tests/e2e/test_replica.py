@@ -130,6 +130,41 @@ def test_replica_of_redis_server(goblind_path):
     master.kill_now()
 
 
+def test_auth_and_bulk_payload(goblind_path):
+    """masterauth against a master with a password, and the payload in
+    its $<length> form (redis-server saving to disk first); then
+    goblind -> goblind with masteruser and an ACL user."""
+    master = redis_master("--requirepass", "s3cret", "--repl-diskless-sync",
+                          "no")
+    mc = master.client()
+    assert mc.call(b"AUTH", b"s3cret") == ("+", b"OK")
+    repl_data.fill(mc, seed=11, n=20)
+    rep = goblind(goblind_path, "--masterauth", "s3cret", "--replicaof",
+                  "127.0.0.1", master.port)
+    rc = rep.client()
+    wait_for(lambda: caught_up(mc, rc), "the full sync", logs=(rep,))
+    assert "receiving streamed RDB" not in rep.output()
+    assert "bytes from master to disk" in rep.output()
+    same_keyspace(mc, rc, ("redis-server", "goblind"))
+    top = goblind(goblind_path, "--requirepass", "other")
+    tc = top.client()
+    assert tc.call(b"AUTH", b"other") == ("+", b"OK")
+    assert tc.call(b"ACL", b"SETUSER", b"rep", b"on", b">pw", b"+@all",
+                   b"~*", b"&*") == ("+", b"OK")
+    tc.call(b"SET", b"k", b"v")
+    low = goblind(goblind_path, "--masteruser", "rep", "--masterauth", "pw",
+                  "--replicaof", "127.0.0.1", top.port)
+    lc = low.client()
+    wait_for(lambda: caught_up(tc, lc), "the sync as an ACL user",
+             logs=(low,))
+    assert lc.call(b"GET", b"k") == ("$", b"v")
+    for c in (mc, rc, tc, lc):
+        c.close()
+    for s in (rep, low, top):
+        e2e.check_stopped_cleanly(s)
+    master.kill_now()
+
+
 def test_goblind_chain(goblind_path):
     """goblind -> goblind -> goblind: the middle one is a replica with a
     replica; every offset follows the top master's, and each link that
@@ -288,6 +323,7 @@ def test_replica_never_expires_keys(goblind_path):
 
 def main():
     e2e.run_tests([test_replica_of_redis_server,
+                   test_auth_and_bulk_payload,
                    test_goblind_chain,
                    test_promotion_keeps_history,
                    test_replica_refusals_as_redis,
