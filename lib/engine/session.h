@@ -289,6 +289,7 @@ enum {
     SESS_PAUSED = 1u << 13,     /* its next command waits (pause.c) */
     SESS_NO_PAUSE = 1u << 14,   /* never waits: the AOF's loader */
     SESS_REPLICA = 1u << 20,    /* REPLCONF or PSYNC: a record in lib/repl */
+    SESS_MASTER = 1u << 21,     /* runs our master's stream (repl/replica.c) */
     SESS_BLOCKED = 1u << 24,    /* waiting in a blocking command (block.c) */
 };
 
