@@ -8,6 +8,7 @@ replica.
 
     /usr/bin/python3 test_replica.py GOBLIND
 """
+import os
 import sys
 import time
 
@@ -301,6 +302,49 @@ def test_promotion_keeps_history(goblind_path):
     e2e.check_stopped_cleanly(a)
 
 
+def test_rewrite_and_maxmemory(goblind_path):
+    """A replica keeps every key its master has, whatever its own
+    maxmemory (replica-ignore-maxmemory), and CONFIG REWRITE writes the
+    master it follows, so a restart follows it again."""
+    top = goblind(goblind_path)
+    tc = top.client()
+    for i in range(60):
+        tc.call(b"SET", b"big:%d" % i, b"v" * 50000)
+    conf = os.path.join(e2e.tmpdir(), "replica.conf")
+    with open(conf, "w") as f:
+        f.write("maxmemory 1mb\nmaxmemory-policy allkeys-lru\n")
+    rep = e2e.goblind(goblind_path, "--save", "", conf=conf)
+    rc = rep.client()
+    assert rc.call(b"REPLICAOF", b"127.0.0.1", str(top.port).encode()) == \
+        ("+", b"OK")
+    wait_for(lambda: caught_up(tc, rc), "the sync", logs=(rep,))
+    assert rc.call(b"DBSIZE") == (":", 60)
+    tc.call(b"SET", b"big:60", b"v" * 50000)
+    wait_for(lambda: caught_up(tc, rc), "a write", logs=(rep,))
+    assert rc.call(b"DBSIZE") == (":", 61)
+    assert info(rc, b"stats")["evicted_keys"] == "0"
+    assert rc.call(b"CONFIG", b"REWRITE") == ("+", b"OK")
+    with open(conf) as f:
+        text = f.read()
+    assert "replicaof 127.0.0.1 %d\n" % top.port in text, text
+    rc.close()
+    e2e.check_stopped_cleanly(rep)
+    rep = e2e.Server(rep.argv, rep.sock, rep.port, rep.logfile,
+                     "goblind").start()
+    rc = rep.client()
+    wait_for(lambda: caught_up(tc, rc), "the sync after a restart",
+             logs=(rep,))
+    assert rc.call(b"REPLICAOF", b"NO", b"ONE") == ("+", b"OK")
+    assert rc.call(b"CONFIG", b"REWRITE") == ("+", b"OK")
+    with open(conf) as f:
+        text = f.read()
+    assert "replicaof 127" not in text, text
+    for c in (tc, rc):
+        c.close()
+    for s in (rep, top):
+        e2e.check_stopped_cleanly(s)
+
+
 def test_replica_refusals_as_redis(goblind_path):
     """READONLY, MASTERDOWN, WAIT on a replica, REPLICAOF's errors and
     ROLE's shape while it connects: the texts of a redis-server
@@ -389,6 +433,7 @@ def main():
                    test_goblind_chain,
                    test_master_restarted_and_replica_killed_mid_sync,
                    test_promotion_keeps_history,
+                   test_rewrite_and_maxmemory,
                    test_replica_refusals_as_redis,
                    test_replica_never_expires_keys],
                   sys.argv[1])
