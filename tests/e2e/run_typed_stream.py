@@ -32,7 +32,8 @@ def main():
     goblind, program = sys.argv[1], sys.argv[2]
     da, db = e2e.tmpdir(), e2e.tmpdir()
     ring, mon = os.path.join(da, "a.ring"), os.path.join(da, "m.ring")
-    common = ("--save", "", "--appendonly", "yes", "--appendfsync", "always")
+    common = ("--save", "", "--appendonly", "yes", "--appendfsync", "always",
+              "--repl-diskless-sync-delay", "0")
     a = e2e.goblind(goblind, "--dir", da, *common, "--ring", ring, "64k",
                     "--ring", mon, "64k")
     b = e2e.goblind(goblind, "--dir", db, *common)
