@@ -142,7 +142,17 @@ int goblin__client_fits(goblin_client *c, int n);
 /* Queues one request and, outside a pipeline, reads its reply. Returns
  * 1 with *v, 0 when the request was only queued, or a failure code. The
  * request's bytes must already be appended to c->out. */
-int goblin__client_round(goblin_client *c, const struct goblin_resp_value **v);
+static inline int goblin__client_round(goblin_client *c,
+                                       const struct goblin_resp_value **v)
+{
+    int rc;
+
+    c->pending++;
+    if (c->pipelining)
+        return 0;
+    rc = goblin__client_read(c, v);
+    return rc < 0 ? rc : 1;
+}
 
 /* Sets c->err from an error reply and returns GOBLIN_EWRONGTYPE or
  * GOBLIN_EREPLY. */
