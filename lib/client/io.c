@@ -188,13 +188,13 @@ static int resp_reply_in_place(goblin_client *c,
     return 0;
 }
 
-/* Ring, SBE, nothing queued or buffered, and the next reply already in
- * CQ (the usual case of one request at a time): the record is taken
- * with the ring's inline steps and decoded where it lies. 1 with *v, 0
- * for the general path (nothing is lost: a record that is not one whole
- * frame is moved into the input buffer, as sbe_reply_in_place does), or
- * a failure. */
-static inline int sbe_ring_fast(goblin_client *c,
+/* Ring, nothing queued or buffered, and the next reply already in CQ
+ * (the usual case of one request at a time): the record is taken with
+ * the ring's inline steps and read where it lies, as sbe_reply_in_place
+ * and resp_reply_in_place do. 1 with *v, 0 for the general path
+ * (nothing is lost: a record that is not one whole reply is moved into
+ * the input buffer, as there), or a failure. */
+static inline int ring_fast(goblin_client *c,
                                 const struct goblin_resp_value **v)
 {
     struct goblin_slice rec;
@@ -213,9 +213,21 @@ static inline int sbe_ring_fast(goblin_client *c,
     if (goblin__ring_peek_fast(c->ring, &rec) != GOBLIN_RING_RECORD)
         return 0;
     p = rec.ptr;
-    if (__builtin_expect(rec.len >= 4 && goblin_sbe_rd_u32(p) == rec.len - 4 &&
-                             rec.len - 4 <= c->max_frame,
-                         1)) {
+    if (c->proto != GOBLIN_CLIENT_SBE) {
+        int64_t n = goblin_resp_reply_parse(c->reader, rec.ptr, rec.len, v);
+
+        if (n < 0)
+            return goblin__client_fail(c, (int)n, "malformed RESP reply");
+        if ((size_t)n == rec.len) {
+            c->cq_held = true;
+            c->pending--;
+            c->reply = *v;
+            return 1;
+        }
+    } else if (__builtin_expect(rec.len >= 4 &&
+                                    goblin_sbe_rd_u32(p) == rec.len - 4 &&
+                                    rec.len - 4 <= c->max_frame,
+                                1)) {
         rc = goblin__sbe_tree_build(&c->tree, p + 4, rec.len - 4, v);
         if (rc < 0)
             return goblin__client_fail(c, rc, "malformed SBE reply");
@@ -240,8 +252,7 @@ int goblin__client_read_any(goblin_client *c,
         return c->failed;
     if (c->pending == 0)
         return GOBLIN_EINVAL;
-    if (c->ring != NULL && c->proto == GOBLIN_CLIENT_SBE &&
-        (rc = sbe_ring_fast(c, v)) != 0)
+    if (c->ring != NULL && (rc = ring_fast(c, v)) != 0)
         return rc < 0 ? rc : 0;
     goblin__client_ring_let_go(c);
     if ((rc = goblin_client_flush(c)) < 0)

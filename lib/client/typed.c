@@ -116,7 +116,7 @@ static bool resp_direct(goblin_client *c, size_t argc,
         return false;
     if (!c->pipelining)
         goblin__client_ring_let_go(c); /* the last reply's record */
-    if (goblin_ring_reserve(c->ring, (uint32_t)need, &buf) != 0)
+    if (goblin__ring_reserve_fast(c->ring, (uint32_t)need, &buf) != 0)
         return false;
     b.data = buf;
     b.cap = need;
@@ -124,9 +124,9 @@ static bool resp_direct(goblin_client *c, size_t argc,
      * were it to fail, the reservation lapses uncommitted. */
     if (goblin_resp_command_write(&b, argc, a) != 0)
         return false;
-    goblin_ring_commit(c->ring, (uint32_t)b.len);
+    goblin__ring_commit_fast(c->ring, (uint32_t)b.len);
     if (!c->pipelining)
-        goblin_ring_flush(c->ring);
+        goblin__ring_flush_fast(c->ring);
     return true;
 }
 

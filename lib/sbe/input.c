@@ -114,7 +114,10 @@ int goblin__resp_record(goblin_session *s, const void *rec, size_t len,
             s->in_len += len - used;
         }
     }
-    goblin__output_check(s);
+    if (s->out.len - s->out_pos > s->out_peak)
+        s->out_peak = s->out.len - s->out_pos;
+    if (s->out.len - s->out_pos > s->eng->obuf_trip)
+        goblin__output_check(s);
     *rc = goblin__input_verdict(s, r);
     return 1;
 }

@@ -6,8 +6,8 @@
  * session's parser takes the same stream). The fast path: an SBE record
  * holding one whole small frame, or a small RESP record, is copied to the
  * stack, run at once, and its reply encoded straight into a CQ
- * reservation (run_direct); an SBE session with nothing pending peeks
- * and runs its records one by one (step_direct), and a typed frame of a
+ * reservation (run_direct); a session with nothing pending peeks and
+ * runs its records one by one (step_direct), and a typed frame of a
  * session in its plain state takes the direct path (goblin__sbe_direct:
  * no input buffer, no admission checks, the handler found by template
  * id). Other
@@ -241,8 +241,9 @@ static void feed(goblin_ring_endpoint *ep, const struct goblin_slice *recs,
     unlock(ep);
 }
 
-/* The direct path of a step (an SBE session with no output pending;
- * -1 when the session is not one: the general step runs): records are peeked one at a time and each runs at once from its
+/* The direct path of a step (a session whose protocol is settled, with
+ * no output pending; -1 when the session is not one: the general step
+ * runs): records are peeked one at a time and each runs at once from its
  * record (run_direct), its reply straight into a CQ reservation; one
  * release and one flush for the batch. Output left in the session (a
  * record that took goblin_session_feed, a reply that spilled) goes the
@@ -253,7 +254,7 @@ static int step_direct(goblin_ring_endpoint *ep)
     int n = 0, rc = 0, frc;
 
     lock(ep);
-    if (ep->s == NULL || ep->s->proto != GOBLIN__PROTO_SBE ||
+    if (ep->s == NULL || ep->s->proto == GOBLIN__PROTO_UNDECIDED ||
         ep->s->out.len != 0) {
         unlock(ep);
         return -1;                     /* the general step */
@@ -279,7 +280,8 @@ static int step_direct(goblin_ring_endpoint *ep)
     }
     if (rc != GOBLIN_RING_SESSION && rc != GOBLIN_EPROTO) {
         goblin__ring_release_fast(ep->r);
-        if (ep->s != NULL && ep->s->out.len != ep->s->out_pos)
+        if (ep->s != NULL && (ep->s->out.len != ep->s->out_pos ||
+                              ep->s->push.len != 0))
             output_to_cq(ep);
         else if (ep->s != NULL && (ep->s->flags & SESS_CLOSE))
             ep->closing = true;
@@ -372,7 +374,7 @@ int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)
         return 1;
     }
     /* ep->s and its protocol change only on this thread. */
-    if (ep->s != NULL && ep->s->proto == GOBLIN__PROTO_SBE &&
+    if (ep->s != NULL && ep->s->proto != GOBLIN__PROTO_UNDECIDED &&
         (n = step_direct(ep)) >= 0)
         return n;
     n = goblin_ring_poll(ep->r, recs, BATCH);
