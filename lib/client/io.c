@@ -228,8 +228,9 @@ static inline int ring_fast(goblin_client *c,
                                     goblin_sbe_rd_u32(p) == rec.len - 4 &&
                                     rec.len - 4 <= c->max_frame,
                                 1)) {
-        rc = goblin__sbe_tree_build(&c->tree, p + 4, rec.len - 4, v);
-        if (rc < 0)
+        if (!goblin__sbe_tree_scalar(&c->tree, p + 4, rec.len - 4, v) &&
+            (rc = goblin__sbe_tree_build(&c->tree, p + 4, rec.len - 4, v)) <
+                0)
             return goblin__client_fail(c, rc, "malformed SBE reply");
         c->cq_held = true;
         c->pending--;
@@ -242,8 +243,8 @@ static inline int ring_fast(goblin_client *c,
     return 0;
 }
 
-int goblin__client_read_any(goblin_client *c,
-                            const struct goblin_resp_value **v)
+static inline __attribute__((always_inline)) int read_any(
+    goblin_client *c, const struct goblin_resp_value **v)
 {
     size_t want;
     int rc;
@@ -287,12 +288,18 @@ int goblin__client_read_any(goblin_client *c,
     }
 }
 
+int goblin__client_read_any(goblin_client *c,
+                            const struct goblin_resp_value **v)
+{
+    return read_any(c, v);
+}
+
 int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v)
 {
     int rc, kind;
 
     for (;;) {
-        if ((rc = goblin__client_read_any(c, v)) < 0)
+        if ((rc = read_any(c, v)) < 0)
             return rc;
         /* goblin__client_message_kind's first test, inline */
         if ((*v)->type != GOBLIN_RESP_PUSH &&
