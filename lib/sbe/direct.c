@@ -45,9 +45,12 @@ static inline void after_command(goblin_session *s)
 
 /* Runs a typed request and counts it like a command of the table (timed
  * on a sample: goblin__cmdstat_timed). The no-touch mode of OBJECT does
- * not apply to typed requests; CLIENT NO-TOUCH does. */
+ * not apply to typed requests; CLIENT NO-TOUCH does. With plain (the
+ * direct path's state, see plain() below) CLIENT NO-TOUCH and CLIENT
+ * REPLY SKIP are known to be off, and no typed request turns them on
+ * (CLIENT is an Argv frame), so neither is looked at. */
 static inline __attribute__((always_inline)) void run_typed(
-    struct goblin__sbe_req *r)
+    struct goblin__sbe_req *r, bool plain)
 {
     goblin_engine *eng = r->x.eng;
     const struct goblin__command *cmd = r->ss->cmds[r->m->template_id];
@@ -63,7 +66,7 @@ static inline __attribute__((always_inline)) void run_typed(
         timed = goblin__cmdstat_timed(st);
         if (timed)
             t0 = goblin__ticks(eng);
-        if (r->x.sess->flags & SESS_NO_TOUCH)
+        if (!plain && (r->x.sess->flags & SESS_NO_TOUCH))
             goblin__maxmemory_touch_mode(&r->x);
         r->x.st->reads = GOBLIN__CMD_READ_MODE(cmd);
     }
@@ -81,13 +84,14 @@ static inline __attribute__((always_inline)) void run_typed(
         st->failed += r->x.failed;
         r->x.sess->lastcmd = cmd;
     }
-    after_command(r->x.sess);
+    if (!plain)
+        after_command(r->x.sess);
     goblin__block_after(eng);
 }
 
 void goblin__sbe_run_typed(struct goblin__sbe_req *r)
 {
-    run_typed(r);
+    run_typed(r, false);
 }
 
 /* The session flags that send a frame the general way. */
@@ -158,7 +162,7 @@ int goblin__sbe_direct(goblin_session *s, const void *rec, size_t len,
     r.quiet = false;
     eng->stat_net_in += len;
     s->last_ms = eng->clock_ms;
-    run_typed(&r);
+    run_typed(&r, true);
     if (s->out.len > s->out_peak)
         s->out_peak = s->out.len;
     if (s->out.len > eng->obuf_trip)
