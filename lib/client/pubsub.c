@@ -15,12 +15,17 @@
 
 #include "client/client.h"
 
-static bool word_is(const struct goblin_resp_value *v, const char *w)
+/* v is the word w (n lowercase letters) in any case. */
+static bool word_is(const struct goblin_resp_value *v, const char *w,
+                    size_t n)
 {
-    size_t n = strlen(w);
-
-    return (v->type == GOBLIN_RESP_BULK || v->type == GOBLIN_RESP_STATUS) &&
-           v->str.len == n && strncasecmp(v->str.ptr, w, n) == 0;
+    if ((v->type != GOBLIN_RESP_BULK && v->type != GOBLIN_RESP_STATUS) ||
+        v->str.len != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((((const char *)v->str.ptr)[i] | 0x20) != w[i])
+            return false;
+    return true;
 }
 
 int goblin__client_message_kind(const goblin_client *c,
@@ -29,11 +34,11 @@ int goblin__client_message_kind(const goblin_client *c,
     if (v->type != GOBLIN_RESP_PUSH &&
         !(v->type == GOBLIN_RESP_ARRAY && c->subs + c->ssubs > 0))
         return -1;
-    if (v->n == 3 && word_is(&v->items[0], "message"))
+    if (v->n == 3 && word_is(&v->items[0], "message", 7))
         return GOBLIN_CLIENT_MESSAGE;
-    if (v->n == 4 && word_is(&v->items[0], "pmessage"))
+    if (v->n == 4 && word_is(&v->items[0], "pmessage", 8))
         return GOBLIN_CLIENT_PMESSAGE;
-    if (v->n == 3 && word_is(&v->items[0], "smessage"))
+    if (v->n == 3 && word_is(&v->items[0], "smessage", 8))
         return GOBLIN_CLIENT_SMESSAGE;
     return -1;
 }

@@ -19,7 +19,6 @@
  * pending messages are dropped: a slow subscriber never blocks the
  * publisher and never grows without bound.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "exec.h"
@@ -133,42 +132,61 @@ struct delivery {
     bool shard;
 };
 
-static void put(struct goblin_buf *b, const void *p, size_t n)
+/* "<lead><n>\r\n" at p; returns the bytes written (at most 23). */
+static size_t put_len(char *p, char lead, size_t n)
 {
-    goblin_buf_append(b, p, n);
+    char digits[20];
+    size_t k = 0, i = 0;
+
+    do
+        digits[k++] = (char)('0' + n % 10);
+    while ((n /= 10) != 0);
+    p[i++] = lead;
+    while (k > 0)
+        p[i++] = digits[--k];
+    p[i++] = '\r';
+    p[i++] = '\n';
+    return i;
 }
 
-static void put_len(struct goblin_buf *b, char lead, size_t n)
+static size_t put_bulk(char *p, const void *v, size_t n)
 {
-    char head[24];
-    int k = snprintf(head, sizeof(head), "%c%zu\r\n", lead, n);
+    size_t i = put_len(p, '$', n);
 
-    put(b, head, (size_t)k);
+    if (n > 0)
+        memcpy(p + i, v, n);
+    p[i + n] = '\r';
+    p[i + n + 1] = '\n';
+    return i + n + 2;
 }
 
-static void put_bulk(struct goblin_buf *b, const void *p, size_t n)
-{
-    put_len(b, '$', n);
-    put(b, p, n);
-    put(b, "\r\n", 2);
-}
-
-/* The RESP form of one message: message, pmessage or smessage. */
+/* The RESP form of one message: message, pmessage or smessage, written
+ * in place after one reservation. Out of memory the message is lost, as
+ * Redis's would be past its limits. */
 static void put_resp(struct goblin_buf *b, int resp,
                      const struct delivery *d,
                      const struct goblin__ps_chan *pat)
 {
-    put_len(b, resp == 3 ? '>' : '*', pat != NULL ? 4 : 3);
+    size_t need = 4 + 4 * 25 + 8 + d->channel.len + d->message.len +
+                  (pat != NULL ? pat->len : 0);
+    char *p;
+    size_t i;
+
+    if (goblin_buf_reserve(b, need) != 0)
+        return;
+    p = (char *)b->data + b->len;
+    i = put_len(p, resp == 3 ? '>' : '*', pat != NULL ? 4 : 3);
     if (pat != NULL) {
-        put_bulk(b, "pmessage", 8);
-        put_bulk(b, pat->name, pat->len);
+        i += put_bulk(p + i, "pmessage", 8);
+        i += put_bulk(p + i, pat->name, pat->len);
     } else if (d->shard) {
-        put_bulk(b, "smessage", 8);
+        i += put_bulk(p + i, "smessage", 8);
     } else {
-        put_bulk(b, "message", 7);
+        i += put_bulk(p + i, "message", 7);
     }
-    put_bulk(b, d->channel.ptr, d->channel.len);
-    put_bulk(b, d->message.ptr, d->message.len);
+    i += put_bulk(p + i, d->channel.ptr, d->channel.len);
+    i += put_bulk(p + i, d->message.ptr, d->message.len);
+    b->len += i;
 }
 
 /* The pubsub class of client-output-buffer-limit for what t has pending:

@@ -8,7 +8,8 @@
  * keynum spec cannot be followed (a bad count), Redis falls back to the
  * command's own key procedure, which for every keynum command Goblin has
  * (ZUNIONSTORE, ZINTER, ZINTERCARD, ...) is genericGetKeys: the count
- * read as atoi reads it, the destination last; SORT's is sortGetKeys.
+ * read as atoi reads it, the destination last; SORT's is sortGetKeys and
+ * SORT_RO's sortROGetKeys.
  * There is no limit
  * on how many keys a call may name: the caller sizes the output with
  * goblin__find_keys_cap.
@@ -196,6 +197,13 @@ int goblin__find_keys(const struct goblin__command *c, int argc,
         return set_keys(argc, argv, pos, flags);
     if (c->flags & CMD_MOVABLEKEYS && strcmp(c->fullname, "sort") == 0)
         return sort_keys(argc, argv, pos, flags);
+    if (c->flags & CMD_MOVABLEKEYS && strcmp(c->fullname, "sort_ro") == 0) {
+        /* sortROGetKeys: the sorted key only (the BY/GET spec is
+         * unknown, so the specs cannot be followed). */
+        pos[0] = 1;
+        flags[0] = KS_RO | KS_ACCESS;
+        return 1;
+    }
     for (s = 0; s < c->nkeyspecs && n >= 0; s++)
         n = spec_keys(&c->keyspecs[s], argc, argv, pos, flags, n);
     if (n >= 0)

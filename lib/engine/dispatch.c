@@ -24,6 +24,7 @@
 #include "pause.h"
 #include "tracking.h"
 #include "stream/propagate.h"
+#include "repl/replica.h"
 
 /* The error for an unknown command: argv[0] and the first arguments up to
  * 128 bytes of them, each quoted, as Redis formats it. */
@@ -175,6 +176,7 @@ static bool busy_refuses(const goblin__exec *x, int argc,
 static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     char text[160];
+    const char *gate;
     goblin_session *s = x->sess;
 
     x->cmd = resolve(x, argc, argv);
@@ -222,9 +224,10 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, GOBLIN__OOM_TEXT);
         return false;
     }
+    /* NOREPLICAS, and a replica's READONLY and MASTERDOWN. */
     if (__builtin_expect(x->eng->refuse_writes, 0) &&
-        (x->cmd->flags & CMD_WRITE)) {
-        reject(x, GOBLIN__NOREPLICAS_TEXT);
+        (gate = goblin__repl_gate(x)) != NULL) {
+        reject(x, gate);
         return false;
     }
     if (__builtin_expect((s->flags & SESS_MONITOR) != 0, 0) &&

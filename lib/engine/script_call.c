@@ -197,11 +197,17 @@ void goblin_script_end(struct goblin_script_run *run)
 }
 
 /* Finds the command argv names as Redis's lookupCommand does: an unknown
- * subcommand is an unknown command. */
+ * subcommand is an unknown command. A script names its commands with the
+ * same few Lua strings run after run, so a hint kept by the string's
+ * address usually finds the command with one comparison of names (a
+ * wrong hint costs only the full lookup: the names are compared). */
 static const struct goblin__command *lookup(goblin_engine *eng, int argc,
                                             const struct goblin_slice *argv)
 {
-    const struct goblin__command *c = goblin__command_lookup(eng, argv[0]);
+    uintptr_t at = (uintptr_t)argv[0].ptr;
+    uint32_t *hint = &eng->script_hints[(at >> 4 ^ at >> 9) & 15];
+    const struct goblin__command *c =
+        goblin__command_lookup_hinted(eng, argv[0], hint);
 
     if (c == NULL || c->nsub == 0 || argc < 2)
         return c;

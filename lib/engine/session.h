@@ -218,6 +218,7 @@ struct goblin_engine {
     const struct goblin_function_libs *fn_libs; /* files carry these */
     void *fn_libs_ctx;
     struct goblin_script_run *script_run;
+    uint32_t script_hints[16]; /* redis.call's lookups, by name address */
     bool script_busy; /* past busy-reply-threshold: others get BUSY */
     int64_t script_busy_ms;  /* busy-reply-threshold (lua-time-limit) */
     uint64_t lua_heap_max;   /* lua-heap-max, 0: no bound */
@@ -284,6 +285,7 @@ enum {
     SESS_PAUSED = 1u << 13,     /* its next command waits (pause.c) */
     SESS_NO_PAUSE = 1u << 14,   /* never waits: the AOF's loader */
     SESS_REPLICA = 1u << 20,    /* REPLCONF or PSYNC: a record in lib/repl */
+    SESS_MASTER = 1u << 21,     /* runs our master's stream (repl/replica.c) */
     SESS_BLOCKED = 1u << 24,    /* waiting in a blocking command (block.c) */
 };
 

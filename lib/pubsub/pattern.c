@@ -137,7 +137,7 @@ size_t goblin__ps_index_match(const struct goblin__ps_registry *r,
                                    0))
                 continue;
             for (uint32_t i = 0; i < p->nsubs; i++)
-                deliver(ctx, p->subs[i]->owner, p);
+                deliver(ctx, goblin__ps_subs(p)[i]->owner, p);
             n += p->nsubs;
         }
     }

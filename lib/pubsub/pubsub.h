@@ -49,14 +49,21 @@ enum goblin__ps_kind {
 
 struct goblin__ps_sub;
 
-/* A channel or a pattern and its subscribers. */
+/* A channel or a pattern and its subscribers. Most channels have one
+ * subscriber: until a second one comes (capsubs 0) it is held in `one`,
+ * with no array; goblin__ps_subs() gives the subscribers either way.
+ * 40 bytes before the name. */
 struct goblin__ps_chan {
     uint64_t hash;                 /* of the name */
-    struct goblin__ps_sub **subs;  /* in subscription order, mostly */
+    union {
+        struct goblin__ps_sub **subs; /* capsubs > 0: in subscription
+                                       * order, mostly */
+        struct goblin__ps_sub *one;   /* capsubs 0: nsubs is 0 or 1 */
+    };
     uint32_t nsubs, capsubs;
     uint32_t prefix;               /* patterns: bytes of the indexed prefix */
+    uint32_t len;
     struct goblin__ps_chan *pnext; /* patterns: the prefix bucket's chain */
-    size_t len;
     unsigned char name[];          /* len bytes */
 };
 
@@ -67,6 +74,13 @@ struct goblin__ps_sub {
     uint32_t ci;   /* index in the client's array */
     uint32_t chi;  /* index in chan->subs */
 };
+
+/* The subscribers of ch, nsubs of them. */
+static inline struct goblin__ps_sub *const *
+goblin__ps_subs(const struct goblin__ps_chan *ch)
+{
+    return ch->capsubs == 0 ? &ch->one : ch->subs;
+}
 
 /* A subscriber's side: its subscriptions of each kind. Zero is empty. */
 struct goblin__ps_client {

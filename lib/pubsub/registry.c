@@ -160,7 +160,8 @@ static size_t chan_size(size_t len)
 static void chan_free(struct goblin__ps_registry *r,
                       struct goblin__ps_chan *ch)
 {
-    goblin__free(r->st, ch->subs, ch->capsubs * sizeof(*ch->subs));
+    if (ch->capsubs > 0)
+        goblin__free(r->st, ch->subs, ch->capsubs * sizeof(*ch->subs));
     goblin__free(r->st, ch, chan_size(ch->len));
 }
 
@@ -184,17 +185,37 @@ static int grow(goblin_store *st, struct goblin__ps_sub ***v, uint32_t n,
     return 0;
 }
 
+/* Room in ch for one more subscriber: the first is held inline, the
+ * second moves both into an array. */
+static int chan_grow(goblin_store *st, struct goblin__ps_chan *ch)
+{
+    struct goblin__ps_sub *one = ch->one, **v = NULL;
+    uint32_t cap = 0;
+
+    if (ch->capsubs > 0)
+        return grow(st, &ch->subs, ch->nsubs, &ch->capsubs);
+    if (ch->nsubs == 0)
+        return 0;
+    if (grow(st, &v, 0, &cap) != 0)
+        return GOBLIN_ENOMEM;
+    v[0] = one;
+    ch->subs = v;
+    ch->capsubs = cap;
+    return 0;
+}
+
 /* A new, empty channel (or pattern, indexed) of kind k in the tables. */
 static struct goblin__ps_chan *chan_new(struct goblin__ps_registry *r,
                                         enum goblin__ps_kind k,
                                         struct goblin_slice name,
                                         uint64_t hash)
 {
-    struct goblin__ps_chan *ch = goblin__alloc(r->st, chan_size(name.len));
+    struct goblin__ps_chan *ch;
 
-    if (ch == NULL)
+    if (name.len > UINT32_MAX ||
+        (ch = goblin__alloc(r->st, chan_size(name.len))) == NULL)
         return NULL;
-    *ch = (struct goblin__ps_chan){.hash = hash, .len = name.len};
+    *ch = (struct goblin__ps_chan){.hash = hash, .len = (uint32_t)name.len};
     if (name.len > 0)
         memcpy(ch->name, name.ptr, name.len);
     if (goblin__ps_table_add(r->st, &r->names[k], ch) != 0)
@@ -237,7 +258,7 @@ int goblin__ps_subscribe(struct goblin__ps_registry *r,
     } else if ((ch = chan_new(r, k, name, h)) == NULL) {
         return GOBLIN_ENOMEM;
     }
-    if (grow(r->st, &ch->subs, ch->nsubs, &ch->capsubs) != 0 ||
+    if (chan_grow(r->st, ch) != 0 ||
         grow(r->st, &c->v[k], c->n[k], &c->cap[k]) != 0 ||
         table_reserve(r->st, &r->subs) != 0 ||
         (sub = goblin__alloc(r->st, sizeof(*sub))) == NULL) {
@@ -248,7 +269,11 @@ int goblin__ps_subscribe(struct goblin__ps_registry *r,
     *sub = (struct goblin__ps_sub){sub_hash(r, ch, owner), ch, owner,
                                    c->n[k], ch->nsubs};
     table_insert(&r->subs, sub);
-    ch->subs[ch->nsubs++] = sub;
+    if (ch->capsubs == 0)
+        ch->one = sub;
+    else
+        ch->subs[ch->nsubs] = sub;
+    ch->nsubs++;
     c->v[k][c->n[k]++] = sub;
     return 1;
 }
@@ -262,9 +287,14 @@ static void sub_drop(struct goblin__ps_registry *r,
     struct goblin__ps_sub *last;
 
     goblin__ps_table_remove(&r->subs, sub);
-    last = ch->subs[--ch->nsubs];
-    ch->subs[sub->chi] = last;
-    last->chi = sub->chi;
+    if (ch->capsubs == 0) {
+        ch->one = NULL;
+        ch->nsubs = 0;
+    } else {
+        last = ch->subs[--ch->nsubs];
+        ch->subs[sub->chi] = last;
+        last->chi = sub->chi;
+    }
     last = c->v[k][--c->n[k]];
     c->v[k][sub->ci] = last;
     last->ci = sub->ci;
@@ -314,7 +344,8 @@ void goblin__ps_free(struct goblin__ps_registry *r)
             if (ch == NULL)
                 continue;
             for (uint32_t j = 0; j < ch->nsubs; j++)
-                goblin__free(r->st, ch->subs[j], sizeof(*ch->subs[j]));
+                goblin__free(r->st, goblin__ps_subs(ch)[j],
+                             sizeof(struct goblin__ps_sub));
             chan_free(r, ch);
         }
         goblin__ps_table_free(r->st, t);
@@ -344,8 +375,10 @@ size_t goblin__ps_publish(const struct goblin__ps_registry *r, bool shard,
     size_t n = 0;
 
     if (r->names[k].count > 0 && (ch = goblin__ps_find(r, k, channel))) {
+        struct goblin__ps_sub *const *v = goblin__ps_subs(ch);
+
         for (uint32_t i = 0; i < ch->nsubs; i++)
-            deliver(ctx, ch->subs[i]->owner, NULL);
+            deliver(ctx, v[i]->owner, NULL);
         n = ch->nsubs;
     }
     if (!shard && r->names[GOBLIN__PS_PATTERN].count > 0)

@@ -236,8 +236,26 @@ static inline int quick_line(const char *s, size_t avail, int64_t *ll,
 {
     size_t i = 1;
     int64_t v;
+    unsigned d1, d2;
 
-    if (avail < 4 || s[1] < '0' || s[1] > '9' ||
+    if (avail < 4)
+        return 0;
+    /* One and two digits, nearly every count and length, first. */
+    d1 = (unsigned char)s[1] - (unsigned)'0';
+    if (s[2] == '\r') {
+        if (d1 > 9)
+            return 0;
+        *ll = d1;
+        *at = 2;
+        return 1;
+    }
+    d2 = (unsigned char)s[2] - (unsigned)'0';
+    if (avail >= 5 && s[3] == '\r' && d1 - 1 < 9 && d2 < 10) {
+        *ll = d1 * 10 + d2;
+        *at = 3;
+        return 1;
+    }
+    if (s[1] < '0' || s[1] > '9' ||
         (s[1] == '0' && s[2] != '\r'))
         return 0;
     v = s[1] - '0';
@@ -602,21 +620,20 @@ static void start_command(goblin_resp_parser *p, char first)
     p->state = first == '*' ? ST_MB_COUNT : ST_INLINE;
 }
 
-int64_t goblin_resp_parse(goblin_resp_parser *p, const char *in, size_t len,
-                          struct goblin_resp_command *cmd)
+/* The state machine, out of line so that goblin_resp_parse's common case
+ * (whole_multibulk) runs without saving what it needs. */
+static __attribute__((noinline)) int64_t
+parse_general(goblin_resp_parser *p, const char *in, size_t len,
+              struct goblin_resp_command *cmd, bool started)
 {
     int64_t r = CONTINUE;
 
-    p->last_len = len;
     if (p->state == ST_FAILED)
         return GOBLIN_EPROTO;
-    if (p->state == ST_START) {
+    if (p->state == ST_START && !started) {
         if (len == 0)
             return 0;
         start_command(p, in[0]);
-        if (in[0] == '*' && (r = whole_multibulk(p, in, len, cmd)) > 0)
-            return r;
-        r = CONTINUE;
     }
     if (p->state == ST_INLINE)
         return parse_inline(p, in, len, cmd);
@@ -636,4 +653,19 @@ int64_t goblin_resp_parse(goblin_resp_parser *p, const char *in, size_t len,
         }
     }
     return r;
+}
+
+int64_t goblin_resp_parse(goblin_resp_parser *p, const char *in, size_t len,
+                          struct goblin_resp_command *cmd)
+{
+    int64_t r;
+
+    p->last_len = len;
+    if (p->state == ST_START && len > 0 && in[0] == '*') {
+        start_command(p, '*');
+        if ((r = whole_multibulk(p, in, len, cmd)) > 0)
+            return r;
+        return parse_general(p, in, len, cmd, true);
+    }
+    return parse_general(p, in, len, cmd, false);
 }

@@ -7,6 +7,10 @@
  * and fills a node array sized from the count, so a peer's claimed counts
  * and lengths commit no memory before the bytes that back them arrived.
  *
+ * The commonest replies, a whole bulk string, null, integer or status at
+ * the start of the input, skip both passes (simple_reply): one read of the
+ * header's digits, no line search, nothing to resume.
+ *
  * Accepted (RESP3 spec, plus RESP2's "$-1" and "*-1"): + - : $ * _ , # ! =
  * ( % ~ > |. An attribute ("|") is attached to the value that follows it.
  * Lines must end in CRLF. Streamed strings and aggregates ("$?", "*?"),
@@ -418,15 +422,144 @@ static int scalar_reply(goblin_resp_reader *r, const char *in, size_t len,
     return value_header(r, in, len, 0, used, &count, v);
 }
 
-int64_t goblin_resp_reply_parse(goblin_resp_reader *r, const char *in,
-                                size_t len,
-                                const struct goblin_resp_value **out)
+/* Up to 18 decimal digits at s[*i..len) (at least one), their value in
+ * *v; false when there are none or 19 or more. */
+static inline bool digits18(const char *s, size_t len, size_t *i,
+                            uint64_t *v)
+{
+    size_t k = *i, end = len - k > 18 ? k + 18 : len;
+    uint64_t x = 0;
+
+    while (k < end && (unsigned char)(s[k] - '0') < 10)
+        x = x * 10 + (uint64_t)(s[k++] - '0');
+    if (k == *i || (k < len && (unsigned char)(s[k] - '0') < 10))
+        return false;
+    *i = k;
+    *v = x;
+    return true;
+}
+
+/* The commonest values in their plain form, read with no line search and
+ * no general header: "$<digits>\r\n<bytes>\r\n", "$-1\r\n",
+ * ":[-]<digits>\r\n" and "+<text>\r\n", at in[pos..len) into *v. Returns
+ * 1 with *next, NEED_MORE when a plain bulk header is whole and its bytes
+ * are not all there yet, or 2 for anything else, partial headers
+ * included: the general road (scalar_reply, scan) then gives its verdict,
+ * the same one it gives for these forms. */
+static inline int simple_value(const goblin_resp_reader *r, const char *in,
+                               size_t len, size_t pos, size_t *next,
+                               struct goblin_resp_value *v)
+{
+    size_t i = pos + 1, body;
+    uint64_t n;
+    bool neg;
+    const char *cr;
+
+    if (len - pos < 4)
+        return 2;
+    switch (in[pos]) {
+    case '$':
+        if (in[i] == '-') {
+            if (in[i + 1] != '1' || in[i + 2] != '\r' || len - pos < 5 ||
+                in[i + 3] != '\n')
+                return 2;
+            *v = (struct goblin_resp_value){.type = GOBLIN_RESP_NULL};
+            *next = pos + 5;
+            return 1;
+        }
+        if (!digits18(in, len, &i, &n) || len - i < 2 || in[i] != '\r' ||
+            in[i + 1] != '\n' || n > r->max_bulk)
+            return 2;
+        body = i + 2;
+        if (len - body < n + 2)
+            return NEED_MORE;
+        if (in[body + n] != '\r' || in[body + n + 1] != '\n')
+            return 2;
+        *v = (struct goblin_resp_value){
+            .type = GOBLIN_RESP_BULK, .str = {in + body, (size_t)n}};
+        *next = body + (size_t)n + 2;
+        return 1;
+    case ':':
+        neg = in[i] == '-';
+        i += neg;
+        if (!digits18(in, len, &i, &n) || len - i < 2 || in[i] != '\r' ||
+            in[i + 1] != '\n')
+            return 2;
+        *v = (struct goblin_resp_value){
+            .type = GOBLIN_RESP_INTEGER, .str = {in + pos + 1, i - pos - 1},
+            .integer = neg ? -(int64_t)n : (int64_t)n};
+        *next = i + 2;
+        return 1;
+    case '+':
+        cr = memchr(in + i, '\r', len - i);
+        if (cr == NULL || (size_t)(cr - in) + 1 >= len || cr[1] != '\n')
+            return 2;
+        *v = (struct goblin_resp_value){
+            .type = GOBLIN_RESP_STATUS,
+            .str = {in + i, (size_t)(cr - in) - i}};
+        *next = (size_t)(cr - in) + 2;
+        return 1;
+    default:
+        return 2;
+    }
+}
+
+/* A flat array, map or set whose items are all simple_value's forms and
+ * all there ("*2\r\n$1\r\na\r\n:5\r\n", most multi-value replies), read
+ * in one pass into nodes[0..n]. Returns 1 with *used, or 2 for anything
+ * else (an empty, null or nested aggregate, an attribute, a partial or
+ * unusual item, more items than the nodes already allocated), which the
+ * general road then reads from the start. It allocates nothing: the
+ * general road sizes the nodes once a reply is whole, and they are kept
+ * for the next reply. */
+static int flat_aggregate(goblin_resp_reader *r, const char *in, size_t len,
+                          size_t *used)
+{
+    enum goblin_resp_type agg = aggregate_type(in[0]);
+    size_t i = 1, pos;
+    uint64_t n;
+    struct goblin_resp_value *items;
+
+    if (!digits18(in, len, &i, &n) || n == 0 || len - i < 2 ||
+        in[i] != '\r' || in[i + 1] != '\n')
+        return 2;
+    if (agg == GOBLIN_RESP_MAP)
+        n *= 2;
+    pos = i + 2;
+    if (n >= r->node_cap)
+        return 2;
+    items = r->nodes + 1;
+    for (size_t k = 0; k < n; k++)
+        if (simple_value(r, in, len, pos, &pos, &items[k]) != 1)
+            return 2;
+    r->nodes[0] = (struct goblin_resp_value){
+        .type = agg, .n = (size_t)n, .items = items};
+    *used = pos;
+    return 1;
+}
+
+/* The whole reply at in[0..len) when it is simple_value's or
+ * flat_aggregate's: 1 with nodes[0] and *used, NEED_MORE, or 2 for the
+ * general road. */
+static inline int simple_reply(goblin_resp_reader *r, const char *in,
+                               size_t len, size_t *used)
+{
+    if (r->node_cap == 0 || len < 4)
+        return 2;
+    if (in[0] == '*' || in[0] == '%' || in[0] == '~')
+        return flat_aggregate(r, in, len, used);
+    return simple_value(r, in, len, 0, used, &r->nodes[0]);
+}
+
+/* Everything but simple_reply's forms, kept out of line so the fast
+ * path stays a leaf. */
+static __attribute__((noinline)) int64_t
+reply_parse_general(goblin_resp_reader *r, const char *in, size_t len,
+                    const struct goblin_resp_value **out)
 {
     int rc;
     size_t used;
 
-    if (r->failed)
-        return GOBLIN_EPROTO;
     if (r->pos == 0 && !r->whole && len > 0) {
         rc = scalar_reply(r, in, len, &used);
         if (rc == NEED_MORE)
@@ -458,4 +591,25 @@ int64_t goblin_resp_reply_parse(goblin_resp_reader *r, const char *in,
     r->nodes_seen = 0;
     r->depth = 0;
     return (int64_t)used;
+}
+
+int64_t goblin_resp_reply_parse(goblin_resp_reader *r, const char *in,
+                                size_t len,
+                                const struct goblin_resp_value **out)
+{
+    size_t used;
+    int rc;
+
+    if (r->failed)
+        return GOBLIN_EPROTO;
+    if (r->pos == 0 && !r->whole) {
+        rc = simple_reply(r, in, len, &used);
+        if (rc == 1) {
+            *out = &r->nodes[0];
+            return (int64_t)used;
+        }
+        if (rc == NEED_MORE)
+            return 0;
+    }
+    return reply_parse_general(r, in, len, out);
 }

@@ -58,6 +58,13 @@ static inline size_t put_header(char *p, char prefix, uint64_t n)
         p[3] = '\n';
         return 4;
     }
+    if (n < 100) {
+        p[1] = (char)('0' + n / 10);
+        p[2] = (char)('0' + n % 10);
+        p[3] = '\r';
+        p[4] = '\n';
+        return 5;
+    }
     k = goblin__u64_format(p + 1, n);
     p[k + 1] = '\r';
     p[k + 2] = '\n';
@@ -129,13 +136,41 @@ static void op_integer(struct goblin_sink *s, int64_t v)
     advance(s, k + 2);
 }
 
+/* memcpy for the short strings most keys, values and command names are,
+ * without a call: two overlapping loads and stores cover 4-16 bytes. */
+static inline void copy_bytes(char *dst, const void *src, size_t n)
+{
+    const char *s = src;
+
+    if (n > 16) {
+        memcpy(dst, s, n);
+    } else if (n >= 8) {
+        uint64_t a, b;
+
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
+    } else if (n > 0) {
+        dst[0] = s[0];
+        dst[n / 2] = s[n / 2];
+        dst[n - 1] = s[n - 1];
+    }
+}
+
 /* $len CRLF bytes CRLF at p; returns its length. */
 static inline size_t put_bulk(char *p, const void *data, size_t len)
 {
     size_t h = put_header(p, '$', len);
 
-    if (len > 0)
-        memcpy(p + h, data, len);
+    copy_bytes(p + h, data, len);
     p[h + len] = '\r';
     p[h + len + 1] = '\n';
     return h + len + 2;
@@ -428,7 +463,7 @@ int goblin_resp_command_write(struct goblin_buf *b, size_t argc,
         if (__builtin_add_overflow(total, argv[i].len + HEADER_MAX + 2,
                                    &total))
             return GOBLIN_ENOMEM;
-    if (goblin_buf_reserve(b, total) != 0)
+    if (b->cap - b->len < total && goblin_buf_reserve(b, total) != 0)
         return GOBLIN_ENOMEM;
     p = b->data + b->len;
     h = put_header(p, '*', argc);

@@ -55,6 +55,10 @@ int goblin_session_input_commit(goblin_session *s, size_t n)
 
 int goblin_session_resume(goblin_session *s)
 {
+    /* Woken with nothing to run (a published message, an invalidation or
+     * a MONITOR line was delivered): the output is all there is. */
+    if (s->blk == NULL && s->in_pos == s->in_len)
+        return goblin__input_verdict(s, 0);
     return goblin_session_input_commit(s, 0);
 }
 

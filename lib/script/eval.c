@@ -1,8 +1,9 @@
 /* eval.c - EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT (LOAD, EXISTS,
  * FLUSH, KILL, HELP), with Redis 7.0's semantics (eval.c) and texts.
  *
- * The script cache is a table in the EVAL interpreter's registry: the
- * lower-case SHA-1 of a script's whole text -> {function, flags}. EVAL
+ * The script cache (sha_cache.c) maps the lower-case SHA-1 of a script's
+ * whole text to its compiled function (a reference in the EVAL
+ * interpreter's registry) and its flags. EVAL
  * caches what it compiles, as Redis does, and SCRIPT FLUSH replaces the
  * interpreter (the only way to drop what scripts left in it). A shebang
  * line (#!lua flags=no-writes,...) gives a script its flags; without one
@@ -19,8 +20,6 @@
 #include "goblin/numtext.h"
 #include "goblin/sha1.h"
 #include "script.h"
-
-static const char REG_SCRIPTS[] = "goblin.scripts";
 
 static bool word_is(struct goblin_slice s, const char *w)
 {
@@ -114,26 +113,6 @@ static bool shebang(const char *body, size_t len, size_t *skip,
 
 /* ---- the cache ---- */
 
-/* Pushes the cache table. */
-static void push_cache(lua_State *L)
-{
-    lua_getfield(L, LUA_REGISTRYINDEX, REG_SCRIPTS);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        lua_newtable(L);
-        lua_pushvalue(L, -1);
-        lua_setfield(L, LUA_REGISTRYINDEX, REG_SCRIPTS);
-    }
-}
-
-/* Pushes the entry {fn, flags} of sha, or nil. */
-static void push_entry(lua_State *L, const char sha[41])
-{
-    push_cache(L);
-    lua_getfield(L, -1, sha);
-    lua_remove(L, -2);
-}
-
 static void lower_sha(char out[41], struct goblin_slice s)
 {
     size_t i;
@@ -146,26 +125,26 @@ static void lower_sha(char out[41], struct goblin_slice s)
     out[40] = '\0';
 }
 
-/* Compiles body into the cache under its sha (computed into sha) unless
- * it is there, and pushes its entry. Returns false with the error
- * written to sink (and nothing pushed). */
-static bool compile(struct goblin__lua *g, struct goblin_slice body,
-                    char sha[41], struct goblin_sink *sink)
+/* The cache entry of the script body (its sha computed into sha),
+ * compiled and added unless it is there; NULL with the error written to
+ * sink. The entry is valid until the next addition. */
+static const struct goblin__sha_entry *
+compile(struct goblin__lua *g, struct goblin_slice body, char sha[41],
+        struct goblin_sink *sink)
 {
     lua_State *L = g->eval.L;
+    const struct goblin__sha_entry *e;
     char err[300];
     size_t skip;
     unsigned flags;
-    int rc;
+    int rc, ref;
 
     goblin_sha1_hex(sha, body.ptr, body.len);
-    push_entry(L, sha);
-    if (!lua_isnil(L, -1))
-        return true;
-    lua_pop(L, 1);
+    if ((e = goblin__sha_cache_find(&g->scripts, sha)) != NULL)
+        return e;
     if (!shebang(body.ptr, body.len, &skip, &flags, err, sizeof(err))) {
         goblin__lua_reply_error(sink, err);
-        return false;
+        return NULL;
     }
     goblin__vm_bound(&g->eval, true);
     rc = luaL_loadbuffer(L, (const char *)body.ptr + skip, body.len - skip,
@@ -180,30 +159,23 @@ static bool compile(struct goblin__lua *g, struct goblin_slice body,
         if (rc == LUA_ERRMEM)
             goblin__vm_reclaim(&g->eval);
         goblin__lua_reply_error(sink, err);
-        return false;
+        return NULL;
     }
-    lua_newtable(L);
-    lua_insert(L, -2);
-    lua_rawseti(L, -2, 1);
-    lua_pushnumber(L, flags);
-    lua_rawseti(L, -2, 2);
-    push_cache(L);
-    lua_pushvalue(L, -2);
-    lua_setfield(L, -2, sha);
-    lua_pop(L, 1);
+    /* Its environment is the sandbox's globals, once and for all. */
+    goblin__vm_push_globals(L);
+    lua_setfenv(L, -2);
+    ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (goblin__sha_cache_add(&g->scripts, sha, ref, flags) != 0) {
+        luaL_unref(L, LUA_REGISTRYINDEX, ref);
+        goblin_sink_error_code(sink, GOBLIN_ENOMEM);
+        return NULL;
+    }
     g->nscripts++;
     g->scripts_bytes += body.len;
-    return true;
+    return goblin__sha_cache_find(&g->scripts, sha);
 }
 
 /* ---- running ---- */
-
-static void set_array(lua_State *L, const struct goblin_slice *v, size_t n,
-                      const char *name)
-{
-    goblin__lua_push_strings(L, v, n);
-    goblin__vm_set_global(L, name);
-}
 
 /* Writes the error a failed run left on top of the stack (popped). */
 void goblin__lua_run_error(lua_State *L, const char *funcname,
@@ -249,35 +221,24 @@ void goblin__lua_run_error(lua_State *L, const char *funcname,
     lua_pop(L, 1);
 }
 
-/* Runs the function below the top of the stack's entry: stack holds the
- * entry {fn, flags}; pops it. */
+/* Runs the cached script e. */
 static void run_entry(struct goblin__lua *g, goblin_session *s,
-                      const char *sha, bool ro, int nkeys,
-                      const struct goblin_slice *keys, int nargs,
-                      const struct goblin_slice *args,
+                      const struct goblin__sha_entry *e, const char *sha,
+                      bool ro, int nkeys, const struct goblin_slice *keys,
+                      int nargs, const struct goblin_slice *args,
                       struct goblin_sink *sink)
 {
     lua_State *L = g->eval.L;
     struct goblin_script_run run = {0};
     int rc;
 
-    lua_rawgeti(L, -1, 2);
-    run.flags = (unsigned)lua_tonumber(L, -1) | GOBLIN_SCRIPT_EVAL |
-                (ro ? GOBLIN_SCRIPT_RO : 0);
-    lua_pop(L, 1);
+    run.flags = e->flags | GOBLIN_SCRIPT_EVAL | (ro ? GOBLIN_SCRIPT_RO : 0);
     run.resp = 2;
-    if (goblin_script_begin(s, &run, sink) != 0) {
-        lua_pop(L, 1);
+    if (goblin_script_begin(s, &run, sink) != 0)
         return;
-    }
-    set_array(L, keys, (size_t)nkeys, "KEYS");
-    set_array(L, args, (size_t)nargs, "ARGV");
+    goblin__vm_set_keys_argv(L, keys, (size_t)nkeys, args, (size_t)nargs);
     goblin__vm_push_handler(L);
-    lua_rawgeti(L, -2, 1);
-    goblin__vm_push_globals(L);
-    lua_pushvalue(L, -1);
-    lua_replace(L, LUA_GLOBALSINDEX);
-    lua_setfenv(L, -2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, e->ref);
     g->run = &run;
     g->funcname = sha;
     goblin__script_hook_start(g, &g->eval);
@@ -291,7 +252,7 @@ static void run_entry(struct goblin__lua *g, goblin_session *s,
         goblin__lua_reply(L, run.resp, sink);
     else
         goblin__lua_run_error(L, sha, sink);
-    lua_pop(L, 2); /* the handler and the entry */
+    lua_pop(L, 1); /* the handler */
     goblin__vm_after_run(&g->eval, rc);
 }
 
@@ -299,7 +260,7 @@ static void eval(struct goblin__lua *g, goblin_session *s, int argc,
                  const struct goblin_slice *argv, bool by_sha, bool ro,
                  struct goblin_sink *sink)
 {
-    lua_State *L = g->eval.L;
+    const struct goblin__sha_entry *e;
     int64_t numkeys;
     char sha[41];
 
@@ -312,18 +273,23 @@ static void eval(struct goblin__lua *g, goblin_session *s, int argc,
                               "EVAL.");
             return;
         }
-        lower_sha(sha, argv[1]);
-        push_entry(L, sha);
-        if (lua_isnil(L, -1)) {
-            lua_pop(L, 1);
+        /* Clients send the digits in lower case, as SCRIPT LOAD gives
+         * them: folding comes only after a miss. */
+        memcpy(sha, argv[1].ptr, 40);
+        sha[40] = '\0';
+        if ((e = goblin__sha_cache_find(&g->scripts, sha)) == NULL) {
+            lower_sha(sha, argv[1]);
+            e = goblin__sha_cache_find(&g->scripts, sha);
+        }
+        if (e == NULL) {
             goblin__lua_reply_error(sink, "NOSCRIPT No matching script. Please use "
                               "EVAL.");
             return;
         }
-    } else if (!compile(g, argv[1], sha, sink)) {
+    } else if ((e = compile(g, argv[1], sha, sink)) == NULL) {
         return;
     }
-    run_entry(g, s, sha, ro, (int)numkeys, argv + 3,
+    run_entry(g, s, e, sha, ro, (int)numkeys, argv + 3,
               argc - 3 - (int)numkeys, argv + 3 + numkeys, sink);
 }
 
@@ -362,6 +328,7 @@ int goblin__eval_flush(struct goblin__lua *g)
     g->eval.L = fresh.L;
     /* The allocator's ud is the vm struct: it moved with the copy. */
     lua_setallocf(g->eval.L, goblin__vm_alloc, &g->eval);
+    goblin__sha_cache_clear(&g->scripts);
     g->nscripts = 0;
     g->scripts_bytes = 0;
     return 0;
@@ -375,9 +342,8 @@ static void script(struct goblin__lua *g, int argc,
     int i;
 
     if (word_is(sub, "load")) {
-        if (!compile(g, argv[2], sha, sink))
+        if (compile(g, argv[2], sha, sink) == NULL)
             return;
-        lua_pop(g->eval.L, 1);
         sink->ops->bulk(sink, sha, 40);
     } else if (word_is(sub, "exists")) {
         sink->ops->array(sink, (size_t)argc - 2);
@@ -386,9 +352,7 @@ static void script(struct goblin__lua *g, int argc,
 
             if (argv[i].len == 40) {
                 lower_sha(sha, argv[i]);
-                push_entry(g->eval.L, sha);
-                found = !lua_isnil(g->eval.L, -1);
-                lua_pop(g->eval.L, 1);
+                found = goblin__sha_cache_find(&g->scripts, sha) != NULL;
             }
             sink->ops->integer(sink, found);
         }

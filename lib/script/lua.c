@@ -48,6 +48,7 @@ static void lua_close_all(void *ctx)
     goblin__lib_flush(g, &g->libs);
     goblin__vm_close(&g->fn);
     goblin__vm_close(&g->eval);
+    goblin__sha_cache_clear(&g->scripts);
     free(g->argv);
     free(g->numtext);
     goblin_buf_free(&g->reply);

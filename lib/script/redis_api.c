@@ -5,10 +5,10 @@
  * Redis's error tables back into their text, and the error handler every
  * script runs under. Texts are Redis 7.0's (script_lua.c).
  *
- * redis.call runs its command through goblin_script_call, which writes
- * the reply as RESP into a buffer; the reply becomes a Lua value only
- * after the command has returned (convert.c), so no Lua error can leave
- * a command half done.
+ * redis.call runs its command through goblin_script_call, which replies
+ * into a sink that keeps the reply (call_reply.c); the reply becomes a
+ * Lua value only after the command has returned, so no Lua error can
+ * leave a command half done.
  */
 #include <math.h>
 #include <stdio.h>
@@ -91,7 +91,14 @@ static bool gather(lua_State *L, struct goblin__lua *g, int argc)
         g->cap_numtext = need_txt;
     }
     for (j = 0; j < argc; j++) {
-        if (lua_type(L, j + 1) == LUA_TNUMBER) {
+        int type = lua_type(L, j + 1);
+
+        if (type == LUA_TSTRING) {
+            size_t len;
+            const char *s = lua_tolstring(L, j + 1, &len);
+
+            g->argv[j] = (struct goblin_slice){s, len};
+        } else if (type == LUA_TNUMBER) {
             double d = (double)lua_tonumber(L, j + 1);
             int n;
 
@@ -104,11 +111,6 @@ static bool gather(lua_State *L, struct goblin__lua *g, int argc)
                 n = snprintf(g->numtext + off, 32, "%.17g", d);
             g->argv[j] = (struct goblin_slice){g->numtext + off, (size_t)n};
             off += 32;
-        } else if (lua_type(L, j + 1) == LUA_TSTRING) {
-            size_t len;
-            const char *s = lua_tolstring(L, j + 1, &len);
-
-            g->argv[j] = (struct goblin_slice){s, len};
         } else {
             return false;
         }
@@ -119,9 +121,9 @@ static bool gather(lua_State *L, struct goblin__lua *g, int argc)
 static int generic_call(lua_State *L, bool raise)
 {
     struct goblin__lua *g = goblin__vm_owner(L);
-    struct goblin_resp_writer w;
-    int argc = lua_gettop(L);
-    bool is_error;
+    struct goblin__call_reply r;
+    struct goblin_sink *sink;
+    int argc = lua_gettop(L), is_error;
 
     if (g->run == NULL)
         return raise_error_text(L, "redis.call/pcall can only be called "
@@ -137,15 +139,11 @@ static int generic_call(lua_State *L, bool raise)
                            "strings or integers");
         return raise ? lua_error(L) : 1;
     }
-    g->reply.len = 0;
-    g->reply.failed = false;
-    goblin_resp_writer_init(&w, &g->reply, g->run->resp);
-    goblin_script_call(g->run, argc, g->argv, goblin_resp_writer_sink(&w));
+    sink = goblin__call_reply_init(&r, &g->reply, g->run->resp);
+    goblin_script_call(g->run, argc, g->argv, sink);
     lua_settop(L, 0);
-    if (g->reply.failed || g->reply.len == 0)
+    if ((is_error = goblin__call_reply_push(L, &r)) < 0)
         return luaL_error(L, "not enough memory");
-    is_error = g->reply.data[0] == '-';
-    goblin__lua_push_resp(L, g->reply.data, g->reply.len);
     if (g->reply.cap > 65536) /* a huge reply's buffer is not kept */
         goblin_buf_free(&g->reply);
     if (raise && is_error)

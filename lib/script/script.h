@@ -22,6 +22,7 @@
 
 #include "goblin/buf.h"
 #include "goblin/reply.h"
+#include "goblin/resp.h"
 #include "goblin/script.h"
 
 /* Deepest table nesting a reply converts (Redis stops at Lua's stack
@@ -29,6 +30,14 @@
 #define GOBLIN__LUA_DEPTH_MAX 1000
 
 struct goblin__lua;
+
+/* KEYS or ARGV: the array the last run had (a registry reference, or
+ * LUA_NOREF) and how many strings it was made for; name_ref holds the
+ * global's name. */
+struct goblin__vm_array {
+    int ref, name_ref;
+    size_t n;
+};
 
 /* One interpreter and its accounting. */
 struct goblin__vm {
@@ -38,7 +47,7 @@ struct goblin__vm {
     size_t limit; /* while bounded: refuse growth past it */
     int ref_real, ref_globals; /* registry slots of the two global tables */
     int ref_handler;           /* and of goblin__lua_error_handler */
-    unsigned runs;             /* since the last collection step */
+    struct goblin__vm_array keys, argv; /* EVAL's KEYS and ARGV */
     bool bounded;
 };
 
@@ -77,9 +86,23 @@ struct goblin__flag_name {
 };
 extern const struct goblin__flag_name goblin__flag_names[];
 
+/* EVAL's cache index (sha_cache.c): a script's SHA-1 -> its function's
+ * registry reference in EVAL's interpreter (never 0, which marks a free
+ * slot) and its shebang flags. */
+struct goblin__sha_entry {
+    char sha[40];
+    int ref;
+    unsigned flags;
+};
+struct goblin__sha_cache {
+    struct goblin__sha_entry *v;
+    size_t n, cap; /* cap: 0 or a power of two */
+};
+
 struct goblin__lua {
     goblin_engine *eng;
     struct goblin__vm eval; /* EVAL's interpreter (SCRIPT FLUSH renews it) */
+    struct goblin__sha_cache scripts; /* EVAL's cache */
     size_t nscripts;        /* scripts in EVAL's cache */
     size_t scripts_bytes;   /* their source text */
     struct goblin__vm fn;   /* the function libraries' interpreter */
@@ -113,7 +136,7 @@ void goblin__vm_bound(struct goblin__vm *vm, bool on);
  * shrinking, so what the run built is given back at once. */
 void goblin__vm_reclaim(struct goblin__vm *vm);
 /* After a run that returned rc: gives the heap back after a memory
- * error, else steps the collector at Redis's pace. */
+ * error. */
 void goblin__vm_after_run(struct goblin__vm *vm, int rc);
 /* The counting allocator (its ud is the vm). */
 void *goblin__vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
@@ -121,9 +144,11 @@ void *goblin__vm_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 struct goblin__lua *goblin__vm_owner(lua_State *L);
 /* Pushes the sandbox's global table (what scripts see as _G). */
 void goblin__vm_push_globals(lua_State *L);
-/* Sets name in the real global table (KEYS, ARGV), bypassing the
- * read-only guard; pops the value. */
-void goblin__vm_set_global(lua_State *L, const char *name);
+/* Sets the globals KEYS and ARGV to arrays of keys and args, in the real
+ * global table (the read-only guard is the proxy's). */
+void goblin__vm_set_keys_argv(lua_State *L, const struct goblin_slice *keys,
+                              size_t nkeys, const struct goblin_slice *args,
+                              size_t nargs);
 
 /* Pushes goblin__lua_error_handler, made once per interpreter (a
  * closure pushed per run would be garbage per run). */
@@ -144,6 +169,33 @@ void goblin__redis_load_api_open(lua_State *L);
 int goblin__lua_error_handler(lua_State *L);
 /* Pushes Redis's error table for text ("-CODE msg" or "msg": code ERR). */
 void goblin__lua_push_error(lua_State *L, const char *text, size_t len);
+
+/* call_reply.c: the sink redis.call's command replies into (plain
+ * scalars kept as they are, the rest as RESP in buf), and the Lua value
+ * it makes of the reply once the command has returned. */
+enum {
+    GOBLIN__CALL_NONE, /* nothing written yet */
+    GOBLIN__CALL_INT,
+    GOBLIN__CALL_BULK,   /* its bytes in buf */
+    GOBLIN__CALL_NULL,
+    GOBLIN__CALL_STATUS, /* its text in buf */
+    GOBLIN__CALL_RESP,   /* the reply as RESP in buf */
+};
+struct goblin__call_reply {
+    struct goblin_sink sink; /* first: the ops find the struct from it */
+    struct goblin_resp_writer w;
+    struct goblin_buf *buf;
+    int kind, resp;
+    int64_t i;
+};
+/* Starts r over buf (emptied) for a script speaking RESP resp_version;
+ * returns the sink to reply into. */
+struct goblin_sink *goblin__call_reply_init(struct goblin__call_reply *r,
+                                            struct goblin_buf *buf,
+                                            int resp_version);
+/* Pushes the reply's Lua value: returns 1 for an error reply, 0 for any
+ * other, -1 (nothing pushed) when no reply could be kept (memory). */
+int goblin__call_reply_push(lua_State *L, struct goblin__call_reply *r);
 
 /* convert.c: RESP bytes (one whole reply written by libgoblin) to the Lua
  * value redis.call returns; and the value on top of the stack to a reply
@@ -170,6 +222,14 @@ void goblin__script_kill(struct goblin__lua *g, bool eval,
                          struct goblin_sink *sink);
 /* How long the running script has run. */
 uint64_t goblin__script_elapsed_ns(const struct goblin__lua *g);
+
+/* sha_cache.c: the entry of sha (lower case), or NULL; adding one (0 or
+ * GOBLIN_ENOMEM); emptying the cache. */
+const struct goblin__sha_entry *
+goblin__sha_cache_find(const struct goblin__sha_cache *c, const char sha[40]);
+int goblin__sha_cache_add(struct goblin__sha_cache *c, const char sha[40],
+                          int ref, unsigned flags);
+void goblin__sha_cache_clear(struct goblin__sha_cache *c);
 
 /* eval.c: the error a failed run left on top of the stack, written to
  * sink with Redis's " script: NAME, on SOURCE:LINE." (popped). */

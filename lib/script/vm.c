@@ -11,7 +11,9 @@
  * 'x'"). P is also the thread's global table, so getfenv(0) is P, and
  * _G is P. Each library table is replaced by such a proxy of its own
  * (without the missing-name report), and rawset refuses every proxy, so
- * nothing a script does outlives it except through redis.call.
+ * nothing a script does outlives it except through redis.call; rawget,
+ * next and pairs read through the proxies. getmetatable('') shows a
+ * proxy of the string metatable.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,18 +73,14 @@ void goblin__vm_reclaim(struct goblin__vm *vm)
 
 void goblin__vm_after_run(struct goblin__vm *vm, int rc)
 {
-    if (rc == LUA_ERRMEM) {
+    /* Otherwise Lua's incremental collector keeps pace with what
+     * scripts allocate, stepping as they allocate: the heap stays within
+     * its pause (twice what is live). A step every 50 runs (after Redis's
+     * LUA_GC_CYCLE_PERIOD), a step per run or Redis's full cycle every
+     * 50 would cost more than a short script itself, for garbage the
+     * collector frees anyway. */
+    if (rc == LUA_ERRMEM)
         goblin__vm_reclaim(vm);
-        return;
-    }
-    /* Lua's incremental collector keeps pace with what scripts allocate;
-     * a small step every 50 runs (Redis's LUA_GC_CYCLE_PERIOD) keeps it
-     * going when they allocate little. A step per run, or Redis's full
-     * cycle every 50, cost more than a short script itself. */
-    if (++vm->runs >= 50) {
-        vm->runs = 0;
-        lua_gc(vm->L, LUA_GCSTEP, 1);
-    }
 }
 
 /* The vm of L: its allocator's ud, found without a table lookup. */
@@ -114,13 +112,71 @@ void goblin__vm_push_real(lua_State *L)
     lua_rawgeti(L, LUA_REGISTRYINDEX, vm_of(L)->ref_real);
 }
 
-void goblin__vm_set_global(lua_State *L, const char *name)
+/* Whether the array on top, made for n strings, is as made: no
+ * metatable and no key but 1..n (its values the script may have
+ * changed: they are all set again). */
+static bool as_made(lua_State *L, size_t n)
 {
-    goblin__vm_push_real(L);
-    lua_pushstring(L, name);
+    if (lua_getmetatable(L, -1)) {
+        lua_pop(L, 1);
+        return false;
+    }
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {
+        lua_Number k;
+
+        lua_pop(L, 1);
+        k = lua_type(L, -1) == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
+        if (!(k >= 1 && k <= (lua_Number)n && k == (lua_Number)(size_t)k)) {
+            lua_pop(L, 1);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Sets the global of name_ref to an array of the n strings v. The last
+ * run's array is filled again when it holds as many and the script left
+ * it as made: nothing but the globals refers to it once a run is over
+ * (no table a script can write to outlives the run), so reusing it is
+ * not seen, and saves a script two tables of garbage per run. */
+static void set_array(lua_State *L, struct goblin__vm *vm,
+                      struct goblin__vm_array *a,
+                      const struct goblin_slice *v, size_t n)
+{
+    if (a->ref != LUA_NOREF && a->n == n) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, a->ref);
+        if (as_made(L, n)) {
+            for (size_t i = 0; i < n; i++) {
+                lua_pushlstring(L, v[i].ptr, v[i].len);
+                lua_rawseti(L, -2, (int)(i + 1));
+            }
+            lua_pop(L, 1);
+            return;
+        }
+        lua_pop(L, 1);
+    }
+    goblin__lua_push_strings(L, v, n);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, vm->ref_real);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, a->name_ref);
     lua_pushvalue(L, -3);
     lua_rawset(L, -3);
-    lua_pop(L, 2);
+    lua_pop(L, 1);
+    if (a->ref == LUA_NOREF)
+        a->ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    else
+        lua_rawseti(L, LUA_REGISTRYINDEX, a->ref);
+    a->n = n;
+}
+
+void goblin__vm_set_keys_argv(lua_State *L, const struct goblin_slice *keys,
+                              size_t nkeys, const struct goblin_slice *args,
+                              size_t nargs)
+{
+    struct goblin__vm *vm = vm_of(L);
+
+    set_array(L, vm, &vm->keys, keys, nkeys);
+    set_array(L, vm, &vm->argv, args, nargs);
 }
 
 static int readonly_error(lua_State *L)
@@ -188,6 +244,22 @@ static int safe_pairs(lua_State *L)
     lua_pushvalue(L, 1);
     lua_pushnil(L);
     return 3;
+}
+
+/* rawget reads what a read-only proxy stands for, as Redis's tables are
+ * the read-only ones themselves: rawget(_G, 'redis') is redis. */
+static int safe_rawget(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checkany(L, 2);
+    lua_settop(L, 2);
+    push_guarded(L, 1);
+    if (lua_istable(L, -1))
+        lua_replace(L, 1);
+    else
+        lua_pop(L, 1);
+    lua_rawget(L, 1);
+    return 1;
 }
 
 /* rawset and setmetatable, refusing the read-only proxies. */
@@ -276,17 +348,13 @@ static int safe_load(lua_State *L)
     return load_checked(L, s, len, name);
 }
 
-/* Replaces the table at real[name] by a read-only proxy. */
-static void guard_library(lua_State *L, int real, const char *name)
+/* Pushes a new read-only proxy of the table at idx (absolute), known to
+ * rawset and setmetatable as guarded. */
+static void push_proxy(lua_State *L, int idx)
 {
-    lua_getfield(L, real, name);
-    if (!lua_istable(L, -1)) {
-        lua_pop(L, 1);
-        return;
-    }
     lua_newtable(L);          /* proxy */
     lua_newtable(L);          /* its metatable */
-    lua_pushvalue(L, -3);
+    lua_pushvalue(L, idx);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, readonly_error);
     lua_setfield(L, -2, "__newindex");
@@ -295,9 +363,20 @@ static void guard_library(lua_State *L, int real, const char *name)
     lua_setmetatable(L, -2);
     lua_getfield(L, LUA_REGISTRYINDEX, REG_GUARDED);
     lua_pushvalue(L, -2);
-    lua_pushvalue(L, -4);
+    lua_pushvalue(L, idx);
     lua_rawset(L, -3);
     lua_pop(L, 1);
+}
+
+/* Replaces the table at real[name] by a read-only proxy. */
+static void guard_library(lua_State *L, int real, const char *name)
+{
+    lua_getfield(L, real, name);
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return;
+    }
+    push_proxy(L, lua_gettop(L));
     lua_pushstring(L, name);
     lua_insert(L, -2);
     lua_rawset(L, real); /* real[name] = proxy */
@@ -399,6 +478,8 @@ static int setup(lua_State *L)
     }
     lua_pushcfunction(L, safe_rawset);
     lua_setfield(L, real, "rawset");
+    lua_pushcfunction(L, safe_rawget);
+    lua_setfield(L, real, "rawget");
     lua_pushcfunction(L, safe_setmetatable);
     lua_setfield(L, real, "setmetatable");
     lua_pushcfunction(L, safe_loadstring);
@@ -419,13 +500,18 @@ static int setup(lua_State *L)
     goblin__redis_api_open(L);
     lua_setfield(L, real, "redis");
 
-    /* The string metatable's __index becomes the guarded string table. */
+    /* The string metatable's __index becomes the guarded string table,
+     * and what getmetatable('') shows is a read-only proxy of it, so no
+     * table a script can write to outlives its run (Redis makes the
+     * metatable itself read-only). */
     for (i = 0; libraries[i] != NULL; i++)
         guard_library(L, real, libraries[i]);
     lua_pushliteral(L, "");
     lua_getmetatable(L, -1);
     lua_getfield(L, real, "string");
     lua_setfield(L, -2, "__index");
+    push_proxy(L, lua_gettop(L));
+    lua_setfield(L, -2, "__metatable");
     lua_pop(L, 2);
 
     /* R's metatable reports missing names; P reads through R. */
@@ -458,6 +544,10 @@ static int setup(lua_State *L)
     vm->ref_globals = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushcfunction(L, goblin__lua_error_handler);
     vm->ref_handler = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushliteral(L, "KEYS");
+    vm->keys.name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_pushliteral(L, "ARGV");
+    vm->argv.name_ref = luaL_ref(L, LUA_REGISTRYINDEX);
     lua_pushliteral(L, "_G");
     lua_pushvalue(L, -2);
     lua_rawset(L, real);
@@ -469,8 +559,8 @@ int goblin__vm_open(struct goblin__lua *g, struct goblin__vm *vm)
 {
     vm->g = g;
     vm->used = 0;
-    vm->runs = 0;
     vm->bounded = false;
+    vm->keys.ref = vm->argv.ref = LUA_NOREF;
     vm->L = lua_newstate(goblin__vm_alloc, vm);
     if (vm->L == NULL)
         return GOBLIN_ENOMEM;

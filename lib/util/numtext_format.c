@@ -1,11 +1,15 @@
 /* numtext_format.c - numbers to text as Redis writes them: int64 (ll2string),
  * doubles (d2string of Redis 7.2+) and long doubles (ld2string, human mode).
  *
- * Integers below 10^16 are written eight digits at a time (digits8), the
- * rest two digits per step.
+ * Integers below 10^16 are written eight digits at a time (digits8, or
+ * pairs8 for the last eight of a 9- or 10-digit number, every uint32
+ * score past 10^8), the rest two digits per step.
  *
- * Doubles take one of three roads. Special values and integral values with
- * |v| <= 2^62 print directly (Redis's double2ll fast path). Everything else
+ * Doubles take one of four roads. Integral values with |v| <= 2^62 print
+ * directly (Redis's double2ll fast path), first and without saving a
+ * register; special values are fixed texts. A value with at most three
+ * decimals (short_decimal) prints as integer part, point and fraction
+ * (decimal_thousandths). Everything else
  * gets its shortest round-trip digits from the Schubfach algorithm
  * (R. Giulietti, "The Schubfach way to render doubles", 2020): the rounding
  * interval of v = c * 2^q is scaled by 10^-k with a 126-bit approximation
@@ -95,6 +99,26 @@ static inline uint64_t digits8(uint32_t v)
     return x + UINT64_C(0x3030303030303030);
 }
 
+/* The eight decimal digits of v < 10^8 (leading zeros included) at p,
+ * two at a time from a 57-bit binary fraction: y / 2^57 approximates
+ * v / 10^6 from above by less than v * 2^-57, small enough that the
+ * integer part of each product by 100 is the next pair exactly (checked
+ * for every v). Its steps depend on one another less than digits8's, so
+ * it is quicker where several numbers are written in a row. */
+static inline void pairs8(char *p, uint32_t v)
+{
+    const uint64_t frac = (UINT64_C(1) << 57) - 1;
+    uint64_t y = (uint64_t)v * ((UINT64_C(1) << 57) / 1000000 + 1);
+
+    memcpy(p, digit_pairs + 2 * (y >> 57), 2);
+    y = (y & frac) * 100;
+    memcpy(p + 2, digit_pairs + 2 * (y >> 57), 2);
+    y = (y & frac) * 100;
+    memcpy(p + 4, digit_pairs + 2 * (y >> 57), 2);
+    y = (y & frac) * 100;
+    memcpy(p + 6, digit_pairs + 2 * (y >> 57), 2);
+}
+
 /* v < 10^16 in decimal at buf, in at most one copy of two digits and two
  * 8-byte stores: it writes max(n, 8) bytes for its n digits. Numbers of 9
  * or 10 digits (every uint32 score past 10^8) split as two digits and
@@ -119,7 +143,6 @@ static inline size_t u64_format_short(char *buf, uint64_t v)
         return n;
     }
     hi = v / 100000000;
-    lo = digits8((uint32_t)(v - hi * 100000000));
     if (hi < 100) {
         /* Without a branch on hi < 10, which random scores leave to
          * chance: the pair is copied from its second digit then, and
@@ -128,11 +151,13 @@ static inline size_t u64_format_short(char *buf, uint64_t v)
 
         n = 10 - one;
         memcpy(buf, digit_pairs + hi * 2 + one, 2);
-    } else {
-        n = digits10(v);
-        hi = digits8((uint32_t)hi) >> (8 * (16 - n));
-        memcpy(buf, &hi, 8);
+        pairs8(buf + n - 8, (uint32_t)(v - hi * 100000000));
+        return n;
     }
+    lo = digits8((uint32_t)(v - hi * 100000000));
+    n = digits10(v);
+    hi = digits8((uint32_t)hi) >> (8 * (16 - n));
+    memcpy(buf, &hi, 8);
     memcpy(buf + n - 8, &lo, 8);
     return n;
 }
@@ -292,7 +317,7 @@ static size_t emit_digits(char *dest, const char *d, int n, int k)
  * a * 2^-52 <= 1/4000), and a decimal with more fraction digits would need
  * more digits: so m * 10^-3 has the shortest, closest digits, the ones
  * Schubfach would find, for one multiply and one divide. */
-static int short_decimal(double a, uint64_t *f, int *e10)
+static inline int short_decimal(double a, uint64_t *f)
 {
     double s = a * 1000.0;
     uint64_t m;
@@ -303,7 +328,6 @@ static int short_decimal(double a, uint64_t *f, int *e10)
     if ((double)m != s || (double)m / 1000.0 != a)
         return 0;
     *f = m;
-    *e10 = -3;
     return 1;
 }
 
@@ -345,44 +369,95 @@ static size_t format_special(char *buf, uint64_t bits)
     return 3;
 }
 
-size_t goblin_double_format(char *buf, double v)
+/* The text of ip + f / 1000 (0 < f < 1000): the integer part, a point
+ * and the fraction's one to three digits without trailing zeros, which is
+ * what strip_zeros and emit_digits make of short_decimal's m * 10^-3 (a
+ * fraction of three or fewer digits never takes an exponent), with no
+ * division loop and no variable-length copy. Returns its length. */
+static inline size_t thousandths_text(char *buf, uint64_t ip, unsigned f)
 {
-    uint64_t bits, c;
-    int bq, q, e10, n;
+    unsigned q = f / 10, r = f - q * 10;
+    size_t n = u64_format_roomy(buf, ip);
+    char tens = digit_pairs[q * 2 + 1];
+    char frac[4] = {'.', digit_pairs[q * 2], tens, (char)('0' + r)};
+
+    /* q < 100 as f < 1000. The fraction keeps 3 digits, else 2, else 1. */
+    memcpy(buf + n, frac, 4);
+    return n + (r != 0 ? 4 : tens != '0' ? 3 : 2);
+}
+
+/* The shortest digits of a finite, nonzero, not whole v, laid out. */
+static __attribute__((noinline)) size_t shortest_text(char *buf,
+                                                      uint64_t bits)
+{
+    uint64_t c = bits & ((UINT64_C(1) << 52) - 1);
+    int bq = (int)(bits >> 52) & 0x7ff, q, e10, n;
+    size_t neg = (size_t)(bits >> 63);
     char digits[24];
-    size_t neg;
 
-    memcpy(&bits, &v, sizeof(bits));
-    bq = (int)(bits >> 52) & 0x7ff;
-    if (bq == 0x7ff)
-        return format_special(buf, bits);
-    neg = (size_t)(bits >> 63);
-    if (v == 0) {
-        buf[0] = '-';
-        buf[neg] = '0';
-        return 1 + neg;
-    }
-    /* Redis's double2ll: every double of magnitude up to 2^62 that is a
-     * whole number prints as that integer. */
-    if (v >= -4611686018427387904.0 && v <= 4611686018427387904.0) {
-        int64_t i = (int64_t)v;
-
-        if ((double)i == v)
-            return int64_format(buf, i);
-    }
-    c = bits & ((UINT64_C(1) << 52) - 1);
     if (bq != 0) {
         c |= C_MIN;
         q = bq - 1075;
     } else {
         q = Q_MIN;
     }
-    if (!short_decimal(neg ? -v : v, &c, &e10))
-        c = shortest_decimal(q, c, &e10);
+    c = shortest_decimal(q, c, &e10);
     c = strip_zeros(c, &e10);
     n = (int)u64_format_roomy(digits, c);
     buf[0] = '-';
     return neg + emit_digits(buf + neg, digits, n, e10);
+}
+
+/* v that is not a whole number of magnitude up to 2^62 (those print as
+ * integers) nor a short decimal: a fraction, a larger number, an
+ * infinity or NaN. */
+static __attribute__((noinline)) size_t double_format_rest(char *buf,
+                                                           double v)
+{
+    uint64_t bits;
+
+    memcpy(&bits, &v, sizeof(bits));
+    if (((bits >> 52) & 0x7ff) == 0x7ff)
+        return format_special(buf, bits);
+    return shortest_text(buf, bits);
+}
+
+/* v, not a whole number, |v| < 2^62, ip = v truncated. A v with at most
+ * three decimals (short_decimal's test) prints as ip, a point and the
+ * decimals; m / 1000 then lies at least 0.001 from any integer and v
+ * within 2^-13 of it, so |ip| is m / 1000 and the fraction is m less
+ * 1000 |ip|. */
+static __attribute__((noinline)) size_t fraction_text(char *buf, double v,
+                                                      int64_t ip)
+{
+    size_t neg = v < 0;
+    uint64_t m, ipa = neg ? 0 - (uint64_t)ip : (uint64_t)ip;
+
+    if (!short_decimal(fabs(v), &m))
+        return double_format_rest(buf, v);
+    buf[0] = '-';
+    return neg + thousandths_text(buf + neg, ipa, (unsigned)(m - ipa * 1000));
+}
+
+size_t goblin_double_format(char *buf, double v)
+{
+    /* The common score first: a whole number of magnitude up to 2^62
+     * prints as that integer (Redis's double2ll), zero as "0" or "-0".
+     * NaN fails the range test. */
+    if (v >= -4611686018427387904.0 && v <= 4611686018427387904.0) {
+        int64_t i = (int64_t)v;
+        size_t neg;
+
+        if ((double)i != v)
+            return fraction_text(buf, v, i);
+        if (i != 0)
+            return int64_format(buf, i);
+        neg = signbit(v) != 0;
+        buf[0] = '-';
+        buf[neg] = '0';
+        return 1 + neg;
+    }
+    return double_format_rest(buf, v);
 }
 
 /* ---- long double (INCRBYFLOAT) ---------------------------------------- */

@@ -55,6 +55,21 @@ SCRIPTS = [
     b"redis.setresp(3) return redis.call('ZSCORE', KEYS[1], ARGV[1])",
     b"return cjson.encode({ARGV[1], #KEYS})",
     b"return redis.sha1hex(ARGV[1])",
+    # The sandbox: each refusal with its text, and what a run does to
+    # KEYS and ARGV gone by the next one.
+    b"x = 1",
+    b"redis.call = nil",
+    b"rawset(_G, 'x', 1)",
+    b"return os",
+    b"getmetatable('').x = 1",
+    b"local mt = getmetatable('') mt.__index = nil",
+    b"return {type(getmetatable('')), rawget(_G, 'redis') == redis, "
+    b"type(rawget(redis, 'call'))}",
+    b"KEYS[5] = 'x' KEYS.k = 1 ARGV[1] = 'y' "
+    b"setmetatable(ARGV, {__index = function() return 'z' end}) "
+    b"return {KEYS[5], ARGV[9]}",
+    b"return {tostring(KEYS[5]), tostring(KEYS.k), tostring(ARGV[9]), "
+    b"tostring(getmetatable(ARGV)), tostring(ARGV[1])}",
 ]
 
 LIBRARY = b"""#!lua name=difflib

@@ -244,6 +244,8 @@ def getkeys_cases():
         ["EXPIRE", "k", "10"], ["GET"], ["GET", "a", "b"], ["PING", "x"],
         ["NOSUCH", "a"], ["CONFIG", "GET", "x"], ["CONFIG|GET", "x"],
         ["client|id"], ["SCAN", "0"], ["KEYS", "*"],
+        ["SORT", "l", "BY", "w_*", "GET", "g_*", "STORE", "d"],
+        ["SORT_RO", "l"], ["SORT_RO", "l", "BY", "w_*", "GET", "g_*"],
     ]
 
 

@@ -6,8 +6,8 @@ byte with redis-server 7.0.
 
     /usr/bin/python3 test_pubsub.py GOBLIND [GOBLIN_CLI]
 
-With GOBLIN_CLI, goblin-cli SUBSCRIBE too, over the Unix socket and a
-ring, in RESP2, RESP3 and SBE, against redis-cli's output.
+With GOBLIN_CLI, goblin-cli SUBSCRIBE too, over the Unix socket, TCP and
+a ring, in RESP2, RESP3 and SBE, against redis-cli's output.
 """
 
 import os
@@ -162,7 +162,8 @@ RING = None
 
 def test_goblin_cli_subscribe(gob):
     """goblin-cli SUBSCRIBE prints what redis-cli prints (raw, stdout not
-    a terminal), over the Unix socket and the ring, in every protocol."""
+    a terminal), over the Unix socket, TCP and the ring, in every
+    protocol."""
     cli_path, ring = CLI_PATH, RING
     if cli_path is None:
         return
@@ -170,7 +171,8 @@ def test_goblin_cli_subscribe(gob):
     want = cli_subscribe_lines(["redis-cli", "-s", gob.sock], pub, "cli0", 9)
     assert want[:3] == ["subscribe\n", "CH\n", "1\n"], want
     n = 0
-    for where in (["-s", gob.sock], ["--ring", ring]):
+    for where in (["-s", gob.sock], ["-h", "127.0.0.1", "-p", str(gob.port)],
+                  ["--ring", ring]):
         for proto in ([], ["-3"], ["--sbe"]):
             n += 1
             got = cli_subscribe_lines([cli_path] + where + proto, pub,

@@ -24,6 +24,15 @@ C = "$c"  # the id of a client that closes
 
 SCRIPT = [
     ("a", "CLIENT", "TRACKING", "on"),
+    # SORT_RO remembers its sorted key and SORT (a write command) nothing;
+    # neither the keys GET reads. (25 elements: integer replies that are
+    # no client's id.)
+    ("b", "RPUSH", "sl", *[str(i) for i in range(25)]),
+    ("b", "SET", "g_1", "a"),
+    ("a", "SORT_RO", "sl", "GET", "g_*"), ("a", "SORT", "sl2", "GET", "g_*"),
+    ("a", "SORT", "sl2", "GET", "g_*", "STORE", "sd"),
+    ("b", "SET", "g_1", "x"), ("b", "SET", "sl", "x"),
+    ("b", "SET", "sl2", "x"), ("b", "SET", "sd", "x"),
     ("a", "GET", "k1"), ("a", "MGET", "k2", "k3"), ("a", "HGET", "h", "f"),
     ("a", "SMEMBERS", "s"), ("a", "ZSCORE", "z", "m"),
     ("a", "LRANGE", "l", "0", "-1"), ("a", "EXISTS", "e1"),

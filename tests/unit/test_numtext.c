@@ -164,6 +164,34 @@ static void test_double_round_trips_decimal_like_values(void **state)
     }
 }
 
+/* Scores of three or fewer decimals take a road of their own (integer
+ * part, point, fraction): its text must be printf's "%.3f" without the
+ * trailing zeros, for every fraction, with or without an integer part, up
+ * to the largest such road's magnitude (2^50 thousandths) and past it. */
+static void test_double_format_of_thousandths(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 300000; i++) {
+        uint64_t m = i < 3000 ? (uint64_t)i + 1
+                     : rnd() % ((UINT64_C(1) << (10 + rnd() % 41)) + 1);
+        double v = (double)m / 1000.0;
+        char want[64], got[GOBLIN_DOUBLE_TEXT_MAX + 1];
+        int n;
+        size_t k;
+
+        if ((double)(int64_t)v == v || m > (UINT64_C(1) << 50))
+            continue;
+        /* Only where m / 1000 is the shortest text (m below 2^50 and
+         * reading back): otherwise a shorter text exists. */
+        n = snprintf(want, sizeof(want), "%s%.3f", i % 2 ? "-" : "", v);
+        while (want[n - 1] == '0')
+            n--;
+        k = goblin_double_format(got, i % 2 ? -v : v);
+        if (k != (size_t)n || memcmp(got, want, k) != 0)
+            fail_msg("%.17g: got %.*s want %.*s", v, (int)k, got, n, want);
+    }
+}
+
 /* The significant digits of a formatted double, without point, sign,
  * exponent, leading or trailing zeros. */
 static void significant_digits(const char *t, size_t n, char *out)
@@ -674,6 +702,7 @@ int main(void)
         cmocka_unit_test(test_double_format_is_shortest_where_redis_is_not),
         cmocka_unit_test(test_double_format_longest_texts_fit),
         cmocka_unit_test(test_double_round_trips_random_bits),
+        cmocka_unit_test(test_double_format_of_thousandths),
         cmocka_unit_test(test_double_round_trips_decimal_like_values),
         cmocka_unit_test(test_double_format_gives_shortest_closest_digits),
         cmocka_unit_test(test_double_parse_accepts_what_redis_accepts),

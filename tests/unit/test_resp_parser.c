@@ -175,6 +175,39 @@ static void test_multibulk_commands(void **state)
     FEEDS("*1\r\n$4\r\nPING\r\n*1\r\n$4\r\nPI", "1[4:PING]MORE:10");
 }
 
+/* Counts and lengths of one and two digits take quick_line's shortest
+ * road; its edges (a zero, a leading zero, a third digit, a sign, a byte
+ * that is not a digit, the input ending at the CR) give what the general
+ * road gives, however the input is cut. */
+static void test_short_counts_and_lengths(void **state)
+{
+    (void)state;
+    FEEDS("*2\r\n$3\r\nGET\r\n$16\r\n0123456789abcdef\r\n",
+          "2[3:GET|16:0123456789abcdef]");
+    FEEDS("*12\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n"
+          "$1\r\ne\r\n$1\r\nf\r\n$1\r\ng\r\n$1\r\nh\r\n$1\r\ni\r\n"
+          "$1\r\nj\r\n$1\r\nk\r\n$10\r\n0123456789\r\n",
+          "12[1:a|1:b|1:c|1:d|1:e|1:f|1:g|1:h|1:i|1:j|1:k|10:0123456789]");
+    FEEDS("*1\r\n$99\r\n", "MORE:9");
+    FEEDS("*1\r\n$100\r\n", "MORE:10");
+    FEEDS("*1\r\n$0\r\n\r\n*1\r\n$9\r\n123456789\r\n",
+          "1[0:]1[9:123456789]");
+    FEEDS("*1\r\n$00\r\n\r\n",
+          "ERROR:ERR Protocol error: invalid bulk length");
+    FEEDS("*1\r\n$05\r\nabcde\r\n",
+          "ERROR:ERR Protocol error: invalid bulk length");
+    FEEDS("*1\r\n$-5\r\n", "ERROR:ERR Protocol error: invalid bulk length");
+    FEEDS("*1\r\n$1a\r\n", "ERROR:ERR Protocol error: invalid bulk length");
+    FEEDS("*1\r\n$a\r\n", "ERROR:ERR Protocol error: invalid bulk length");
+    FEEDS("*1\r\n$:\r\n", "ERROR:ERR Protocol error: invalid bulk length");
+    FEEDS("*1\r\n$1:\r\n", "ERROR:ERR Protocol error: invalid bulk length");
+    FEEDS("*00\r\n", "ERROR:ERR Protocol error: invalid multibulk length");
+    FEEDS("*0\r\n*10\r\n", "0[]MORE:5");
+    FEEDS("*1\r", "MORE:3");
+    FEEDS("*12\r", "MORE:4");
+    FEEDS("*1\r\n$12\r", "MORE:8");
+}
+
 static void test_empty_commands_are_consumed(void **state)
 {
     (void)state;
@@ -625,6 +658,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_multibulk_commands),
+        cmocka_unit_test(test_short_counts_and_lengths),
         cmocka_unit_test(test_empty_commands_are_consumed),
         cmocka_unit_test(test_bytes_after_cr_are_not_checked),
         cmocka_unit_test(test_input_ends_between_arguments),

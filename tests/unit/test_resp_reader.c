@@ -144,6 +144,69 @@ static void check(const char *in, size_t n, const char *want)
 
 #define CHECK(lit, want) check(lit, sizeof(lit) - 1, want)
 
+/* The simple replies read without a line search (bulk strings, nulls,
+ * integers, statuses) and every edge of that road: each must read as the
+ * general road reads it, cut anywhere. The transcript's reader takes bulk
+ * strings up to 1000 bytes. */
+static void test_simple_replies_take_the_short_road(void **state)
+{
+    (void)state;
+    CHECK("$16\r\n0123456789abcdef\r\n", "$16:0123456789abcdef;");
+    CHECK("$1\r\nx\r\n$0\r\n\r\n$-1\r\n", "$1:x;$0:;null;");
+    CHECK("$01\r\na\r\n$+1\r\nb\r\n", "$1:a;$1:b;");
+    CHECK("$1000\r\n", "MORE:7");
+    CHECK("$1001\r\n", "ERROR");
+    CHECK("$123456789012345678\r\n", "ERROR");
+    CHECK("$1234567890123456789\r\n", "ERROR");
+    CHECK("$-2\r\n", "ERROR");
+    CHECK("$-1\r\r", "ERROR");
+    CHECK("$-1x\r\n", "ERROR");
+    CHECK("$1\r\nab\r\n", "ERROR");
+    CHECK("$1\r\na\n\n", "ERROR");
+    CHECK("$1\n\na\r\n", "ERROR");
+    CHECK("$1\rxa\r\n", "ERROR");
+    CHECK("$x\r\n", "ERROR");
+    CHECK("$1x\r\na\r\n", "ERROR");
+    CHECK("$3\r\nab", "MORE:6");
+    CHECK(":0\r\n:-0\r\n:42\r\n", ":0;:0;:42;");
+    CHECK(":123456789012345678\r\n:-123456789012345678\r\n",
+          ":123456789012345678;:-123456789012345678;");
+    CHECK(":9223372036854775807\r\n:-9223372036854775808\r\n",
+          ":9223372036854775807;:-9223372036854775808;");
+    CHECK(":9223372036854775808\r\n", "ERROR");
+    CHECK(":\r\n", "ERROR");
+    CHECK(":-\r\n", "ERROR");
+    CHECK(":1x\r\n", "ERROR");
+    CHECK(":1\rx", "ERROR");
+    CHECK(":12", "MORE:3");
+    CHECK("+OK\r\n+\r\n+a b\r\n", "+OK;+;+a b;");
+    CHECK("+a\rb\r\n", "ERROR");
+    CHECK("+OK\r", "MORE:4");
+}
+
+/* Flat aggregates of simple items read in one pass once the reader has
+ * nodes for them: each reply comes twice (the first sizes the nodes on
+ * the general road, the second takes the short one), cut anywhere. */
+static void test_flat_aggregates_take_the_short_road(void **state)
+{
+    (void)state;
+    CHECK("*2\r\n$1\r\na\r\n:5\r\n*2\r\n$1\r\na\r\n:5\r\n",
+          "A[$1:a :5];A[$1:a :5];");
+    CHECK("%1\r\n+k\r\n$1\r\nv\r\n%1\r\n+k\r\n$1\r\nv\r\n",
+          "M[+k $1:v];M[+k $1:v];");
+    CHECK("~2\r\n:1\r\n:-2\r\n~2\r\n:1\r\n:-2\r\n", "S[:1 :-2];S[:1 :-2];");
+    CHECK("*1\r\n$-1\r\n*1\r\n$-1\r\n*01\r\n:7\r\n", "A[null];A[null];A[:7];");
+    CHECK("*2\r\n*1\r\n:1\r\n:2\r\n*2\r\n*1\r\n:1\r\n:2\r\n",
+          "A[A[:1] :2];A[A[:1] :2];");
+    CHECK("*2\r\n:1\r\n_\r\n*2\r\n:1\r\n,1.5\r\n",
+          "A[:1 null];A[:1 ,1.5=1.5];");
+    CHECK("*2\r\n:1\r\n:2\r\n*2\r\n:1\r\n:x\r\n", "A[:1 :2];ERROR");
+    CHECK("*2\r\n:1\r\n:2\r\n*2\r\n$3\r\nab\r\n:1\r\n", "A[:1 :2];ERROR");
+    CHECK("*2\r\n:1\r\n:2\r\n*2\r\n:1\r\n", "A[:1 :2];MORE:8");
+    CHECK("*2\r\n:1\r\n:2\r\n*3\r\n:1\r\n:2\r\n:3\r\n*0\r\n*-1\r\n",
+          "A[:1 :2];A[:1 :2 :3];A[];null*;");
+}
+
 static void test_resp2_types(void **state)
 {
     (void)state;
@@ -325,6 +388,8 @@ static void test_writer_output_reads_back(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_simple_replies_take_the_short_road),
+        cmocka_unit_test(test_flat_aggregates_take_the_short_road),
         cmocka_unit_test(test_resp2_types),
         cmocka_unit_test(test_resp3_types),
         cmocka_unit_test(test_attributes_attach_to_the_next_value),

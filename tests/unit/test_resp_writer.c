@@ -377,6 +377,36 @@ static void test_command_write_encodes_multibulk(void **state)
     assert_int_equal(f->buf.len, 0);
 }
 
+/* Bulk strings of every short length (copied without memcpy up to 16
+ * bytes) and around the one- and two-digit headers, from a source that
+ * ends right after the bytes (ASan sees any overread), in replies and in
+ * commands. */
+static void test_bulk_strings_of_every_short_length(void **state)
+{
+    struct fx *f = *state;
+    char want[256];
+
+    for (size_t n = 0; n <= 120; n++) {
+        char *src = malloc(n + 1);
+        struct goblin_slice arg;
+        int h;
+
+        for (size_t i = 0; i < n; i++)
+            src[i] = (char)('a' + (i * 7 + n) % 26);
+        arg = (struct goblin_slice){src, n};
+        h = snprintf(want, sizeof(want), "$%zu\r\n", n);
+        memcpy(want + h, src, n);
+        memcpy(want + h + n, "\r\n", 2);
+        f->w2.sink.ops->bulk(&f->w2.sink, src, n);
+        expect_bytes(f, want, (size_t)h + n + 2);
+        assert_int_equal(goblin_resp_command_write(&f->buf, 1, &arg), 0);
+        memmove(want + 4, want, (size_t)h + n + 2);
+        memcpy(want, "*1\r\n", 4);
+        expect_bytes(f, want, (size_t)h + n + 6);
+        free(src);
+    }
+}
+
 static void test_buf_consume_and_append(void **state)
 {
     struct fx *f = *state;
@@ -411,6 +441,7 @@ int main(void)
         FX_TEST(test_error_codes_have_redis_texts),
         FX_TEST(test_helpers_fall_back_without_optional_ops),
         FX_TEST(test_command_write_encodes_multibulk),
+        FX_TEST(test_bulk_strings_of_every_short_length),
         FX_TEST(test_buf_consume_and_append),
     };
 

@@ -209,12 +209,62 @@ static void test_sandbox_refusals(void **state)
     assert_non_null(strstr(EVAL("setmetatable(_G, {})"), "readonly table"));
     assert_non_null(strstr(EVAL("getmetatable('').__index.upper = 1"),
                            "readonly table"));
+    /* The string metatable is read-only too, as Redis 7.0.15 answers. */
+    EXPECT_EVAL("return type(getmetatable(''))", "$5\r\ntable\r\n");
+    assert_non_null(strstr(EVAL("getmetatable('').x = 1"),
+                           "-ERR user_script:1: Attempt to modify a "
+                           "readonly table script:"));
+    assert_non_null(strstr(EVAL("getmetatable('').__index = nil"),
+                           "readonly table"));
+    assert_non_null(strstr(EVAL("rawset(getmetatable(''), 'x', 1)"),
+                           "-ERR Attempt to modify a readonly table"));
+    EXPECT_EVAL("return getmetatable('').__index.upper('a')",
+                "$1\r\nA\r\n");
+    /* rawget reads the read-only tables themselves, as in Redis. */
+    EXPECT_EVAL("return {rawget(_G, 'redis') == redis, "
+                "type(rawget(redis, 'call')), rawget(_G, 'nosuch')}",
+                "*2\r\n:1\r\n$8\r\nfunction\r\n");
     EXPECT_EVAL("return loadstring(string.dump(function() return 1 end))",
                 "$-1\r\n");
     EXPECT_EVAL("return load(function() return nil end) ~= nil", ":1\r\n");
     EXPECT_EVAL("return loadstring('return 7')()", ":7\r\n");
     EXPECT_EVAL("local t = {} for k in pairs(_G) do t[#t+1] = k end "
                 "return #t", ":35\r\n");
+}
+
+/* What a run does to KEYS and ARGV (new entries, a metatable) is gone
+ * at the next run, whether that runs the same script or another. */
+static void test_keys_argv_fresh_each_run(void **state)
+{
+    struct cfix *f = *state;
+    static const char touch[] =
+        "KEYS[3] = 'x' KEYS.k = 1 ARGV[1] = 'changed' "
+        "setmetatable(ARGV, {__index = function() return 'm' end}) "
+        "return {KEYS[1], KEYS[3], ARGV[9]}";
+    static const char look[] =
+        "return {tostring(KEYS[1]), tostring(ARGV[1]), tostring(KEYS[3]), "
+        "tostring(KEYS.k), tostring(ARGV[9]), tostring(getmetatable(ARGV)), "
+        "#KEYS, #ARGV}";
+
+    assert_string_equal(call(f, 5, "EVAL", touch, "1", "a", "b"),
+                        "*3\r\n$1\r\na\r\n$1\r\nx\r\n$1\r\nm\r\n");
+    assert_string_equal(call(f, 5, "EVAL", touch, "1", "c", "d"),
+                        "*3\r\n$1\r\nc\r\n$1\r\nx\r\n$1\r\nm\r\n");
+    assert_string_equal(call(f, 5, "EVAL", look, "1", "e", "f"),
+                        "*8\r\n$1\r\ne\r\n$1\r\nf\r\n$3\r\nnil\r\n"
+                        "$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n"
+                        ":1\r\n:1\r\n");
+    /* A changed value only: the arrays are as the call gives them. */
+    assert_string_equal(call(f, 5, "EVAL", "KEYS[1] = 'z' ARGV[1] = nil "
+                             "return 1", "1", "g", "h"), ":1\r\n");
+    assert_string_equal(call(f, 5, "EVAL", look, "1", "i", "j"),
+                        "*8\r\n$1\r\ni\r\n$1\r\nj\r\n$3\r\nnil\r\n"
+                        "$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n"
+                        ":1\r\n:1\r\n");
+    assert_string_equal(call(f, 3, "EVAL", look, "0"),
+                        "*8\r\n$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n"
+                        "$3\r\nnil\r\n$3\r\nnil\r\n$3\r\nnil\r\n"
+                        ":0\r\n:0\r\n");
 }
 
 static void test_script_cache(void **state)
@@ -389,6 +439,7 @@ int main(void)
         LUA_TEST(test_error_objects_of_every_type),
         LUA_TEST(test_scripts_that_must_fail_without_harm),
         LUA_TEST(test_sandbox_refusals),
+        LUA_TEST(test_keys_argv_fresh_each_run),
         LUA_TEST(test_script_cache),
         LUA_TEST(test_shebang_flags),
         LUA_TEST(test_acl_applies_inside_scripts),
