@@ -19,7 +19,7 @@ ASAN_DIR    := build-asan
 
 BUILD_PKGS := meson ninja-build gcc g++ pkg-config python3 \
               liblua5.1-0-dev lua-cjson-dev lua-bitop-dev
-TEST_PKGS  := $(BUILD_PKGS) libcmocka-dev redis-server redis-tools \
+TEST_PKGS  := $(BUILD_PKGS) libcmocka-dev redis-server redis-tools redis-sentinel \
               python3-redis libhiredis-dev libssl-dev openssl valgrind \
               abigail-tools
 # bench: Google Benchmark for the microbenchmarks, gnuplot for the CDFs.

@@ -1,5 +1,8 @@
-/* goblin/repl.h - replication, Redis's protocol (PSYNC2): the master
- * side. An engine is a master for any session that sends PSYNC (or the
+/* goblin/repl.h - replication, Redis's protocol (PSYNC2): both sides.
+ *
+ * ---- the master side ----
+ *
+ * An engine is a master for any session that sends PSYNC (or the
  * old SYNC); from then on the session is a replica: it gets the full
  * sync (an RDB file, or only what it missed from the replication backlog
  * when it asks with a replication id and offset the backlog still
@@ -49,6 +52,28 @@ GOBLIN_API int goblin_repl_sync_child(goblin_engine *eng, int keep_fd);
  * follow); after a failure they are disconnected. Replicas that asked
  * meanwhile get a new child from the engine's cron. */
 GOBLIN_API void goblin_repl_sync_done(goblin_engine *eng, bool ok);
+
+/* ---- the replica side ----
+ *
+ * REPLICAOF host port (or the replicaof setting, --replicaof) makes the
+ * engine a replica: it connects to the master itself, without blocking,
+ * does the handshake (PING, AUTH with masterauth / masteruser, REPLCONF
+ * listening-port and capa eof psync2, PSYNC with the id and offset it
+ * has), receives the full sync's RDB into a file in "dir" and loads it
+ * in place of its data, then runs the master's stream (a master
+ * session: CLIENT LIST flag M) and passes it on, byte for byte, to its
+ * own replicas and AOF. The socket is the engine's; the server's loop
+ * only watches one descriptor for it: */
+
+/* A descriptor (an epoll set over the link's socket, made on the first
+ * call and kept until the engine closes) that is readable whenever the
+ * link has I/O to do; the loop calls goblin_repl_link_ready under the
+ * engine lock then. -1 when it cannot be made: the engine's cron then
+ * drives the link alone, ten times a second. goblin_epoll does both. */
+GOBLIN_API int goblin_repl_link_fd(goblin_engine *eng);
+
+/* Does the link's pending I/O (never blocks). Under the engine lock. */
+GOBLIN_API void goblin_repl_link_ready(goblin_engine *eng);
 
 #ifdef __cplusplus
 }

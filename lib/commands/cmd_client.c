@@ -125,6 +125,8 @@ static void client_flags(const goblin_session *s, char *buf)
 
     if (s->flags & SESS_MONITOR)
         *p++ = 'O';
+    if (s->flags & SESS_MASTER)
+        *p++ = 'M';
     if (goblin__ps_total(&s->ps) > 0)
         *p++ = 'P';
     if (s->flags & SESS_MULTI)
@@ -208,7 +210,8 @@ void goblin__cmd_client_info(goblin__exec *x, int argc,
     reply_text(x, &t);
 }
 
-/* Redis's client types; sessions are "normal" or "replica". */
+/* Redis's client types; sessions are "normal", "replica" or "master"
+ * (a replica's link: lib/repl/replica.c). */
 static int client_type(struct goblin_slice name)
 {
     if (goblin__arg_is(name, "normal"))
@@ -220,6 +223,15 @@ static int client_type(struct goblin_slice name)
     if (goblin__arg_is(name, "master"))
         return 3;
     return -1;
+}
+
+/* A session's type as client_type numbers it (pubsub is not told
+ * apart: such sessions are "normal"). */
+static int session_type(const goblin_session *s)
+{
+    if (s->flags & SESS_MASTER)
+        return 3;
+    return goblin__repl_is_replica((goblin_session *)s) ? 1 : 0;
 }
 
 static void unknown_type(goblin__exec *x, struct goblin_slice name)
@@ -265,9 +277,10 @@ void goblin__cmd_client_list(goblin__exec *x, int argc,
         return;
     }
     goblin__text_init(&t, x->st);
-    for (s = x->eng->first; s != NULL && type <= 1; s = s->next)
+    for (s = x->eng->first; s != NULL && (type <= 1 || type == 3);
+         s = s->next)
         if ((!by_id || id_listed(s->id, argc, argv)) &&
-            (by_id || argc == 2 || type == goblin__repl_is_replica(s)))
+            (by_id || argc == 2 || type == session_type(s)))
             goblin__client_line(&t, s);
     reply_text(x, &t);
 }
@@ -338,9 +351,7 @@ static bool kill_matches(const goblin__exec *x, const goblin_session *s,
         return false;
     if (f->id != 0 && (uint64_t)f->id != s->id)
         return false;
-    /* Replicas are "replica"; every other session is "normal". */
-    if (f->type >= 0 && f->type != (goblin__repl_is_replica(
-                                        (goblin_session *)s) ? 1 : 0))
+    if (f->type >= 0 && f->type != session_type(s))
         return false;
     if (f->addr != NULL && !slice_is(*f->addr, s->peer))
         return false;

@@ -1,15 +1,17 @@
-/* cmd_repl.c - the replication commands of a master: REPLCONF, PSYNC,
- * SYNC, ROLE and WAIT (Redis's replconfCommand, syncCommand, roleCommand,
- * waitCommand);
- * the work is lib/repl. */
+/* cmd_repl.c - the replication commands: REPLCONF, PSYNC, SYNC, ROLE
+ * and WAIT of a master, REPLICAOF (and SLAVEOF) to become or stop being
+ * a replica (Redis's replconfCommand, syncCommand, roleCommand,
+ * waitCommand, replicaofCommand); the work is lib/repl. */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "goblin/numtext.h"
 #include "engine/block.h"
 #include "goblin/stream.h"
 #include "handlers.h"
 #include "repl/repl.h"
+#include "repl/replica.h"
 #include "respond.h"
 
 static void waits_offer(goblin_engine *eng);
@@ -70,7 +72,10 @@ void goblin__cmd_replconf(goblin__exec *x, int argc,
                 continue;
             return;
         } else if (goblin__arg_is(*opt, "getack")) {
-            /* Only a replica answers it (to its master). */
+            /* Only a replica answers it, to its master, through the
+             * link (lib/repl/replica.c). */
+            if (x->sess->flags & SESS_MASTER)
+                goblin__link_getack(x->eng);
             return;
         } else if (goblin__arg_is(*opt, "rdb-only")) {
             if (!goblin__arg_int64(x, *val, &v, NULL))
@@ -151,6 +156,15 @@ void goblin__cmd_wait(goblin__exec *x, int argc,
     size_t n;
 
     (void)argc;
+    if (goblin__repl_following(x->eng)) {
+        goblin__reply_error(x, "ERR WAIT cannot be used with replica "
+                               "instances. Please also note that since "
+                               "Redis 4.0 if a replica is configured to be "
+                               "writable (which is not the default) writes "
+                               "to replicas are just local and are not "
+                               "propagated.");
+        return;
+    }
     if (!goblin__arg_int64(x, argv[2], &tmo, "ERR timeout is not an "
                            "integer or out of range"))
         return;
@@ -176,4 +190,50 @@ void goblin__cmd_wait(goblin__exec *x, int argc,
     x->sess->blk->woff = off;
     goblin_stream_emit(x->eng, GOBLIN_STREAM_REPLICATION, -1, 3, getack);
     x->sess->repl_woff = off; /* the GETACK is not this client's write */
+}
+
+/* The client for REPLICAOF's log lines, as Redis's catClientInfoString
+ * (shortened to id and addr). */
+static void who(const goblin__exec *x, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "id=%llu addr=%s", (unsigned long long)x->sess->id,
+             x->sess->peer != NULL ? x->sess->peer : "");
+}
+
+void goblin__cmd_replicaof(goblin__exec *x, int argc,
+                           const struct goblin_slice *argv)
+{
+    char host[256], by[320];
+    int64_t port;
+    int rc;
+
+    (void)argc;
+    who(x, by, sizeof(by));
+    if (goblin__arg_is(argv[1], "no") && goblin__arg_is(argv[2], "one")) {
+        if (goblin__link_set(x->eng, NULL, 0, by) < 0)
+            goblin__reply_code(x, GOBLIN_ENOMEM);
+        else
+            goblin__reply_ok(x);
+        return;
+    }
+    if (goblin__repl_is_replica(x->sess)) {
+        goblin__reply_error(x, "ERR Command is not valid when client is a "
+                               "replica.");
+        return;
+    }
+    if (!goblin__arg_int64(x, argv[2], &port, "ERR Invalid master port"))
+        return;
+    if (port < 0 || port > 65535) {
+        goblin__reply_error(x, "ERR Invalid master port");
+        return;
+    }
+    snprintf(host, sizeof(host), "%.*s", goblin__cstr_len(argv[1]),
+             (const char *)argv[1].ptr);
+    rc = goblin__link_set(x->eng, host, (int)port, by);
+    if (rc < 0)
+        goblin__reply_code(x, rc);
+    else if (rc == 1)
+        goblin__reply_status(x, "OK Already connected to specified master");
+    else
+        goblin__reply_ok(x);
 }

@@ -203,6 +203,7 @@ goblin__handler goblin__cmd_client_unpause;
 goblin__handler goblin__cmd_monitor;
 goblin__handler goblin__cmd_replconf;
 goblin__handler goblin__cmd_psync;
+goblin__handler goblin__cmd_replicaof;
 goblin__handler goblin__cmd_sync;
 goblin__handler goblin__cmd_role;
 goblin__handler goblin__cmd_wait;

@@ -25,6 +25,7 @@
 #include "goblin/snapshot.h"
 #include "block.h"
 #include "fn_libs.h"
+#include "repl/replica.h"
 #include "session.h"
 #include "settings.h"
 #include "tracking.h"
@@ -102,7 +103,8 @@ static void hook(struct goblin__db *d)
     d->st->fields_done = db_fields_done;
     d->st->read_stats = &d->eng->stat_keyspace;
     d->st->key_events = goblin__notify_key_events(d->eng);
-    d->st->expire_paused = d->eng->pause_type != 0;
+    d->st->expire_paused = d->eng->pause_type != 0 ||
+                           goblin__repl_following(d->eng);
 }
 
 void goblin__db_key_events(goblin_engine *eng)

@@ -24,6 +24,7 @@
 #include "pause.h"
 #include "tracking.h"
 #include "stream/propagate.h"
+#include "repl/replica.h"
 
 /* The error for an unknown command: argv[0] and the first arguments up to
  * 128 bytes of them, each quoted, as Redis formats it. */
@@ -175,6 +176,7 @@ static bool busy_refuses(const goblin__exec *x, int argc,
 static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
     char text[160];
+    const char *gate;
     goblin_session *s = x->sess;
 
     x->cmd = resolve(x, argc, argv);
@@ -191,6 +193,20 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, text);
         return false;
     }
+    /* The usual case: a session authenticated by a user without
+     * restrictions, outside MULTI and MONITOR, not subscribed, on an
+     * engine without maxmemory, a write refusal or a busy script. No
+     * check below can refuse it. */
+    if (__builtin_expect((s->flags & (SESS_AUTHED | SESS_MULTI |
+                                      SESS_MONITOR)) == SESS_AUTHED &&
+                             s->acl != NULL &&
+                             goblin__acl_unrestricted(s->acl) &&
+                             x->eng->maxmemory == 0 &&
+                             !x->eng->refuse_writes &&
+                             !x->eng->script_busy &&
+                             goblin__ps_total(&s->ps) == 0,
+                         1))
+        return true;
     if ((!(s->flags & SESS_AUTHED) || s->acl == NULL) &&
         !(x->cmd->flags & CMD_NO_AUTH)) {
         reject(x, "NOAUTH Authentication required.");
@@ -208,9 +224,10 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, GOBLIN__OOM_TEXT);
         return false;
     }
+    /* NOREPLICAS, and a replica's READONLY and MASTERDOWN. */
     if (__builtin_expect(x->eng->refuse_writes, 0) &&
-        (x->cmd->flags & CMD_WRITE)) {
-        reject(x, GOBLIN__NOREPLICAS_TEXT);
+        (gate = goblin__repl_gate(x)) != NULL) {
+        reject(x, gate);
         return false;
     }
     if (__builtin_expect((s->flags & SESS_MONITOR) != 0, 0) &&

@@ -19,6 +19,7 @@
 #include "block.h"
 #include "maxmemory.h"
 #include "repl/repl.h"
+#include "repl/replica.h"
 #include "session.h"
 #include "latency.h"
 #include "slowlog.h"
@@ -290,7 +291,9 @@ void goblin_engine_cron(goblin_engine *eng)
     calibrate(eng);
     sample_ops(eng);
     /* CLIENT PAUSE: ends on time here; while it lasts, nothing expires. */
-    if (!eng->active_expire_off && !goblin__pause_active(eng)) {
+    /* A replica waits for its master's DEL (replicas never expire). */
+    if (!eng->active_expire_off && !goblin__pause_active(eng) &&
+        !goblin__repl_following(eng)) {
         uint64_t t0 = goblin__latency_start(eng);
 
         goblin__expire_step(eng);

@@ -4,9 +4,13 @@
 #include "block.h"
 #include "commands/handlers.h"
 #include "pause.h"
+#include "repl/replica.h"
 
+/* A replica's reads see expired keys as gone without deleting them too
+ * (its master's DEL does). */
 static void set_expire_paused(goblin_engine *eng, bool on)
 {
+    on = on || goblin__repl_following(eng);
     for (int i = 0; i < eng->ndbs; i++)
         if (eng->dbs[i].st != NULL)
             eng->dbs[i].st->expire_paused = on;

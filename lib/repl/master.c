@@ -17,6 +17,7 @@
 #include "goblin/stream.h"
 #include "commands/respond.h"
 #include "repl.h"
+#include "replica.h"
 #include "stream/propagate.h"
 
 static void logf_(goblin_engine *eng, enum goblin_log_level lv,
@@ -73,6 +74,7 @@ struct goblin__repl *goblin__repl_get(goblin_engine *eng)
     if ((r = calloc(1, sizeof(*r))) == NULL)
         return NULL;
     eng->repl = r;
+    r->link_epfd = -1;
     new_id(eng, r->replid);
     clear_id2(r);
     r->no_replicas_since_ms = goblin__now_ms(eng->st);
@@ -103,6 +105,7 @@ void goblin__repl_free(goblin_engine *eng)
 
     if (r == NULL)
         return;
+    goblin__link_free(eng);
     backlog_drop(eng, r);
     for (size_t i = 0; i < r->nreplicas; i++) {
         goblin_buf_free(&r->replicas[i]->hold);
@@ -278,8 +281,10 @@ static int backlog_make(goblin_engine *eng, struct goblin__repl *r)
 
     if (r->backlog.buf != NULL)
         return 0;
-    new_id(eng, r->replid);
-    clear_id2(r);
+    if (r->link == NULL) { /* a replica's id is its master's */
+        new_id(eng, r->replid);
+        clear_id2(r);
+    }
     if ((rc = goblin__backlog_init(&r->backlog, (size_t)size,
                                    goblin_stream_offset(eng))) != 0)
         return rc;
@@ -480,15 +485,19 @@ static void good_replicas(goblin_engine *eng, struct goblin__repl *r,
     int64_t good = 0;
 
     if (want <= 0 || lag <= 0) {
-        eng->refuse_writes = false;
+        if (r != NULL)
+            r->noreplicas = false;
+        goblin__repl_gate_update(eng);
         return;
     }
-    for (size_t i = 0; r != NULL && i < r->nreplicas; i++)
+    if (r == NULL && (r = goblin__repl_get(eng)) == NULL)
+        return;
+    for (size_t i = 0; i < r->nreplicas; i++)
         good += r->replicas[i]->state == GOBLIN__REPLICA_ONLINE &&
                 (now - r->replicas[i]->ack_ms) / 1000 <= lag;
-    if (r != NULL)
-        r->good = good;
-    eng->refuse_writes = good < want;
+    r->good = good;
+    r->noreplicas = good < want;
+    goblin__repl_gate_update(eng);
 }
 
 static int get_min_to_write(void *ctx, char *buf, size_t cap)
@@ -548,7 +557,7 @@ int goblin__repl_settings_init(goblin_engine *eng)
     for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
         if ((rc = goblin_engine_setting_add(eng, &own[i])) != 0)
             return rc;
-    return 0;
+    return goblin__link_settings_init(eng);
 }
 
 void goblin__repl_cron(goblin_engine *eng)
@@ -560,11 +569,13 @@ void goblin__repl_cron(goblin_engine *eng)
     good_replicas(eng, r, now);
     if (r == NULL)
         return;
+    goblin__link_cron(eng);
     n = count_replicas(r);
     if (n > 0) {
         period = goblin_engine_config_int(eng, "repl-ping-replica-period",
                                           10);
-        if (now - r->last_ping_ms >= period * 1000) {
+        /* A replica passes its master's PINGs on instead. */
+        if (r->link == NULL && now - r->last_ping_ms >= period * 1000) {
             static const struct goblin_slice ping = {"PING", 4};
 
             r->last_ping_ms = now;
@@ -590,7 +601,8 @@ void goblin__repl_cron(goblin_engine *eng)
     if ((size_t)size != r->backlog.size)
         goblin__backlog_resize(&r->backlog, (size_t)size);
     ttl = goblin_engine_config_int(eng, "repl-backlog-ttl", 3600);
-    if (n == 0 && ttl > 0 && now - r->no_replicas_since_ms >= ttl * 1000) {
+    if (n == 0 && ttl > 0 && r->link == NULL &&
+        now - r->no_replicas_since_ms >= ttl * 1000) {
         logf_(eng, GOBLIN_LOG_NOTICE, "Replication backlog freed after %lld "
               "seconds without connected replicas.", (long long)ttl);
         backlog_drop(eng, r);
@@ -631,8 +643,9 @@ void goblin__repl_info(goblin_engine *eng, struct goblin__text *t)
 
     if (r == NULL)
         return;
-    goblin__text_addf(t, "role:master\r\nconnected_slaves:%zu\r\n",
-                      count_replicas(r));
+    if (!goblin__link_info(eng, t))
+        goblin__text_addf(t, "role:master\r\n");
+    goblin__text_addf(t, "connected_slaves:%zu\r\n", count_replicas(r));
     if (eng->min_replicas_to_write > 0 && eng->min_replicas_max_lag > 0)
         goblin__text_addf(t, "min_slaves_good_slaves:%lld\r\n",
                           (long long)r->good);
@@ -669,6 +682,10 @@ void goblin__repl_role(goblin__exec *x)
     struct goblin__repl *r = goblin__repl_get(x->eng);
     size_t n = 0;
 
+    if (r != NULL && r->link != NULL) {
+        goblin__link_role(x);
+        return;
+    }
     goblin__reply_array(x, 3);
     goblin__reply_bulk(x, "master", 6);
     goblin__reply_int(x, (int64_t)goblin_stream_offset(x->eng));
@@ -701,4 +718,57 @@ void goblin__repl_stats(const goblin_engine *eng, struct goblin__text *t)
                       r != NULL ? (unsigned long long)r->sync_partial_ok : 0ull,
                       r != NULL ? (unsigned long long)r->sync_partial_err :
                                   0ull);
+}
+
+/* ---- a replica's ids and backlog (replica.h) ---- */
+
+int goblin__repl_backlog_ensure(goblin_engine *eng)
+{
+    struct goblin__repl *r = goblin__repl_get(eng);
+
+    return r == NULL ? GOBLIN_ENOMEM : backlog_make(eng, r);
+}
+
+int goblin__repl_adopt(goblin_engine *eng, const char *replid,
+                       uint64_t offset)
+{
+    struct goblin__repl *r = goblin__repl_get(eng);
+
+    if (r == NULL)
+        return GOBLIN_ENOMEM;
+    backlog_drop(eng, r);
+    memcpy(r->replid, replid, 40);
+    r->replid[40] = '\0';
+    clear_id2(r);
+    goblin_stream_set_offset(eng, offset);
+    return backlog_make(eng, r);
+}
+
+void goblin__repl_shift_id(goblin_engine *eng, const char *newid)
+{
+    struct goblin__repl *r = goblin__repl_get(eng);
+
+    if (r == NULL)
+        return;
+    memcpy(r->replid2, r->replid, 41);
+    r->second_off = (int64_t)goblin_stream_offset(eng) + 1;
+    if (newid != NULL) {
+        memcpy(r->replid, newid, 40);
+        r->replid[40] = '\0';
+    } else {
+        new_id(eng, r->replid);
+    }
+    logf_(eng, GOBLIN_LOG_NOTICE, "Setting secondary replication ID to "
+          "%s, valid up to offset: %lld. New replication ID is %s",
+          r->replid2, (long long)r->second_off, r->replid);
+}
+
+void goblin__repl_drop_replicas(goblin_engine *eng)
+{
+    struct goblin__repl *r = eng->repl;
+
+    for (size_t i = 0; r != NULL && i < r->nreplicas; i++)
+        if (r->replicas[i]->state != GOBLIN__REPLICA_NONE &&
+            !(r->replicas[i]->s->flags & SESS_CLOSE))
+            drop_replica(r->replicas[i]);
 }

@@ -57,6 +57,14 @@ struct goblin__repl {
     uint64_t sync_full, sync_partial_ok, sync_partial_err;
     int64_t good;        /* replicas within min-replicas-max-lag */
     uint32_t id_gen;
+    bool noreplicas;     /* min-replicas-to-write is not met */
+    /* The replica side (replica.h): the link to our master, NULL on a
+     * master; the loop's descriptor (goblin_repl_link_fd), -1 until
+     * asked; replica-read-only and replica-serve-stale-data. */
+    struct goblin__link *link;
+    int link_epfd;
+    bool read_only, serve_stale;
+    bool replicaof_read; /* the replicaof setting was looked at */
 };
 
 /* The state, created on first use (NULL only when out of memory). */

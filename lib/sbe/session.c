@@ -24,6 +24,7 @@
 #include "engine/maxmemory.h"
 #include "engine/pause.h"
 #include "goblin/sbe.h"
+#include "repl/replica.h"
 #include "request.h"
 
 /* The session's sbe_push hook: one PublishedMessage frame appended to
@@ -227,6 +228,7 @@ static bool admit(struct goblin__sbe_req *r, unsigned kind)
 {
     goblin_session *s = r->x.sess;
     unsigned id = r->m->template_id;
+    const char *gate;
 
     if (kind >= KIND_INVALID) {
         if (kind == KIND_INVALID)
@@ -263,10 +265,10 @@ static bool admit(struct goblin__sbe_req *r, unsigned kind)
         return false;
     }
     if (__builtin_expect(r->x.eng->refuse_writes, 0) && r->x.cmd != NULL &&
-        (r->x.cmd->flags & CMD_WRITE)) {
+        (gate = goblin__repl_gate(&r->x)) != NULL) {
         r->x.eng->stat_rejected++;
         r->x.eng->stats[r->x.cmd - goblin__commands].rejected++;
-        goblin__reply_error(&r->x, GOBLIN__NOREPLICAS_TEXT);
+        goblin__reply_error(&r->x, gate);
         return false;
     }
     if (r->x.cmd != NULL && r->x.eng->maxmemory != 0 &&

@@ -9,7 +9,9 @@
  * descriptors EXTRA_TAG + their index, the net's wake descriptor
  * WAKE_TAG (a connection woken from another thread, such as a ring
  * client's push serving a socket client blocked in BLPOP: the woken list
- * after the batch takes it), and connections their goblin_conn pointer. Reads are level triggered; a connection asks for EPOLLOUT only
+ * after the batch takes it), a replica's link descriptor LINK_TAG
+ * (goblin_repl_link_fd: goblin_repl_link_ready under the lock), and
+ * connections their goblin_conn pointer. Reads are level triggered; a connection asks for EPOLLOUT only
  * while output is pending. A connection is closed only from its own
  * event, the woken list or cron, so no event in a batch can refer to a
  * closed one, and it leaves the epoll set before its descriptor closes (a
@@ -27,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <goblin/repl.h>   /* goblin_repl_link_fd */
 #include <goblin/script.h> /* goblin_engine_busy_hook */
 #include <goblin/serve.h>
 
@@ -37,6 +40,7 @@
 #define EXTRA_TAG 64
 #define MAX_EXTRA 8
 #define WAKE_TAG (EXTRA_TAG + MAX_EXTRA)   /* the net's wake_fd */
+#define LINK_TAG (WAKE_TAG + 1)   /* a replica's link (goblin/repl.h) */
 #define MAX_ACCEPTS_PER_EVENT 1000
 #define CRON_MS 100
 
@@ -166,6 +170,12 @@ static void dispatch(goblin_epoll *ep, const struct epoll_event *ev)
         ep->extra[tag - EXTRA_TAG].ready(ep->extra[tag - EXTRA_TAG].ctx);
     } else if (tag == WAKE_TAG) {
         /* a woken connection: goblin_net_woken after the batch takes it */
+    } else if (tag == LINK_TAG) {
+        if (ep->ncfg.lock != NULL)
+            ep->ncfg.lock(ep->ncfg.lock_ctx);
+        goblin_repl_link_ready(ep->ncfg.engine);
+        if (ep->ncfg.unlock != NULL)
+            ep->ncfg.unlock(ep->ncfg.lock_ctx);
     } else {
         goblin_conn *c = (void *)(uintptr_t)tag;
 
@@ -181,7 +191,7 @@ static void dispatch(goblin_epoll *ep, const struct epoll_event *ev)
 static bool client_traffic(const struct epoll_event *evs, int n)
 {
     for (int i = 0; i < n; i++)
-        if (evs[i].data.u64 > WAKE_TAG)
+        if (evs[i].data.u64 > LINK_TAG)
             return true;
     return false;
 }
@@ -204,7 +214,7 @@ int goblin_epoll_open_sized(const struct goblin_epoll_config *cfg,
                             size_t cfg_size, goblin_epoll **out)
 {
     goblin_epoll *ep = calloc(1, sizeof(*ep));
-    int rc = GOBLIN_EINVAL;
+    int rc = GOBLIN_EINVAL, lfd;
 
     *out = NULL;
     if (ep == NULL)
@@ -239,6 +249,9 @@ int goblin_epoll_open_sized(const struct goblin_epoll_config *cfg,
             rc = -errno;
             goto fail;
         }
+    /* Without it, the engine's cron drives a replica's link. */
+    if ((lfd = goblin_repl_link_fd(ep->ncfg.engine)) >= 0)
+        watch(ep, EPOLL_CTL_ADD, lfd, EPOLLIN, LINK_TAG);
     *out = ep;
     return 0;
 fail:
