@@ -18,6 +18,10 @@
 # growth measured on a server that already held and freed subscriptions
 # (the latency cases, or the other memory case) is memory reused, not
 # memory needed. --quick is the smoke run (200 samples).
+# With valgrind and without --quick, the instructions of one delivery
+# over rings follow (bench/pubsub_icount.sh, its table appended to
+# DIR/pubsub.md), from
+# $PUBSUB_ICOUNT, else the pubsub_icount next to $PUBSUB_BENCH.
 # Programs come from $GOBLIND and $PUBSUB_BENCH, else $BUILD_DIR (default
 # build-benchmarks, a release build made on first use). Every latency is a
 # median over the samples of one run; run it when the machine is quiet.
@@ -25,6 +29,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 SAMPLES=20000
+ICOUNT=1
 OUT=""
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
@@ -32,7 +37,7 @@ BUILD_DIR=${BUILD_DIR:-build-benchmarks}
 while [ $# -gt 0 ]; do
     case "$1" in
     --samples) SAMPLES=$2; shift 2 ;;
-    --quick) SAMPLES=200; shift ;;
+    --quick) SAMPLES=200; ICOUNT=0; shift ;;
     --out) OUT=$2; shift 2 ;;
     *) echo "usage: $0 [--quick] [--samples N] [--out DIR]" >&2; exit 2 ;;
     esac
@@ -41,7 +46,8 @@ OUT=${OUT:-$BUILD_DIR/results}
 if [ -z "${GOBLIND:-}" ] || [ -z "${PUBSUB_BENCH:-}" ]; then
     [ -d "$BUILD_DIR" ] || meson setup "$BUILD_DIR" --buildtype=release \
         -Dwerror=false >/dev/null
-    meson compile -C "$BUILD_DIR" server/goblind bench/pubsub_bench >/dev/null
+    meson compile -C "$BUILD_DIR" goblind pubsub_bench pubsub_icount \
+        >/dev/null
     GOBLIND=${GOBLIND:-$BUILD_DIR/server/goblind}
     PUBSUB_BENCH=${PUBSUB_BENCH:-$BUILD_DIR/bench/pubsub_bench}
 fi
@@ -182,6 +188,16 @@ verdict() { awk -v r="$1" -v t="$2" 'BEGIN{ if (r=="-") print "not measured"; el
     r=$(ratio "${MEM[gob,32]}" "${MEM[red,32]}")
     echo "| 32 x 256 channels RSS <= redis | ${MEM[gob,32]} / ${MEM[red,32]} KiB | $r | $(verdict "$r" 1) |"
 } | tee "$OUT/pubsub.md"
+PUBSUB_ICOUNT=${PUBSUB_ICOUNT:-$(dirname "$PUBSUB_BENCH")/pubsub_icount}
+if [ "$ICOUNT" = 0 ]; then
+    : # the smoke run: pubsub_icount.sh has a smoke test of its own
+elif command -v valgrind >/dev/null && [ -x "$PUBSUB_ICOUNT" ]; then
+    { echo; PUBSUB_ICOUNT=$PUBSUB_ICOUNT bench/pubsub_icount.sh \
+          --out "$OUT"; } | tee -a "$OUT/pubsub.md"
+else
+    echo "pubsub: instruction counts skipped (needs valgrind and" \
+         "pubsub_icount)" >&2
+fi
 # The target rows again, tab-separated, for bench/report.py.
 awk -F' [|] ' '/^[|] .* [|] (met|missed|not measured) [|]$/ {
     sub(/^[|] /, "", $1); sub(/ [|]$/, "", $4); print $1 "\t" $2 "\t" $3 "\t" $4
