@@ -539,8 +539,44 @@ void goblin__output_check(goblin_session *s);
  * pending). redirect_end gives the session its own buffer back and
  * returns how many bytes are in dst, or -1 when the replies outgrew it
  * (or failed) and are in the session's output as usual. */
-bool goblin__output_redirect(goblin_session *s, void *dst, size_t cap);
-int64_t goblin__output_redirect_end(goblin_session *s);
+void goblin__output_spill_init(goblin_session *s);
+void goblin__output_spilled(goblin_session *s);
+static inline bool goblin__output_redirect(goblin_session *s, void *dst,
+                                           size_t cap)
+{
+    if (s->out.len != 0 || s->redirect != NULL || dst == NULL ||
+        s->blk != NULL)
+        return false;
+    if (__builtin_expect(s->spill.ctx != s, 0))
+        goblin__output_spill_init(s);
+    s->out_saved = s->out;
+    s->redirect = dst;
+    s->out.data = dst;
+    s->out.cap = cap;
+    s->out.alloc = &s->spill;
+    s->out_pos = 0;
+    return true;
+}
+
+static inline int64_t goblin__output_redirect_end(goblin_session *s)
+{
+    int64_t n;
+
+    if (s->redirect == NULL)
+        return -1;
+    if (__builtin_expect(s->out.data != s->redirect, 0)) {
+        goblin__output_spilled(s);
+        return -1;
+    }
+    /* Everything fit (or nothing was written): the session's own buffer
+     * comes back, as empty as it was. */
+    n = s->out.failed ? -1 : (int64_t)s->out.len;
+    s->out_saved.failed = s->out.failed;
+    s->out = s->out_saved;
+    s->out_pos = 0;
+    s->redirect = NULL;
+    return n;
+}
 
 /* respond.c: the name of errorstat slot i. */
 const char *goblin__errstat_name(size_t i);
