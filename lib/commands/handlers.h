@@ -188,6 +188,7 @@ goblin__handler goblin__cmd_slowlog_reset;
 goblin__handler goblin__cmd_slowlog_help;
 goblin__handler goblin__cmd_dump;
 goblin__handler goblin__cmd_restore;
+goblin__handler goblin__cmd_migrate;
 goblin__handler goblin__cmd_function_flush;
 goblin__handler goblin__cmd_quit;
 goblin__handler goblin__cmd_reset;
