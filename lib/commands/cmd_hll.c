@@ -113,7 +113,7 @@ static void pfdebug_decode(goblin__exec *x, struct goblin_slice v)
             n += (size_t)snprintf(out + n, cap - n, "z:%d ", (*p & 0x3f) + 1);
             p++;
         } else if ((*p & 0xc0) == 0x40) {
-            int len = p + 1 < end ? (((*p & 0x3f) << 8) | p[1]) + 1 : 0;
+            int len = (((*p & 0x3f) << 8) | (p + 1 < end ? p[1] : 0)) + 1;
 
             n += (size_t)snprintf(out + n, cap - n, "Z:%d ", len);
             p += 2;

@@ -32,7 +32,11 @@
 #define SP_IS_XZERO(p) ((*(p) & 0xc0) == 0x40)
 #define SP_IS_VAL(p) (*(p) & 0x80)
 #define SP_ZERO_LEN(p) ((*(p) & 0x3f) + 1)
-#define SP_XZERO_LEN(p) ((((*(p) & 0x3f) << 8) | *((p) + 1)) + 1)
+/* An XZERO's second byte past the value's end reads as 0: the NUL that
+ * ends every Redis string, so a value cut there counts as in Redis and
+ * nothing past the value is read. */
+#define SP_XZERO_LEN(p) \
+    ((((*(p) & 0x3f) << 8) | ((p) + 1 < end ? *((p) + 1) : 0)) + 1)
 #define SP_VAL_VALUE(p) (((*(p) >> 2) & 0x1f) + 1)
 #define SP_VAL_LEN(p) ((*(p) & 0x3) + 1)
 #define SP_VAL_MAX_VALUE 32
