@@ -16,10 +16,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "goblin/client.h"
 #include "goblin/resp.h"
 #include "goblin/ring.h"
+#include "sbe/goblin_sbe_gen.h"
 
 struct goblin_sbe_writer;
 
@@ -42,6 +44,57 @@ int goblin__sbe_tree_build(struct goblin__sbe_tree *t, const void *msg,
                            size_t len, const struct goblin_resp_value **out);
 
 void goblin__sbe_tree_free(struct goblin__sbe_tree *t);
+
+/* The commonest replies, inline: a StatusReply, BulkReply, NilReply or
+ * IntReply message of this schema version msg[0..len), into t's root
+ * when t has one from an earlier reply. Its layout is the schema's
+ * (docs/sbe.md; sbe_tree.c checks it at compile time). 1 with *out, or 0:
+ * anything else, well formed or not, is goblin__sbe_tree_build's. */
+static inline int goblin__sbe_tree_scalar(struct goblin__sbe_tree *t,
+                                          const uint8_t *p, size_t len,
+                                          const struct goblin_resp_value **out)
+{
+    struct goblin_resp_value *v = t->v;
+    uint32_t hdr[2];
+
+    if (len < 8 || t->cap < 1)
+        return 0;
+    hdr[0] = goblin_sbe_rd_u32(p);     /* block length, template */
+    hdr[1] = goblin_sbe_rd_u32(p + 4); /* schema id, version */
+    if (hdr[1] != ((uint32_t)GOBLIN_SBE_SCHEMA_VERSION << 16 |
+                   GOBLIN_SBE_SCHEMA_ID))
+        return 0;
+    memset(v, 0, sizeof(*v));
+    switch (hdr[0]) {
+    case (uint32_t)GOBLIN_SBE_STATUS_REPLY << 16:
+    case (uint32_t)GOBLIN_SBE_BULK_REPLY << 16:
+        if (len < 12 || goblin_sbe_rd_u32(p + 8) != len - 12)
+            return 0;
+        v->type = hdr[0] == (uint32_t)GOBLIN_SBE_BULK_REPLY << 16
+                      ? GOBLIN_RESP_BULK
+                      : GOBLIN_RESP_STATUS;
+        v->str.ptr = p + 12;
+        v->str.len = len - 12;
+        break;
+    case (uint32_t)GOBLIN_SBE_NIL_REPLY << 16:
+        if (len != 8)
+            return 0;
+        v->type = GOBLIN_RESP_NULL;
+        break;
+    case (uint32_t)GOBLIN_SBE_INT_REPLY << 16 | 8:
+        if (len != 16)
+            return 0;
+        v->type = GOBLIN_RESP_INTEGER;
+        v->integer = goblin_sbe_rd_i64(p + 8);
+        break;
+    default:
+        return 0;
+    }
+    t->used = 1;
+    t->text_used = 0;
+    *out = v;
+    return 1;
+}
 
 /* How bytes reach the server (conn.c). */
 struct goblin__transport {
@@ -142,7 +195,17 @@ int goblin__client_fits(goblin_client *c, int n);
 /* Queues one request and, outside a pipeline, reads its reply. Returns
  * 1 with *v, 0 when the request was only queued, or a failure code. The
  * request's bytes must already be appended to c->out. */
-int goblin__client_round(goblin_client *c, const struct goblin_resp_value **v);
+static inline int goblin__client_round(goblin_client *c,
+                                       const struct goblin_resp_value **v)
+{
+    int rc;
+
+    c->pending++;
+    if (c->pipelining)
+        return 0;
+    rc = goblin__client_read(c, v);
+    return rc < 0 ? rc : 1;
+}
 
 /* Sets c->err from an error reply and returns GOBLIN_EWRONGTYPE or
  * GOBLIN_EREPLY. */

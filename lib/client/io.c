@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "ring/ring_fast.h"
 #include "sbe/goblin_sbe_gen.h"
 
 #define READ_CHUNK (16 * 1024)
@@ -35,7 +36,7 @@ int goblin_client_flush(goblin_client *c)
         /* Requests encoded straight into SQ are committed, not yet
          * published. */
         if (c->ring != NULL)
-            goblin_ring_flush(c->ring);
+            goblin__ring_flush_fast(c->ring);
         return 0;
     }
     goblin__client_ring_let_go(c); /* sending may drain CQ */
@@ -187,8 +188,63 @@ static int resp_reply_in_place(goblin_client *c,
     return 0;
 }
 
-int goblin__client_read_any(goblin_client *c,
-                            const struct goblin_resp_value **v)
+/* Ring, nothing queued or buffered, and the next reply already in CQ
+ * (the usual case of one request at a time): the record is taken with
+ * the ring's inline steps and read where it lies, as sbe_reply_in_place
+ * and resp_reply_in_place do. 1 with *v, 0 for the general path
+ * (nothing is lost: a record that is not one whole reply is moved into
+ * the input buffer, as there), or a failure. */
+static inline int ring_fast(goblin_client *c,
+                                const struct goblin_resp_value **v)
+{
+    struct goblin_slice rec;
+    const uint8_t *p;
+    int rc;
+
+    if (c->out.len != 0 || c->in_pos + c->last != c->in.len)
+        return 0;
+    if (c->cq_held) {
+        goblin__ring_release_fast(c->ring);
+        c->cq_held = false;
+    }
+    goblin__ring_flush_fast(c->ring);
+    c->in_pos = c->in.len = 0;
+    c->last = 0;
+    if (goblin__ring_peek_fast(c->ring, &rec) != GOBLIN_RING_RECORD)
+        return 0;
+    p = rec.ptr;
+    if (c->proto != GOBLIN_CLIENT_SBE) {
+        int64_t n = goblin_resp_reply_parse(c->reader, rec.ptr, rec.len, v);
+
+        if (n < 0)
+            return goblin__client_fail(c, (int)n, "malformed RESP reply");
+        if ((size_t)n == rec.len) {
+            c->cq_held = true;
+            c->pending--;
+            c->reply = *v;
+            return 1;
+        }
+    } else if (__builtin_expect(rec.len >= 4 &&
+                                    goblin_sbe_rd_u32(p) == rec.len - 4 &&
+                                    rec.len - 4 <= c->max_frame,
+                                1)) {
+        if (!goblin__sbe_tree_scalar(&c->tree, p + 4, rec.len - 4, v) &&
+            (rc = goblin__sbe_tree_build(&c->tree, p + 4, rec.len - 4, v)) <
+                0)
+            return goblin__client_fail(c, rc, "malformed SBE reply");
+        c->cq_held = true;
+        c->pending--;
+        c->reply = *v;
+        return 1;
+    }
+    if (rec.len > 0 && goblin_buf_append(&c->in, rec.ptr, rec.len) != 0)
+        return goblin__client_fail(c, GOBLIN_ENOMEM, "out of memory");
+    goblin__ring_release_fast(c->ring);
+    return 0;
+}
+
+static inline __attribute__((always_inline)) int read_any(
+    goblin_client *c, const struct goblin_resp_value **v)
 {
     size_t want;
     int rc;
@@ -197,6 +253,8 @@ int goblin__client_read_any(goblin_client *c,
         return c->failed;
     if (c->pending == 0)
         return GOBLIN_EINVAL;
+    if (c->ring != NULL && (rc = ring_fast(c, v)) != 0)
+        return rc < 0 ? rc : 0;
     goblin__client_ring_let_go(c);
     if ((rc = goblin_client_flush(c)) < 0)
         return rc;
@@ -230,13 +288,23 @@ int goblin__client_read_any(goblin_client *c,
     }
 }
 
+int goblin__client_read_any(goblin_client *c,
+                            const struct goblin_resp_value **v)
+{
+    return read_any(c, v);
+}
+
 int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v)
 {
     int rc, kind;
 
     for (;;) {
-        if ((rc = goblin__client_read_any(c, v)) < 0)
+        if ((rc = read_any(c, v)) < 0)
             return rc;
+        /* goblin__client_message_kind's first test, inline */
+        if ((*v)->type != GOBLIN_RESP_PUSH &&
+            ((*v)->type != GOBLIN_RESP_ARRAY || c->subs + c->ssubs == 0))
+            return 0;
         kind = goblin__client_message_kind(c, *v);
         if (kind < 0)
             return 0;
@@ -245,17 +313,6 @@ int goblin__client_read(goblin_client *c, const struct goblin_resp_value **v)
             return rc;
         c->pending++;
     }
-}
-
-int goblin__client_round(goblin_client *c, const struct goblin_resp_value **v)
-{
-    int rc;
-
-    c->pending++;
-    if (c->pipelining)
-        return 0;
-    rc = goblin__client_read(c, v);
-    return rc < 0 ? rc : 1;
 }
 
 int goblin__client_reply_error(goblin_client *c,

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "client/client.h"
+#include "ring/ring_fast.h"
 #include "goblin/keys.h"
 #include "goblin/numtext.h"
 #include "goblin/zset.h"
@@ -20,7 +21,7 @@ static bool sbe(const goblin_client *c)
 }
 
 /* May a typed call start now? */
-static int begin(goblin_client *c)
+static inline int begin(goblin_client *c)
 {
     if (c->failed)
         return c->failed;
@@ -40,7 +41,8 @@ static int begin(goblin_client *c)
  * requests are not copied either); otherwise at the end of c->out, which
  * then keeps the order: once something waits there, later requests queue
  * behind it. */
-static int room(goblin_client *c, size_t need, struct goblin_sbe_writer *w)
+static inline int room(goblin_client *c, size_t need,
+                       struct goblin_sbe_writer *w)
 {
     void *buf;
 
@@ -51,8 +53,8 @@ static int room(goblin_client *c, size_t need, struct goblin_sbe_writer *w)
          * the next read. */
         if (!c->pipelining)
             goblin__client_ring_let_go(c);
-        if (goblin_ring_reserve(c->ring, (uint32_t)(need + SLACK), &buf) ==
-            0) {
+        if (goblin__ring_reserve_fast(c->ring, (uint32_t)(need + SLACK),
+                                      &buf) == 0) {
             goblin_sbe_writer_init(w, buf, need + SLACK, true);
             c->sq_direct = true;
             return 0;
@@ -66,7 +68,8 @@ static int room(goblin_client *c, size_t need, struct goblin_sbe_writer *w)
 }
 
 /* Takes an encoded request and runs the round: 1 with *v, 0 queued. */
-static int sent(goblin_client *c, int n, const struct goblin_resp_value **v)
+static inline int sent(goblin_client *c, int n,
+                       const struct goblin_resp_value **v)
 {
     bool direct = c->sq_direct;
 
@@ -74,9 +77,9 @@ static int sent(goblin_client *c, int n, const struct goblin_resp_value **v)
     if (n < 0)
         return n;
     if (direct) {
-        goblin_ring_commit(c->ring, (uint32_t)n);
+        goblin__ring_commit_fast(c->ring, (uint32_t)n);
         if (!c->pipelining)
-            goblin_ring_flush(c->ring);
+            goblin__ring_flush_fast(c->ring);
         return goblin__client_round(c, v);
     }
     if (goblin__client_fits(c, n) != 0)
@@ -113,7 +116,7 @@ static bool resp_direct(goblin_client *c, size_t argc,
         return false;
     if (!c->pipelining)
         goblin__client_ring_let_go(c); /* the last reply's record */
-    if (goblin_ring_reserve(c->ring, (uint32_t)need, &buf) != 0)
+    if (goblin__ring_reserve_fast(c->ring, (uint32_t)need, &buf) != 0)
         return false;
     b.data = buf;
     b.cap = need;
@@ -121,9 +124,9 @@ static bool resp_direct(goblin_client *c, size_t argc,
      * were it to fail, the reservation lapses uncommitted. */
     if (goblin_resp_command_write(&b, argc, a) != 0)
         return false;
-    goblin_ring_commit(c->ring, (uint32_t)b.len);
+    goblin__ring_commit_fast(c->ring, (uint32_t)b.len);
     if (!c->pipelining)
-        goblin_ring_flush(c->ring);
+        goblin__ring_flush_fast(c->ring);
     return true;
 }
 

@@ -85,8 +85,8 @@ static uint64_t name_hash(const unsigned char *p, size_t n)
     return h ^ (h >> 32);
 }
 
-static bool name_eq(const unsigned char *p, size_t n,
-                    const unsigned char *lower)
+static inline bool name_eq(const unsigned char *p, size_t n,
+                           const unsigned char *lower)
 {
     size_t i = 0;
 

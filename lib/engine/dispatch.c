@@ -193,6 +193,20 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, text);
         return false;
     }
+    /* The usual case: a session authenticated by a user without
+     * restrictions, outside MULTI and MONITOR, not subscribed, on an
+     * engine without maxmemory, a write refusal or a busy script. No
+     * check below can refuse it. */
+    if (__builtin_expect((s->flags & (SESS_AUTHED | SESS_MULTI |
+                                      SESS_MONITOR)) == SESS_AUTHED &&
+                             s->acl != NULL &&
+                             goblin__acl_unrestricted(s->acl) &&
+                             x->eng->maxmemory == 0 &&
+                             !x->eng->refuse_writes &&
+                             !x->eng->script_busy &&
+                             goblin__ps_total(&s->ps) == 0,
+                         1))
+        return true;
     if ((!(s->flags & SESS_AUTHED) || s->acl == NULL) &&
         !(x->cmd->flags & CMD_NO_AUTH)) {
         reject(x, "NOAUTH Authentication required.");

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "repl/replica.h"
 #include "goblin/keys.h"
 #include "goblin/numtext.h"
 #include "commands/handlers.h"
@@ -232,6 +233,11 @@ bool goblin__maxmemory_fits(goblin_engine *eng)
     if (eng->maxmemory == 0 || used_memory(eng) <= eng->maxmemory)
         return true;
     if (goblin__pause_active(eng)) /* CLIENT PAUSE: eviction waits */
+        return true;
+    /* A replica is its master's copy: the master evicts, and its DELs
+     * come down the stream (Redis's replica-ignore-maxmemory). */
+    if (goblin__repl_following(eng) &&
+        goblin_engine_config_int(eng, "replica-ignore-maxmemory", 1))
         return true;
     t0 = goblin__latency_start(eng);
     while (used_memory(eng) > eng->maxmemory) {

@@ -95,6 +95,10 @@ struct goblin_engine {
     int64_t latency_ms;
     uint64_t lat_ticks, watch_ticks;
     struct goblin__latency *latency;
+    /* LATENCY HISTOGRAM (latency.h): per command, allocated at the first
+     * sample; latency-tracking. */
+    struct goblin__cmdhist *cmdhist;
+    bool latency_tracking;
     int64_t slow_us, slow_max_len;
     struct goblin__slow_entry *slow_first;
     /* ACL LOG (acl_log.h): newest first, acl_log_len of them. */
@@ -479,16 +483,6 @@ uint64_t goblin__ticks(const goblin_engine *eng);
 uint64_t goblin__ticks_to_us(const goblin_engine *eng, uint64_t ticks);
 uint64_t goblin__ops_per_sec(const goblin_engine *eng);
 
-static inline void goblin__cmdstat_count(const goblin_engine *eng,
-                                         struct goblin__cmdstat *st,
-                                         bool timed, uint64_t t0)
-{
-    if (timed)
-        st->sample = goblin__ticks(eng) - t0;
-    st->calls++;
-    st->ticks += st->sample;
-}
-
 /* Command timing for INFO commandstats without a clock read per command:
  * one call in GOBLIN__TIME_SAMPLE of each command is timed (two clock
  * reads around its handler), and every call is charged the time of the
@@ -498,10 +492,25 @@ static inline bool goblin__cmdstat_timed(const struct goblin__cmdstat *st)
 {
     return (st->calls & (GOBLIN__TIME_SAMPLE - 1)) == 0;
 }
+/* latency_hist.c: puts a timed call (st->sample) in its command's
+ * LATENCY HISTOGRAM: one in GOBLIN__TIME_SAMPLE, even while every call
+ * is timed (latency.h). */
+void goblin__cmdhist_sample(goblin_engine *eng,
+                            const struct goblin__cmdstat *st);
+
 /* Counts one call; t0 is the clock read before it when it was timed. */
-static inline void goblin__cmdstat_count(const goblin_engine *eng,
+static inline void goblin__cmdstat_count(goblin_engine *eng,
                                          struct goblin__cmdstat *st,
-                                         bool timed, uint64_t t0);
+                                         bool timed, uint64_t t0)
+{
+    if (timed) {
+        st->sample = goblin__ticks(eng) - t0;
+        if ((st->calls & (GOBLIN__TIME_SAMPLE - 1)) == 0)
+            goblin__cmdhist_sample(eng, st);
+    }
+    st->calls++;
+    st->ticks += st->sample;
+}
 
 /* dispatch.c */
 /* Runs argv for s into sink with every check (see command.h's
@@ -530,8 +539,44 @@ void goblin__output_check(goblin_session *s);
  * pending). redirect_end gives the session its own buffer back and
  * returns how many bytes are in dst, or -1 when the replies outgrew it
  * (or failed) and are in the session's output as usual. */
-bool goblin__output_redirect(goblin_session *s, void *dst, size_t cap);
-int64_t goblin__output_redirect_end(goblin_session *s);
+void goblin__output_spill_init(goblin_session *s);
+void goblin__output_spilled(goblin_session *s);
+static inline bool goblin__output_redirect(goblin_session *s, void *dst,
+                                           size_t cap)
+{
+    if (s->out.len != 0 || s->redirect != NULL || dst == NULL ||
+        s->blk != NULL)
+        return false;
+    if (__builtin_expect(s->spill.ctx != s, 0))
+        goblin__output_spill_init(s);
+    s->out_saved = s->out;
+    s->redirect = dst;
+    s->out.data = dst;
+    s->out.cap = cap;
+    s->out.alloc = &s->spill;
+    s->out_pos = 0;
+    return true;
+}
+
+static inline int64_t goblin__output_redirect_end(goblin_session *s)
+{
+    int64_t n;
+
+    if (s->redirect == NULL)
+        return -1;
+    if (__builtin_expect(s->out.data != s->redirect, 0)) {
+        goblin__output_spilled(s);
+        return -1;
+    }
+    /* Everything fit (or nothing was written): the session's own buffer
+     * comes back, as empty as it was. */
+    n = s->out.failed ? -1 : (int64_t)s->out.len;
+    s->out_saved.failed = s->out.failed;
+    s->out = s->out_saved;
+    s->out_pos = 0;
+    s->redirect = NULL;
+    return n;
+}
 
 /* respond.c: the name of errorstat slot i. */
 const char *goblin__errstat_name(size_t i);

@@ -293,43 +293,19 @@ static void spill_free(void *ctx, void *p, size_t size)
         s->eng->acct.free(s->eng->acct.ctx, p, size);
 }
 
-bool goblin__output_redirect(goblin_session *s, void *dst, size_t cap)
+void goblin__output_spill_init(goblin_session *s)
 {
-    if (s->out.len != 0 || s->redirect != NULL || dst == NULL ||
-        s->blk != NULL)
-        return false;
-    s->out_saved = s->out;
     s->spill.malloc = spill_malloc;
     s->spill.realloc = spill_realloc;
     s->spill.free = spill_free;
     s->spill.ctx = s;
-    s->redirect = dst;
-    s->out.data = dst;
-    s->out.len = 0;
-    s->out.cap = cap;
-    s->out.alloc = &s->spill;
-    s->out_pos = 0;
-    return true;
 }
 
-int64_t goblin__output_redirect_end(goblin_session *s)
+/* The spilled case of goblin__output_redirect_end: the grown buffer
+ * becomes the session's. */
+void goblin__output_spilled(goblin_session *s)
 {
-    int64_t n = -1;
-
-    if (s->redirect == NULL)
-        return -1;
-    if (s->out.data == s->redirect) {
-        /* Everything fit (or nothing was written): the session's own
-         * buffer comes back, as empty as it was. */
-        n = s->out.failed ? -1 : (int64_t)s->out.len;
-        s->out_saved.failed = s->out.failed;
-        s->out = s->out_saved;
-        s->out_pos = 0;
-    } else {
-        /* It spilled: the grown buffer becomes the session's. */
-        goblin_buf_free(&s->out_saved);
-        s->out.alloc = &s->eng->acct;
-    }
+    goblin_buf_free(&s->out_saved);
+    s->out.alloc = &s->eng->acct;
     s->redirect = NULL;
-    return n;
 }

@@ -25,6 +25,7 @@
 #include "goblin/repl.h"
 #include "goblin/snapshot.h"
 #include "goblin/stream.h"
+#include "engine/settings.h"
 #include "repl.h"
 #include "replica.h"
 
@@ -918,6 +919,27 @@ void goblin__link_cron(goblin_engine *eng)
 
 /* ---- REPLICAOF ---- */
 
+/* The replicaof setting follows REPLICAOF, so that CONFIG REWRITE
+ * writes the master we follow ("" once promoted), as Redis's
+ * rewriteConfigReplicaOfOption; it stays immutable for CONFIG SET. */
+static void remember_master(goblin_engine *eng, const char *host, int port)
+{
+    struct goblin__setting *s = (struct goblin__setting *)
+        goblin__setting_find(eng, (struct goblin_slice){"replicaof", 9});
+    char text[300];
+    const char *why;
+
+    if (s == NULL || s->s.set == NULL)
+        return;
+    if (host != NULL)
+        snprintf(text, sizeof(text), "%s %d", host, port);
+    else
+        text[0] = '\0';
+    if (s->s.set(s->s.ctx, (struct goblin_slice){text, strlen(text)},
+                 &why) == 0)
+        s->changed = true;
+}
+
 static void expire_hold(goblin_engine *eng)
 {
     for (int i = 0; i < eng->ndbs; i++)
@@ -980,6 +1002,7 @@ int goblin__link_set(goblin_engine *eng, const char *host, int port,
         r->no_replicas_since_ms = now_ms(eng);
         expire_hold(eng);
         goblin__repl_gate_update(eng);
+        remember_master(eng, NULL, 0);
         say(eng, GOBLIN_LOG_NOTICE, "MASTER MODE enabled (user request "
             "from '%s')", by);
         return 0;
@@ -1016,6 +1039,7 @@ int goblin__link_set(goblin_engine *eng, const char *host, int port,
     l->state_ms = 0;
     goblin__repl_gate_update(eng);
     if (by[0] != '\0') {
+        remember_master(eng, host, port);
         say(eng, GOBLIN_LOG_NOTICE, "REPLICAOF %s:%d enabled (user request "
             "from '%s')", host, port, by);
         say(eng, GOBLIN_LOG_NOTICE, "Connecting to MASTER %s:%d", host,

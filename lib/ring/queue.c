@@ -24,13 +24,10 @@
  */
 #include <string.h>
 
-#include "ring_int.h"
+#include "ring_fast.h"
 
-static inline uint64_t rec_size(uint32_t len)
-{
-    return ((uint64_t)len + RING_REC_HDR + RING_LINE - 1) &
-           ~(uint64_t)(RING_LINE - 1);
-}
+#define rec_size goblin__ring_rec_size
+#define at_window_edge goblin__ring_at_window_edge
 
 void goblin__ring_queue_init(struct goblin__ring_queue *q,
                              unsigned char *data, uint64_t cap,
@@ -97,12 +94,6 @@ static int make_room(goblin_ring *r, struct goblin__ring_queue *q,
     return GOBLIN_EAGAIN;
 }
 
-/* Whether a record of size bytes at off starts at or crosses a multiple
- * of RING_WINDOW (other than offset 0). */
-static inline bool at_window_edge(uint64_t off, uint64_t size)
-{
-    return off != 0 && ((off - 1) ^ (off + size - 1)) >= RING_WINDOW;
-}
 
 /* Producer: the filler to put before a record of size bytes at off. One
  * that would cross the end always wraps. At each RING_WINDOW edge the
@@ -199,29 +190,9 @@ int goblin_ring_commit(goblin_ring *r, uint32_t len)
     return 0;
 }
 
-/* Producer: publishes everything committed (q->pos > q->published). */
-static inline void publish_stores(goblin_ring *r, struct goblin__ring_queue *q)
-{
-    /* The records' bytes and later stamps are visible before this one. */
-    atomic_store_explicit(goblin__ring_stamp(q, q->published),
-                          q->published ^ q->key, memory_order_release);
-    q->published = q->pos;
-    if (!q->peer_sleeps) {
-        /* The records' bytes must be visible before the new tail is. */
-        atomic_store_explicit(q->tail_w, q->pos, memory_order_release);
-        return;
-    }
-    /* seq_cst store then seq_cst load: either the sleeper's re-check sees
-     * this tail, or this load sees its announcement. */
-    atomic_store_explicit(q->tail_w, q->pos, memory_order_seq_cst);
-    if (atomic_load_explicit(q->sleep_w, memory_order_seq_cst) != 0)
-        goblin__ring_wake(r, q->sleep_w);
-}
-
 void goblin_ring_flush(goblin_ring *r)
 {                                                 /* producer side */
-    if (r->tx.pos != r->tx.published)
-        publish_stores(r, &r->tx);
+    goblin__ring_flush_fast(r);
 }
 
 /* The general path: wraps, full rings, pending commits, errors. */
@@ -255,7 +226,7 @@ int goblin_ring_publish(goblin_ring *r, const void *msg, uint32_t len)
     if (len > 0)
         memcpy(p + RING_REC_HDR, msg, len);
     q->pos += size;
-    publish_stores(r, q);
+    goblin__ring_flush_fast(r);
     return 0;
 }
 
@@ -318,23 +289,13 @@ static int peek_odd(goblin_ring *r, struct goblin__ring_queue *q,
 static inline int queue_peek(goblin_ring *r, struct goblin__ring_queue *q,
                              struct goblin_slice *rec)
 {
-    uint64_t off = q->pos & (q->cap - 1), word, size;
-    unsigned char *p = q->data + off;
+    uint64_t word;
+    int rc = goblin__ring_queue_peek_plain(q, rec);
 
-    /* Pairs with the producer's release in flush: the record and any
-     * stamped after it in the same batch are fully written. */
-    if (atomic_load_explicit(goblin__ring_stamp(q, q->pos),
-                             memory_order_acquire) != (q->pos ^ q->key))
-        return 0;
-    memcpy(&word, p + 8, 8);            /* length and flags, read once */
-    size = rec_size((uint32_t)word);
-    if ((word >> 32) != RING_FLAG_DATA || (uint32_t)word > q->max_len ||
-        off + size > q->cap || q->pos + size - q->released > q->cap)
-        return peek_odd(r, q, rec, word);   /* crosses the end, overran */
-    rec->ptr = p + RING_REC_HDR;
-    rec->len = (uint32_t)word;
-    q->pos += size;
-    return GOBLIN_RING_RECORD;
+    if (rc >= 0)
+        return rc ? GOBLIN_RING_RECORD : 0;
+    memcpy(&word, q->data + (q->pos & (q->cap - 1)) + 8, 8);
+    return peek_odd(r, q, rec, word);   /* crosses the end, overran */
 }
 
 /* Client: the next record set aside by goblin_ring_drain. Entries are

@@ -4,9 +4,9 @@
  * The direct path takes one ring record that holds exactly one typed
  * frame of a session in its plain state: authenticated by a user without
  * restrictions, not in MULTI, not blocked, not subscribed, replies on, no
- * maxmemory, no write stream consumer (whose refusal of typed writes is
- * the general path's), nothing buffered either way. Everything the general path
- * checks per frame (session.c, admit) is then known to pass, so what is
+ * maxmemory, no write stream consumer, nothing buffered either way.
+ * Everything the general path checks per frame (session.c, admit) is
+ * then known to pass, so what is
  * left per request is: copy the record once to the stack (the client may
  * still write the shared record: every length used is read from the
  * copy), check the frame length and header from locals, find the handler
@@ -26,6 +26,7 @@
 #include "engine/acl.h"
 #include "engine/tracking.h"
 #include "pubsub/pubsub.h"
+#include "argv_form.h"
 #include "request.h"
 
 #define HANDLER(ID, name) [GOBLIN_SBE_##ID] = goblin__sbe_##name,
@@ -45,8 +46,12 @@ static inline void after_command(goblin_session *s)
 
 /* Runs a typed request and counts it like a command of the table (timed
  * on a sample: goblin__cmdstat_timed). The no-touch mode of OBJECT does
- * not apply to typed requests; CLIENT NO-TOUCH does. */
-void goblin__sbe_run_typed(struct goblin__sbe_req *r)
+ * not apply to typed requests; CLIENT NO-TOUCH does. With plain (the
+ * direct path's state, see plain() below) CLIENT NO-TOUCH and CLIENT
+ * REPLY SKIP are known to be off, and no typed request turns them on
+ * (CLIENT is an Argv frame), so neither is looked at. */
+static inline __attribute__((always_inline)) void run_typed(
+    struct goblin__sbe_req *r, bool plain)
 {
     goblin_engine *eng = r->x.eng;
     const struct goblin__command *cmd = r->ss->cmds[r->m->template_id];
@@ -62,11 +67,15 @@ void goblin__sbe_run_typed(struct goblin__sbe_req *r)
         timed = goblin__cmdstat_timed(st);
         if (timed)
             t0 = goblin__ticks(eng);
-        if (r->x.sess->flags & SESS_NO_TOUCH)
+        if (!plain && (r->x.sess->flags & SESS_NO_TOUCH))
             goblin__maxmemory_touch_mode(&r->x);
         r->x.st->reads = GOBLIN__CMD_READ_MODE(cmd);
     }
-    fn(r);
+    /* The write stream and MONITOR need the request's words. */
+    if (__builtin_expect(eng->stream_on || eng->nmonitors != 0, 0))
+        goblin__sbe_run_logged(r, fn);
+    else
+        fn(r);
     r->x.st->reads = 0;
     r->x.st->no_touch = false;
     /* Invalidations held for the end of a command (BCAST, the writer's
@@ -80,8 +89,14 @@ void goblin__sbe_run_typed(struct goblin__sbe_req *r)
         st->failed += r->x.failed;
         r->x.sess->lastcmd = cmd;
     }
-    after_command(r->x.sess);
+    if (!plain)
+        after_command(r->x.sess);
     goblin__block_after(eng);
+}
+
+void goblin__sbe_run_typed(struct goblin__sbe_req *r)
+{
+    run_typed(r, false);
 }
 
 /* The session flags that send a frame the general way. */
@@ -106,6 +121,8 @@ static inline bool plain(const goblin_session *s,
 
 /* Frames up to this size take the direct path. */
 #define DIRECT_COPY_MAX 512
+/* The payload bytes of a one-line ring record (64 less its header). */
+#define DIRECT_LINE 48
 
 int goblin__sbe_direct(goblin_session *s, const void *rec, size_t len,
                        int *rc)
@@ -121,7 +138,12 @@ int goblin__sbe_direct(goblin_session *s, const void *rec, size_t len,
     if (len < 4 + GOBLIN_SBE_HEADER_LENGTH || len > sizeof(copy) ||
         !plain(s, ss))
         return 0;
-    memcpy(copy, rec, len);
+    /* A ring record's payload is readable to the end of its last 64-byte
+     * line: a small one is copied as one fixed-size block. */
+    if (len <= DIRECT_LINE)
+        memcpy(copy, rec, DIRECT_LINE);
+    else
+        memcpy(copy, rec, len);
     n = goblin_sbe_rd_u32(copy);
     id = goblin_sbe_rd_u16(copy + 6);
     q = eng->qbuf_limit != 0 && eng->qbuf_limit < ss->max_frame
@@ -145,11 +167,15 @@ int goblin__sbe_direct(goblin_session *s, const void *rec, size_t len,
     r.quiet = false;
     eng->stat_net_in += len;
     s->last_ms = eng->clock_ms;
-    goblin__sbe_run_typed(&r);
+    run_typed(&r, true);
     if (s->out.len > s->out_peak)
         s->out_peak = s->out.len;
     if (s->out.len > eng->obuf_trip)
         goblin__output_check(s);
-    *rc = goblin__input_verdict(s, 0);
+    /* goblin__input_verdict's codes */
+    *rc = s->out.failed                ? GOBLIN_ENOMEM
+          : (s->flags & SESS_OBUF_LIMIT) ? GOBLIN_ELIMIT
+          : (s->flags & SESS_CLOSE)      ? GOBLIN_ECONNABORTED
+                                         : 0;
     return 1;
 }

@@ -86,6 +86,8 @@ int goblin_session_feed(goblin_session *s, const void *data, size_t len)
 
 /* Records up to this size take the stack copy of goblin__resp_record. */
 #define RESP_RECORD_COPY_MAX 512
+/* The payload bytes of a one-line ring record (64 less its header). */
+#define RESP_RECORD_LINE 48
 
 int goblin__resp_record(goblin_session *s, const void *rec, size_t len,
                         int *rc)
@@ -99,8 +101,13 @@ int goblin__resp_record(goblin_session *s, const void *rec, size_t len,
         len == 0 || len > sizeof(copy) || (s->flags & SESS_CLOSE))
         return 0;
     /* Read once, into memory the client cannot reach (as SBE's records):
-     * the bytes parsed are the bytes run. */
-    memcpy(copy, rec, len);
+     * the bytes parsed are the bytes run. A ring record is readable to
+     * the end of its 64-byte line, so a short one is one fixed-size
+     * copy. */
+    if (len <= RESP_RECORD_LINE)
+        memcpy(copy, rec, RESP_RECORD_LINE);
+    else
+        memcpy(copy, rec, len);
     s->eng->stat_net_in += len;
     s->last_ms = s->eng->clock_ms;
     s->in_pos = s->in_len = 0;
@@ -118,7 +125,10 @@ int goblin__resp_record(goblin_session *s, const void *rec, size_t len,
             s->in_len += len - used;
         }
     }
-    goblin__output_check(s);
+    if (s->out.len - s->out_pos > s->out_peak)
+        s->out_peak = s->out.len - s->out_pos;
+    if (s->out.len - s->out_pos > s->eng->obuf_trip)
+        goblin__output_check(s);
     *rc = goblin__input_verdict(s, r);
     return 1;
 }

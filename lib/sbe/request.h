@@ -154,13 +154,16 @@ int goblin__sbe_record(goblin_session *s, const void *rec, size_t len,
 /* direct.c: the direct path of a ring record holding one whole typed
  * frame of a session in its plain state (see direct.c): 1 when it ran
  * (with *rc as goblin_session_feed's), 0 when the record must take
- * goblin__sbe_record or goblin_session_feed; nothing has changed then. */
+ * goblin__sbe_record or goblin_session_feed; nothing has changed then.
+ * rec is a ring record's payload: readable to the end of its 64-byte
+ * line, so a short one is copied as one fixed-size block. */
 int goblin__sbe_direct(goblin_session *s, const void *rec, size_t len,
                        int *rc);
 
 /* input.c: the same for a ring record of a RESP session with nothing
  * buffered: its whole commands run from a stack copy, a partial one at
- * its end goes to the input buffer. 1 when it ran (with *rc as
+ * its end goes to the input buffer. rec is a ring record's payload,
+ * readable to the end of its 64-byte line. 1 when it ran (with *rc as
  * goblin_session_feed's), 0 when the record must take goblin_session_feed
  * (another protocol, input buffered, too long). */
 int goblin__resp_record(goblin_session *s, const void *rec, size_t len,

@@ -13,6 +13,7 @@
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -125,6 +126,28 @@ static void lower_sha(char out[41], struct goblin_slice s)
     out[40] = '\0';
 }
 
+/* Compiles a script body, with its prologue (prologue.c) when it has
+ * one; should that fail, without, so a script that does not compile
+ * gets Lua's own words for its own text. */
+static int load_body(lua_State *L, const char *body, size_t len)
+{
+    char pro[64];
+    size_t plen = goblin__script_prologue(body, len, pro, sizeof(pro));
+    char *text;
+    int rc;
+
+    if (plen > 0 && (text = malloc(plen + len)) != NULL) {
+        memcpy(text, pro, plen);
+        memcpy(text + plen, body, len);
+        rc = luaL_loadbuffer(L, text, plen + len, "@user_script");
+        free(text);
+        if (rc == 0)
+            return 0;
+        lua_pop(L, 1);
+    }
+    return luaL_loadbuffer(L, body, len, "@user_script");
+}
+
 /* The cache entry of the script body (its sha computed into sha),
  * compiled and added unless it is there; NULL with the error written to
  * sink. The entry is valid until the next addition. */
@@ -147,8 +170,7 @@ compile(struct goblin__lua *g, struct goblin_slice body, char sha[41],
         return NULL;
     }
     goblin__vm_bound(&g->eval, true);
-    rc = luaL_loadbuffer(L, (const char *)body.ptr + skip, body.len - skip,
-                         "@user_script");
+    rc = load_body(L, (const char *)body.ptr + skip, body.len - skip);
     goblin__vm_bound(&g->eval, false);
     if (rc != 0) {
         const char *msg = lua_tostring(L, -1);

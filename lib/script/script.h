@@ -223,6 +223,13 @@ void goblin__script_kill(struct goblin__lua *g, bool eval,
 /* How long the running script has run. */
 uint64_t goblin__script_elapsed_ns(const struct goblin__lua *g);
 
+/* prologue.c: writes into out (cap bytes) what EVAL compiles before the
+ * script body (after its shebang): locals for the globals redis, KEYS and
+ * ARGV where that changes nothing a script sees. Returns its length, or
+ * 0 for none. */
+size_t goblin__script_prologue(const char *body, size_t len, char *out,
+                               size_t cap);
+
 /* sha_cache.c: the entry of sha (lower case), or NULL; adding one (0 or
  * GOBLIN_ENOMEM); emptying the cache. */
 const struct goblin__sha_entry *

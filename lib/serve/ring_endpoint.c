@@ -6,8 +6,8 @@
  * session's parser takes the same stream). The fast path: an SBE record
  * holding one whole small frame, or a small RESP record, is copied to the
  * stack, run at once, and its reply encoded straight into a CQ
- * reservation (run_direct); an SBE session with nothing pending peeks
- * and runs its records one by one (step_direct), and a typed frame of a
+ * reservation (run_direct); a session with nothing pending peeks and
+ * runs its records one by one (step_direct), and a typed frame of a
  * session in its plain state takes the direct path (goblin__sbe_direct:
  * no input buffer, no admission checks, the handler found by template
  * id). Other
@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "goblin/serve.h"
-#include "ring/ring_int.h"
+#include "ring/ring_fast.h"
 #include "sbe/request.h"
 #include "serve_int.h"
 #include "util/config_size.h"
@@ -195,14 +195,14 @@ static void output_to_cq(goblin_ring_endpoint *ep)
 static bool run_direct(goblin_ring_endpoint *ep, struct goblin_slice rec,
                        int *rc)
 {
-    uint32_t max = goblin_ring_max_record(ep->r);
+    uint32_t max = ep->r->tx.max_len;
     uint32_t k = max < DIRECT_REPLY ? max : DIRECT_REPLY;
     bool sbe = ep->s->proto == GOBLIN__PROTO_SBE;
     int64_t n;
     void *buf;
 
     if ((!sbe && ep->s->proto != GOBLIN__PROTO_RESP) ||
-        goblin_ring_reserve(ep->r, k, &buf) != 0 ||
+        goblin__ring_reserve_fast(ep->r, k, &buf) != 0 ||
         !goblin__output_redirect(ep->s, buf, k))
         return false;
     if (!(sbe ? goblin__sbe_direct(ep->s, rec.ptr, rec.len, rc) ||
@@ -213,7 +213,7 @@ static bool run_direct(goblin_ring_endpoint *ep, struct goblin_slice rec,
     }
     n = goblin__output_redirect_end(ep->s);
     if (n > 0) {
-        goblin_ring_commit(ep->r, (uint32_t)n);
+        goblin__ring_commit_fast(ep->r, (uint32_t)n);
         ep->s->eng->stat_net_out += (uint64_t)n;
     }
     return true;
@@ -241,8 +241,9 @@ static void feed(goblin_ring_endpoint *ep, const struct goblin_slice *recs,
     unlock(ep);
 }
 
-/* The direct path of a step (an SBE session with no output pending;
- * -1 when the session is not one: the general step runs): records are peeked one at a time and each runs at once from its
+/* The direct path of a step (a session whose protocol is settled, with
+ * no output pending; -1 when the session is not one: the general step
+ * runs): records are peeked one at a time and each runs at once from its
  * record (run_direct), its reply straight into a CQ reservation; one
  * release and one flush for the batch. Output left in the session (a
  * record that took goblin_session_feed, a reply that spilled) goes the
@@ -253,30 +254,38 @@ static int step_direct(goblin_ring_endpoint *ep)
     int n = 0, rc = 0, frc;
 
     lock(ep);
-    if (ep->s == NULL || ep->s->proto != GOBLIN__PROTO_SBE ||
+    if (ep->s == NULL || ep->s->proto == GOBLIN__PROTO_UNDECIDED ||
         ep->s->out.len != 0) {
         unlock(ep);
         return -1;                     /* the general step */
     }
-    while (n < BATCH && ep->s != NULL && !ep->closing) {
-        rc = goblin_ring_peek(ep->r, &rec);
-        if (rc != GOBLIN_RING_RECORD)
-            break;
+    /* The first peek checks the epoch and the ring's state; within the
+     * batch only the next record's stamp is looked at (a new epoch is
+     * seen by the next step's first peek). */
+    rc = goblin__ring_peek_fast(ep->r, &rec);
+    while (rc == GOBLIN_RING_RECORD) {
         n++;
-        if (rec.len == 0)
-            continue;
-        if (!run_direct(ep, rec, &frc))
-            frc = goblin_session_feed(ep->s, rec.ptr, rec.len);
-        if (frc < 0)
-            ep->closing = true;
+        if (rec.len != 0) {
+            if (!run_direct(ep, rec, &frc))
+                frc = goblin_session_feed(ep->s, rec.ptr, rec.len);
+            if (frc < 0)
+                ep->closing = true;
+        }
+        if (n >= BATCH || ep->s == NULL || ep->closing)
+            break;
+        rc = ep->r->err != 0 ? ep->r->err
+                             : goblin__ring_queue_peek_plain(&ep->r->rx, &rec);
+        if (rc < 0 && rc != GOBLIN_EPROTO)
+            rc = goblin_ring_peek(ep->r, &rec); /* a filler, or broken */
     }
     if (rc != GOBLIN_RING_SESSION && rc != GOBLIN_EPROTO) {
-        goblin_ring_release(ep->r);
-        if (ep->s != NULL && ep->s->out.len != ep->s->out_pos)
+        goblin__ring_release_fast(ep->r);
+        if (ep->s != NULL && (ep->s->out.len != ep->s->out_pos ||
+                              ep->s->push.len != 0))
             output_to_cq(ep);
-        else if (ep->s != NULL && goblin_session_should_close(ep->s))
+        else if (ep->s != NULL && (ep->s->flags & SESS_CLOSE))
             ep->closing = true;
-        goblin_ring_flush(ep->r);
+        goblin__ring_flush_fast(ep->r);
     }
     unlock(ep);
     /* What the peek met instead of a record: a new client (the queues
@@ -332,7 +341,7 @@ int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)
 
     if (ep->r == NULL)
         return 0;                        /* chores re-creates it */
-    if (goblin__ring_nudge_take(ep->r)) {
+    if (goblin__ring_nudge_take_fast(ep->r)) {
         /* Woken: resume the session (its served reply, then the input
          * that waited) and send what it has. */
         lock(ep);
@@ -365,7 +374,7 @@ int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)
         return 1;
     }
     /* ep->s and its protocol change only on this thread. */
-    if (ep->s != NULL && ep->s->proto == GOBLIN__PROTO_SBE &&
+    if (ep->s != NULL && ep->s->proto != GOBLIN__PROTO_UNDECIDED &&
         (n = step_direct(ep)) >= 0)
         return n;
     n = goblin_ring_poll(ep->r, recs, BATCH);

@@ -317,7 +317,7 @@ static size_t emit_digits(char *dest, const char *d, int n, int k)
  * a * 2^-52 <= 1/4000), and a decimal with more fraction digits would need
  * more digits: so m * 10^-3 has the shortest, closest digits, the ones
  * Schubfach would find, for one multiply and one divide. */
-static int short_decimal(double a, uint64_t *f, int *e10)
+static inline int short_decimal(double a, uint64_t *f)
 {
     double s = a * 1000.0;
     uint64_t m;
@@ -328,7 +328,6 @@ static int short_decimal(double a, uint64_t *f, int *e10)
     if ((double)m != s || (double)m / 1000.0 != a)
         return 0;
     *f = m;
-    *e10 = -3;
     return 1;
 }
 
@@ -370,22 +369,19 @@ static size_t format_special(char *buf, uint64_t bits)
     return 3;
 }
 
-/* a = m / 1000 for short_decimal's m: the integer part, a point and the
- * fraction's one to three digits without trailing zeros, which is what
- * strip_zeros and emit_digits make of m * 10^-3 (a fraction of three or
- * fewer digits never takes an exponent), with no division loop and no
- * variable-length copy. Returns the length written at buf. */
-static inline size_t decimal_thousandths(char *buf, uint64_t m)
+/* The text of ip + f / 1000 (0 < f < 1000): the integer part, a point
+ * and the fraction's one to three digits without trailing zeros, which is
+ * what strip_zeros and emit_digits make of short_decimal's m * 10^-3 (a
+ * fraction of three or fewer digits never takes an exponent), with no
+ * division loop and no variable-length copy. Returns its length. */
+static inline size_t thousandths_text(char *buf, uint64_t ip, unsigned f)
 {
-    uint64_t ip = m / 1000;
-    unsigned f = (unsigned)(m - ip * 1000), q = f / 10, r = f - q * 10;
+    unsigned q = f / 10, r = f - q * 10;
     size_t n = u64_format_roomy(buf, ip);
     char tens = digit_pairs[q * 2 + 1];
     char frac[4] = {'.', digit_pairs[q * 2], tens, (char)('0' + r)};
 
-    /* The fraction (1 to 999, q < 100) keeps 3 digits, else 2, else 1. */
-    if (f == 0) /* not short_decimal's: a whole a printed as one */
-        return n;
+    /* q < 100 as f < 1000. The fraction keeps 3 digits, else 2, else 1. */
     memcpy(buf + n, frac, 4);
     return n + (r != 0 ? 4 : tens != '0' ? 3 : 2);
 }
@@ -413,23 +409,34 @@ static __attribute__((noinline)) size_t shortest_text(char *buf,
 }
 
 /* v that is not a whole number of magnitude up to 2^62 (those print as
- * integers): a fraction, a larger number, an infinity or NaN. Out of
- * line, so that goblin_double_format's integer road saves no registers. */
+ * integers) nor a short decimal: a fraction, a larger number, an
+ * infinity or NaN. */
 static __attribute__((noinline)) size_t double_format_rest(char *buf,
                                                            double v)
 {
-    uint64_t bits, m;
-    size_t neg;
-    int e10;
+    uint64_t bits;
 
     memcpy(&bits, &v, sizeof(bits));
     if (((bits >> 52) & 0x7ff) == 0x7ff)
         return format_special(buf, bits);
-    neg = (size_t)(bits >> 63);
-    buf[0] = '-';
-    if (short_decimal(neg ? -v : v, &m, &e10))
-        return neg + decimal_thousandths(buf + neg, m);
     return shortest_text(buf, bits);
+}
+
+/* v, not a whole number, |v| < 2^62, ip = v truncated. A v with at most
+ * three decimals (short_decimal's test) prints as ip, a point and the
+ * decimals; m / 1000 then lies at least 0.001 from any integer and v
+ * within 2^-13 of it, so |ip| is m / 1000 and the fraction is m less
+ * 1000 |ip|. */
+static __attribute__((noinline)) size_t fraction_text(char *buf, double v,
+                                                      int64_t ip)
+{
+    size_t neg = v < 0;
+    uint64_t m, ipa = neg ? 0 - (uint64_t)ip : (uint64_t)ip;
+
+    if (!short_decimal(fabs(v), &m))
+        return double_format_rest(buf, v);
+    buf[0] = '-';
+    return neg + thousandths_text(buf + neg, ipa, (unsigned)(m - ipa * 1000));
 }
 
 size_t goblin_double_format(char *buf, double v)
@@ -439,17 +446,16 @@ size_t goblin_double_format(char *buf, double v)
      * NaN fails the range test. */
     if (v >= -4611686018427387904.0 && v <= 4611686018427387904.0) {
         int64_t i = (int64_t)v;
+        size_t neg;
 
-        if ((double)i == v) {
-            size_t neg;
-
-            if (i != 0)
-                return int64_format(buf, i);
-            neg = signbit(v) != 0;
-            buf[0] = '-';
-            buf[neg] = '0';
-            return 1 + neg;
-        }
+        if ((double)i != v)
+            return fraction_text(buf, v, i);
+        if (i != 0)
+            return int64_format(buf, i);
+        neg = signbit(v) != 0;
+        buf[0] = '-';
+        buf[neg] = '0';
+        return 1 + neg;
     }
     return double_format_rest(buf, v);
 }

@@ -70,6 +70,24 @@ SCRIPTS = [
     b"return {KEYS[5], ARGV[9]}",
     b"return {tostring(KEYS[5]), tostring(KEYS.k), tostring(ARGV[9]), "
     b"tostring(getmetatable(ARGV)), tostring(ARGV[1])}",
+    # redis, KEYS and ARGV used in every way, with the errors that name
+    # them as globals (EVAL gives them locals only where that is unseen).
+    b"return KEYS .. 'x'",
+    b"return redis()",
+    b"return KEYS + 1",
+    b"return KEYS[[x]]",
+    b"KEYS = 1",
+    b"local KEYS = 1 return KEYS",
+    b"return #KEYS + #ARGV",
+    b"return (KEYS)[1]",
+    b"return ARGV:len()",
+    b"local function f() return redis.call('EXISTS', KEYS[1]) end "
+    b"return f()",
+    b"return -- KEYS = 1\nKEYS[1]",
+    b"return [[redis = 1]] .. tostring(KEYS[1])",
+    b"local t = {redis = 1} return t.redis + #ARGV",
+    b"local r = redis return r.sha1hex(ARGV[1] or '')",
+    b"redis.call('SET', KEYS[1], 'v') return redis.call('GET', KEYS[1])",
 ]
 
 LIBRARY = b"""#!lua name=difflib

@@ -8,6 +8,7 @@ replica.
 
     /usr/bin/python3 test_replica.py GOBLIND
 """
+import os
 import sys
 import time
 
@@ -61,7 +62,9 @@ def redis_master(*extra):
 
 
 def goblind(path, *extra):
-    return e2e.goblind(path, "--save", "", *extra)
+    """goblind in a directory of its own: a replica receives its payload
+    into a temporary file there."""
+    return e2e.goblind(path, "--save", "", "--dir", e2e.tmpdir(), *extra)
 
 
 def same_keyspace(a, b, names):
@@ -125,6 +128,15 @@ def test_replica_of_redis_server(goblind_path):
     ri = info(rc)
     assert ri["role"] == "slave" and ri["master_link_status"] == "up", ri
     assert ri["master_replid"] == info(mc)["master_replid"], ri
+    # A redis-server replica of the same master: the same fields, ROLE.
+    twin = e2e.redis_server("--replicaof", "127.0.0.1", master.port)
+    wc = twin.client()
+    wait_for(lambda: caught_up(mc, wc), "redis-server's sync", logs=(twin,))
+    assert info_keys(rc) == info_keys(wc), (info_keys(rc), info_keys(wc))
+    gr, wr = e2e.plain(rc.call(b"ROLE")), e2e.plain(wc.call(b"ROLE"))
+    assert gr[:4] == wr[:4] and gr[4] == wr[4], (gr, wr)
+    wc.close()
+    twin.kill_now()
     rc.close()
     e2e.check_stopped_cleanly(rep)
     master.kill_now()
@@ -178,6 +190,9 @@ def test_goblind_chain(goblind_path):
         ("+", b"OK")
     low = goblind(goblind_path, "--replicaof", "127.0.0.1", mid.port)
     lc = low.client()
+    # And a redis-server replica of the middle one, a replica itself.
+    red = e2e.redis_server("--replicaof", "127.0.0.1", mid.port)
+    rdc = red.client()
     wait_for(lambda: caught_up(tc, mc) and caught_up(mc, lc), "the chain",
              logs=(mid, low))
     live_writes(tc)
@@ -192,16 +207,66 @@ def test_goblind_chain(goblind_path):
     live_writes(tc, b"k1")
     wait_for(lambda: caught_up(tc, mc) and caught_up(mc, lc),
              "the top link's resync", logs=(mid, low))
-    assert mc.call(b"CLIENT", b"KILL", b"TYPE", b"replica") == (":", 1)
+    assert mc.call(b"CLIENT", b"KILL", b"TYPE", b"replica") == (":", 2)
     live_writes(tc, b"k2")
     wait_for(lambda: caught_up(tc, mc) and caught_up(mc, lc),
              "the middle link's resync", logs=(mid, low))
     same_keyspace(tc, lc, ("top", "bottom"))
+    wait_for(lambda: caught_up(mc, rdc), "the redis-server replica",
+             logs=(red, mid))
+    same_keyspace(tc, rdc, ("top", "redis-server under the middle"))
+    assert info(rdc)["master_replid"] == info(tc)["master_replid"]
     assert info(tc, b"stats")["sync_partial_ok"] == "1"
-    assert info(mc, b"stats")["sync_partial_ok"] == "1"
+    # The middle one's two replicas both continued after its kill.
+    assert info(mc, b"stats")["sync_partial_ok"] == "2"
+    rdc.close()
+    red.kill_now()
     for c in (tc, mc, lc):
         c.close()
     for s in (low, mid, top):
+        e2e.check_stopped_cleanly(s)
+
+
+def test_master_restarted_and_replica_killed_mid_sync(goblind_path):
+    """A goblind master restarted (empty, a new id) with a replica
+    attached: the replica resyncs in full and ends with the new data. A
+    replica killed while its payload flows leaves the master serving
+    and a restarted replica syncs."""
+    top = goblind(goblind_path)
+    tc = top.client()
+    repl_data.fill(tc, seed=9, n=30)
+    rep = goblind(goblind_path, "--replicaof", "127.0.0.1", top.port)
+    rc = rep.client()
+    wait_for(lambda: caught_up(tc, rc), "the first sync", logs=(rep,))
+    tc.close()
+    top.kill_now()
+    wait_for(lambda: info(rc)["master_link_status"] == "down",
+             "the link to go down", logs=(rep,))
+    top = e2e.Server(top.argv, top.sock, top.port, top.logfile,
+                     "goblind").start()
+    tc = top.client()
+    tc.call(b"SET", b"reborn", b"1")
+    wait_for(lambda: caught_up(tc, rc), "the sync with the restarted master",
+             logs=(rep, top))
+    assert rc.call(b"GET", b"reborn") == ("$", b"1")
+    assert rc.call(b"DBSIZE") == (":", 1)
+    same_keyspace(tc, rc, ("restarted master", "replica"))
+    # A big value so the payload takes a moment; the replica dies in it.
+    tc.call(b"SET", b"big", b"x" * (8 << 20))
+    for i in range(3):
+        doomed = goblind(goblind_path, "--replicaof", "127.0.0.1", top.port)
+        time.sleep(0.05 * i)
+        doomed.kill_now()
+    assert tc.call(b"PING") == ("+", b"PONG")
+    again = goblind(goblind_path, "--replicaof", "127.0.0.1", top.port)
+    ac = again.client()
+    wait_for(lambda: caught_up(tc, ac), "a sync after the killed ones",
+             logs=(again, top))
+    assert ac.call(b"STRLEN", b"big") == (":", 8 << 20)
+    wait_for(lambda: caught_up(tc, rc), "the first replica", logs=(rep,))
+    for c in (tc, rc, ac):
+        c.close()
+    for s in (again, rep, top):
         e2e.check_stopped_cleanly(s)
 
 
@@ -237,6 +302,50 @@ def test_promotion_keeps_history(goblind_path):
     sc.close()
     sib.kill_now()
     e2e.check_stopped_cleanly(a)
+
+
+def test_rewrite_and_maxmemory(goblind_path):
+    """A replica keeps every key its master has, whatever its own
+    maxmemory (replica-ignore-maxmemory), and CONFIG REWRITE writes the
+    master it follows, so a restart follows it again."""
+    top = goblind(goblind_path)
+    tc = top.client()
+    for i in range(60):
+        tc.call(b"SET", b"big:%d" % i, b"v" * 50000)
+    conf = os.path.join(e2e.tmpdir(), "replica.conf")
+    with open(conf, "w") as f:
+        f.write("maxmemory 1mb\nmaxmemory-policy allkeys-lru\n")
+    rep = e2e.goblind(goblind_path, "--save", "", "--dir", e2e.tmpdir(),
+                      conf=conf)
+    rc = rep.client()
+    assert rc.call(b"REPLICAOF", b"127.0.0.1", str(top.port).encode()) == \
+        ("+", b"OK")
+    wait_for(lambda: caught_up(tc, rc), "the sync", logs=(rep,))
+    assert rc.call(b"DBSIZE") == (":", 60)
+    tc.call(b"SET", b"big:60", b"v" * 50000)
+    wait_for(lambda: caught_up(tc, rc), "a write", logs=(rep,))
+    assert rc.call(b"DBSIZE") == (":", 61)
+    assert info(rc, b"stats")["evicted_keys"] == "0"
+    assert rc.call(b"CONFIG", b"REWRITE") == ("+", b"OK")
+    with open(conf) as f:
+        text = f.read()
+    assert "replicaof 127.0.0.1 %d\n" % top.port in text, text
+    rc.close()
+    e2e.check_stopped_cleanly(rep)
+    rep = e2e.Server(rep.argv, rep.sock, rep.port, rep.logfile,
+                     "goblind").start()
+    rc = rep.client()
+    wait_for(lambda: caught_up(tc, rc), "the sync after a restart",
+             logs=(rep,))
+    assert rc.call(b"REPLICAOF", b"NO", b"ONE") == ("+", b"OK")
+    assert rc.call(b"CONFIG", b"REWRITE") == ("+", b"OK")
+    with open(conf) as f:
+        text = f.read()
+    assert "replicaof 127" not in text, text
+    for c in (tc, rc):
+        c.close()
+    for s in (rep, top):
+        e2e.check_stopped_cleanly(s)
 
 
 def test_replica_refusals_as_redis(goblind_path):
@@ -325,7 +434,9 @@ def main():
     e2e.run_tests([test_replica_of_redis_server,
                    test_auth_and_bulk_payload,
                    test_goblind_chain,
+                   test_master_restarted_and_replica_killed_mid_sync,
                    test_promotion_keeps_history,
+                   test_rewrite_and_maxmemory,
                    test_replica_refusals_as_redis,
                    test_replica_never_expires_keys],
                   sys.argv[1])

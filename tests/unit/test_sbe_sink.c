@@ -196,6 +196,80 @@ static void test_direct_scalar_frames_match_the_encoder(void **state)
         scalar_both_ways(emit_scalar, i);
 }
 
+/* Decodes frame f[0..len) (no length prefix) with the client's inline
+ * scalar reader and with the general tree builder, into two trees. */
+static void scalar_reads_alike(const uint8_t *f, size_t len)
+{
+    struct goblin__sbe_tree a = {0}, b = {0};
+    const struct goblin_resp_value *va, *vb;
+
+    /* The inline reader fills a root an earlier reply made. */
+    assert_int_equal(goblin__sbe_tree_scalar(&a, f, len, &va), 0);
+    assert_int_equal(goblin__sbe_tree_build(&a, f, len, &va), 0);
+    assert_int_equal(goblin__sbe_tree_build(&b, f, len, &vb), 0);
+    if (goblin__sbe_tree_scalar(&a, f, len, &va)) {
+        assert_int_equal(va->type, vb->type);
+        assert_int_equal(va->integer, vb->integer);
+        assert_int_equal(va->str.len, vb->str.len);
+        assert_memory_equal(va->str.ptr, vb->str.ptr, vb->str.len);
+        assert_int_equal(va->n, 0);
+        assert_null(va->items);
+        assert_null(va->attribute);
+    } else {
+        /* only doubles and errors are the general reader's */
+        assert_true(vb->type == GOBLIN_RESP_DOUBLE ||
+                    vb->type == GOBLIN_RESP_ERROR);
+    }
+    goblin__sbe_tree_free(&a);
+    goblin__sbe_tree_free(&b);
+}
+
+/* The client reads a scalar reply inline (client.h) as the tree builder
+ * does, and leaves a frame that does not fit its layout to the builder,
+ * which refuses it. */
+static void test_inline_scalar_reads_match_the_tree(void **state)
+{
+    struct goblin_buf out = {0};
+    struct goblin__sbe_sink k;
+    struct goblin__sbe_tree t = {0};
+    const struct goblin_resp_value *v;
+    uint8_t bad[64];
+    size_t pos = 0;
+
+    (void)state;
+    goblin__sbe_sink_init(&k, &out, 0);
+    for (int i = 0; i <= 10; i++)
+        emit_scalar(&k.sink, i);
+    while (pos < out.len) {
+        const uint8_t *f = (const uint8_t *)out.data + pos;
+        uint32_t len = goblin_sbe_rd_u32(f);
+
+        scalar_reads_alike(f + 4, len);
+        pos += 4 + len;
+    }
+    /* A bulk reply whose data length runs past the frame, a nil reply
+     * with a stray byte, an int reply cut short, another schema. */
+    assert_int_equal(goblin__sbe_tree_build(&t, out.data + 4,
+                                            goblin_sbe_rd_u32((const uint8_t *)out.data),
+                                            &v), 0);
+    memcpy(bad, out.data + 4, 12);
+    bad[8] = 200; /* status "PONG" says 200 bytes */
+    assert_int_equal(goblin__sbe_tree_scalar(&t, bad, 16, &v), 0);
+    assert_true(goblin__sbe_tree_build(&t, bad, 16, &v) < 0);
+    goblin_sbe_wr_u16(bad, 0);
+    goblin_sbe_wr_u16(bad + 2, GOBLIN_SBE_NIL_REPLY);
+    assert_int_equal(goblin__sbe_tree_scalar(&t, bad, 9, &v), 0);
+    goblin_sbe_wr_u16(bad, 8);
+    goblin_sbe_wr_u16(bad + 2, GOBLIN_SBE_INT_REPLY);
+    assert_int_equal(goblin__sbe_tree_scalar(&t, bad, 12, &v), 0);
+    assert_true(goblin__sbe_tree_build(&t, bad, 12, &v) < 0);
+    goblin_sbe_wr_u16(bad + 4, GOBLIN_SBE_SCHEMA_ID + 1);
+    assert_int_equal(goblin__sbe_tree_scalar(&t, bad, 16, &v), 0);
+    goblin__sbe_tree_free(&t);
+    goblin__sbe_sink_free(&k);
+    goblin_buf_free(&out);
+}
+
 static void test_aggregate_shapes_pick_their_message(void **state)
 {
     struct pair *p = pair_new(0);
@@ -508,6 +582,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scalars_print_alike),
         cmocka_unit_test(test_direct_scalar_frames_match_the_encoder),
+        cmocka_unit_test(test_inline_scalar_reads_match_the_tree),
         cmocka_unit_test(test_aggregate_shapes_pick_their_message),
         cmocka_unit_test(test_deferred_headers_nest),
         cmocka_unit_test(test_random_trees_print_alike),

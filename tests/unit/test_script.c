@@ -267,6 +267,96 @@ static void test_keys_argv_fresh_each_run(void **state)
                         ":0\r\n:0\r\n");
 }
 
+/* EVAL gives redis, KEYS and ARGV locals where nothing shows it: the
+ * errors that name them still say "global", as Redis 7.0.15's do, and an
+ * assignment is still refused. */
+static void test_globals_read_as_redis_reads_them(void **state)
+{
+    struct cfix *f = *state;
+
+    assert_non_null(strstr(EVAL("return KEYS .. 'x'"),
+                           "-ERR user_script:1: attempt to concatenate "
+                           "global 'KEYS' (a table value) script:"));
+    assert_non_null(strstr(EVAL("redis.call('PING') return redis()"),
+                           "attempt to call global 'redis' (a table value)"));
+    assert_non_null(strstr(EVAL("local n = #KEYS return KEYS + 1"),
+                           "attempt to perform arithmetic on global 'KEYS'"));
+    assert_non_null(strstr(EVAL("return KEYS[[x]]"),
+                           "attempt to call global 'KEYS'"));
+    assert_non_null(strstr(EVAL("local x = KEYS[1]\nKEYS = 1"),
+                           "-ERR user_script:2: Attempt to modify a readonly "
+                           "table script:"));
+    EXPECT_EVAL("local KEYS = 1 return KEYS", ":1\r\n");
+    EXPECT_EVAL("local function f() return redis.call('PING') end "
+                "return f()", "+PONG\r\n");
+    EXPECT_EVAL("return -- KEYS = 1\n#KEYS", ":0\r\n");
+    EXPECT_EVAL("return --[==[ redis = 1 ]==] #ARGV", ":0\r\n");
+    EXPECT_EVAL("return 'redis = 1' .. [[ KEYS = 2]]",
+                "$18\r\nredis = 1 KEYS = 2\r\n");
+    /* Lines count as in the text. */
+    assert_non_null(strstr(EVAL("redis.call('PING')\n\nerror('x')"),
+                           "user_script:3: x"));
+    assert_non_null(strstr(EVAL("#!lua\nredis.call('PING')\nerror('x')"),
+                           "user_script:3: x"));
+    /* A script that does not compile gets Lua's words for its own text. */
+    assert_non_null(strstr(EVAL("redis.call('PING') +"),
+                           "Error compiling script (new function): "
+                           "user_script:1: unexpected symbol near '+'"));
+}
+
+/* libgoblin-script's own (lib/script/prologue.c). */
+size_t goblin__script_prologue(const char *body, size_t len, char *out,
+                               size_t cap);
+
+static const char *prologue(const char *body)
+{
+    static char out[64];
+    size_t n = goblin__script_prologue(body, strlen(body), out,
+                                       sizeof(out) - 1);
+
+    out[n] = '\0';
+    return out;
+}
+
+/* Which globals get their local: those only ever indexed (or measured
+ * with #), never assigned, shadowed, called or computed with. */
+static void test_prologue_only_where_unseen(void **state)
+{
+    (void)state;
+    assert_string_equal(prologue("redis.call('GET', KEYS[1]) local n = "
+                                 "redis.call('INCR', KEYS[1]) return n"),
+                        "local redis, KEYS = redis, KEYS; ");
+    assert_string_equal(prologue("return redis.call('GET', ARGV[1], "
+                                 "#KEYS)"),
+                        "local redis, KEYS, ARGV = redis, KEYS, ARGV; ");
+    assert_string_equal(prologue("return redis:x() .. KEYS [ 1 ] .. "
+                                 "ARGV\n.n"),
+                        "local redis, KEYS, ARGV = redis, KEYS, ARGV; ");
+    assert_string_equal(prologue("return 1"), "");
+    assert_string_equal(prologue("return t.redis, t:KEYS(), 'redis'"), "");
+    assert_string_equal(prologue("-- redis = 1\n--[[ KEYS = 2 ]] "
+                                 "return \"ARGV = 3\", [==[ redis ]==]"),
+                        "");
+    /* Each of these leaves the name its global. */
+    assert_string_equal(prologue("KEYS = 1 return redis.call('PING')"),
+                        "local redis = redis; ");
+    assert_string_equal(prologue("local KEYS return KEYS[1]"), "");
+    assert_string_equal(prologue("return {KEYS, ARGV[1]}"),
+                        "local ARGV = ARGV; ");
+    assert_string_equal(prologue("return redis() or KEYS .. ARGV[1]"),
+                        "local ARGV = ARGV; ");
+    assert_string_equal(prologue("return KEYS[[x]], (ARGV)[1]"), "");
+    assert_string_equal(prologue("for _, KEYS in pairs(redis) do end"), "");
+    assert_string_equal(prologue("function f(redis) end return KEYS.n"),
+                        "local KEYS = KEYS; ");
+    assert_string_equal(prologue("a, redis = 1, 2"), "");
+    assert_string_equal(prologue("return KEYS + 1"), "");
+    /* Source the scanner cannot follow gets none. */
+    assert_string_equal(prologue("return KEYS[1] .. 'open"), "");
+    assert_string_equal(prologue("return KEYS[1] --[[ open"), "");
+    assert_string_equal(prologue("return KEYS[1], [==[ open ]=]"), "");
+}
+
 static void test_script_cache(void **state)
 {
     struct cfix *f = *state;
@@ -440,6 +530,8 @@ int main(void)
         LUA_TEST(test_scripts_that_must_fail_without_harm),
         LUA_TEST(test_sandbox_refusals),
         LUA_TEST(test_keys_argv_fresh_each_run),
+        LUA_TEST(test_globals_read_as_redis_reads_them),
+        cmocka_unit_test(test_prologue_only_where_unseen),
         LUA_TEST(test_script_cache),
         LUA_TEST(test_shebang_flags),
         LUA_TEST(test_acl_applies_inside_scripts),
