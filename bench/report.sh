@@ -3,7 +3,9 @@
 # (with its CDF plots), the instruction counts per round trip under
 # callgrind (icount.sh, when valgrind is installed), the redis-benchmark throughput comparison,
 # EVALSHA and FCALL throughput over Unix sockets and TCP (script_bench.sh),
-# Pub/Sub latency and subscription memory against redis-server (pubsub.sh), the
+# Pub/Sub latency and subscription memory against redis-server (pubsub.sh),
+# AOF write throughput (aof_bench.py), full sync time and replication lag
+# against redis-server (repl_bench.py), the
 # bytes-per-element memory comparison and, when Google Benchmark is there,
 # the in-process microbenchmarks, then writes DIR/REPORT.md: the machine,
 # every target of the benchmark plan marked met or missed, and every table.
@@ -11,7 +13,7 @@
 #   bench/report.sh [--quick] [--out DIR] [--window-ms N] [--reps N]
 #                   [--requests N] [--repeat N]
 #                   [--skip shootout,icount,throughput,scripting,pubsub,
-#                          memory,microbench,aof]
+#                          memory,microbench,aof,repl]
 #
 # --quick is the smoke run (a few seconds per step, tiny sizes): it proves
 # every step starts and prints; its figures and verdicts mean nothing.
@@ -152,6 +154,14 @@ if [ "$QUICK" = 1 ]; then
 else
     step aof python3 bench/aof_bench.py "$GOBLIND"
 fi
+# Replication: full sync time and lag against redis-server
+# (bench/repl_bench.py).
+if [ "$QUICK" = 1 ]; then
+    step repl python3 bench/repl_bench.py "$GOBLIND" --members 20000 \
+        --fields 20000 --lag-seconds 2
+else
+    step repl python3 bench/repl_bench.py "$GOBLIND"
+fi
 grep -h '^shootout_plot:' "$OUT/shootout.log" 2>/dev/null || true
 
 REPORT_ARGS=(--load-start "$LOAD_START" --command "$COMMAND")
@@ -161,6 +171,10 @@ python3 bench/report.py "$OUT" "${REPORT_ARGS[@]}"
 if [ -s "$OUT/aof.log" ] && ! skipped aof; then
     { echo; echo "## Writes with an append-only file (bench/aof_bench.py)"
       echo; cat "$OUT/aof.log"; } >>"$OUT/REPORT.md"
+fi
+if [ -s "$OUT/repl.log" ] && ! skipped repl; then
+    { echo; echo "## Replication (bench/repl_bench.py)"
+      echo; cat "$OUT/repl.log"; } >>"$OUT/REPORT.md"
 fi
 cat "$OUT/REPORT.md"
 echo

@@ -125,6 +125,8 @@ static void client_flags(const goblin_session *s, char *buf)
 
     if (s->flags & SESS_MONITOR)
         *p++ = 'O';
+    else if (goblin__repl_is_replica((goblin_session *)s))
+        *p++ = 'S'; /* Redis's CLIENT_SLAVE, as MONITOR's 'O' */
     if (s->flags & SESS_MASTER)
         *p++ = 'M';
     if (goblin__ps_total(&s->ps) > 0)

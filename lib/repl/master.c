@@ -304,14 +304,45 @@ static void drop_replica(struct goblin__replica *rp)
     goblin__session_kill(rp->s, rp->s->eng->running);
 }
 
-/* Starts one child for every replica waiting for a full sync. */
+/* Whether the replicas waiting for a full sync should have their child
+ * now: repl-diskless-sync-delay seconds after the first of them asked,
+ * so that replicas arriving together share one fork, or as soon as
+ * repl-diskless-sync-max-replicas of them wait (Redis's replicationCron
+ * and its checks before a disk-less BGSAVE). */
+static bool sync_due(goblin_engine *eng, const struct goblin__repl *r)
+{
+    int64_t delay = goblin_engine_config_int(eng, "repl-diskless-sync-delay",
+                                             5);
+    int64_t max = goblin_engine_config_int(
+        eng, "repl-diskless-sync-max-replicas", 0);
+    int64_t now = goblin__now_ms(eng->st), oldest = now;
+    int64_t waiting = 0;
+
+    for (size_t i = 0; i < r->nreplicas; i++) {
+        const struct goblin__replica *rp = r->replicas[i];
+
+        if (rp->state != GOBLIN__REPLICA_WAIT_START ||
+            (rp->s->flags & SESS_CLOSE))
+            continue;
+        waiting++;
+        if (rp->wait_ms < oldest)
+            oldest = rp->wait_ms;
+    }
+    if (waiting == 0)
+        return false;
+    return delay <= 0 || (max > 0 && waiting >= max) ||
+           now - oldest >= delay * 1000;
+}
+
+/* Starts one child for every replica waiting for a full sync (the cron
+ * calls it again while the delay lasts). */
 static void start_sync(goblin_engine *eng, struct goblin__repl *r)
 {
     uint64_t off;
     size_t n = 0;
     int rc;
 
-    if (r->child || eng->cfg.repl_fork == NULL)
+    if (r->child || eng->cfg.repl_fork == NULL || !sync_due(eng, r))
         return;
     goblin__stream_flush(eng);
     off = goblin_stream_offset(eng);
@@ -369,6 +400,12 @@ void goblin_repl_sync_done(goblin_engine *eng, bool ok)
     if (r == NULL)
         return;
     r->child = false;
+    /* Redis's backgroundSaveDoneHandlerSocket lines. */
+    if (ok)
+        logf_(eng, GOBLIN_LOG_NOTICE, "Background RDB transfer terminated "
+              "with success");
+    else
+        logf_(eng, GOBLIN_LOG_WARNING, "Background transfer error");
     for (size_t i = 0; i < r->nreplicas; i++) {
         struct goblin__replica *rp = r->replicas[i];
 
@@ -455,6 +492,7 @@ void goblin__repl_psync(goblin__exec *x, struct goblin_slice replid,
         return;
     }
     rp->state = GOBLIN__REPLICA_WAIT_START;
+    rp->wait_ms = goblin__now_ms(eng->st);
     rp->old_sync = old_sync;
     s->flags |= SESS_REPLY_OFF;
     start_sync(eng, r);

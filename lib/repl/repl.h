@@ -40,6 +40,7 @@ struct goblin__replica {
     char ip[64];         /* REPLCONF ip-address, or "" */
     uint64_t ack_off;    /* REPLCONF ACK */
     int64_t ack_ms;      /* when the last ACK came (store clock) */
+    int64_t wait_ms;     /* when it asked for the full sync (WAIT_START) */
     struct goblin_buf hold; /* changes since the fork, while SYNCING */
 };
 

@@ -4,9 +4,9 @@
  * The direct path takes one ring record that holds exactly one typed
  * frame of a session in its plain state: authenticated by a user without
  * restrictions, not in MULTI, not blocked, not subscribed, replies on, no
- * maxmemory, no write stream consumer (whose refusal of typed writes is
- * the general path's), nothing buffered either way. Everything the general path
- * checks per frame (session.c, admit) is then known to pass, so what is
+ * maxmemory, no write stream consumer, nothing buffered either way.
+ * Everything the general path checks per frame (session.c, admit) is
+ * then known to pass, so what is
  * left per request is: copy the record once to the stack (the client may
  * still write the shared record: every length used is read from the
  * copy), check the frame length and header from locals, find the handler
@@ -26,6 +26,7 @@
 #include "engine/acl.h"
 #include "engine/tracking.h"
 #include "pubsub/pubsub.h"
+#include "argv_form.h"
 #include "request.h"
 
 #define HANDLER(ID, name) [GOBLIN_SBE_##ID] = goblin__sbe_##name,
@@ -70,7 +71,11 @@ static inline __attribute__((always_inline)) void run_typed(
             goblin__maxmemory_touch_mode(&r->x);
         r->x.st->reads = GOBLIN__CMD_READ_MODE(cmd);
     }
-    fn(r);
+    /* The write stream and MONITOR need the request's words. */
+    if (__builtin_expect(eng->stream_on || eng->nmonitors != 0, 0))
+        goblin__sbe_run_logged(r, fn);
+    else
+        fn(r);
     r->x.st->reads = 0;
     r->x.st->no_touch = false;
     /* Invalidations held for the end of a command (BCAST, the writer's

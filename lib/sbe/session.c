@@ -254,16 +254,6 @@ static bool admit(struct goblin__sbe_req *r, unsigned kind)
         return false;
     }
     r->x.cmd = command_of(r);
-    /* The write stream (goblin/stream.h) is made of commands as argv:
-     * while it has a consumer, a typed write is refused rather than
-     * left out of the AOF and replicas. */
-    if (__builtin_expect(r->x.eng->stream_on, 0) && r->x.cmd != NULL &&
-        (r->x.cmd->flags & CMD_WRITE)) {
-        r->x.eng->stat_rejected++;
-        goblin__reply_error(&r->x, "ERR typed SBE writes cannot be "
-                                   "propagated; send them as Argv");
-        return false;
-    }
     if (__builtin_expect(r->x.eng->refuse_writes, 0) && r->x.cmd != NULL &&
         (gate = goblin__repl_gate(&r->x)) != NULL) {
         r->x.eng->stat_rejected++;

@@ -300,6 +300,7 @@ static int run(goblin_epoll *ep)
     int64_t next_cron = mono_ns() / 1000000 + CRON_MS;
     int64_t spin_ns = spin_setting(ep), spin_until = 0;
     goblin_conn *c;
+    int m;
 
     while (!atomic_load_explicit(&ep->stop, memory_order_relaxed)) {
         /* loop_ms was read after the last wake-up: one clock read each. */
@@ -320,8 +321,13 @@ static int run(goblin_epoll *ep)
             spin_until = 0;
         }
         ep->loop_ms = mono_ns() / 1000000;
+        goblin__net_pass_begin(ep->net);
         for (int i = 0; i < n; i++)
             dispatch(ep, &evs[i]);
+        /* One fsync for the pass's writes, then the replies held for it
+         * (appendfsync always), before anything woken is answered. */
+        while ((c = goblin__net_pass_next(ep->net, &m)) != NULL)
+            apply(ep, c, m);
         while ((c = goblin_net_woken(ep->net)) != NULL) /* kill, unblock */
             apply(ep, c, goblin_conn_event(c, false, false));
         if (n > 0 && spin_ns > 0 && client_traffic(evs, n))

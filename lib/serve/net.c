@@ -12,6 +12,13 @@
  * Reading stops after a short read, so a level-triggered loop wakes again
  * for bytes left instead of paying a read that returns EAGAIN.
  *
+ * Group commit (appendfsync always): inside a loop's pass
+ * (goblin__net_pass_begin ... goblin__net_pass_next), the writes of every
+ * connection are made durable by one fsync at the pass's end, and a
+ * connection whose replies would leave while a write is not yet durable
+ * is held until then (Redis: the AOF is flushed in beforeSleep, before
+ * the replies are written).
+ *
  * Locking: the lock is taken around each call into the engine or a
  * session, never around a system call (see the top of goblin/serve.h).
  * Connections are freed only from goblin_conn_close, which the loop calls
@@ -33,6 +40,7 @@
 #include <goblin/serve.h>
 
 #include "serve_int.h"
+#include "stream/aof_int.h"
 #include "util/config_size.h"
 
 #define READ_CHUNK 65536
@@ -47,6 +55,8 @@ struct goblin_net {
     int wake_fd;                 /* eventfd: woken from another thread */
     bool wake_signaled;          /* wake_fd was written (under the lock) */
     int64_t now_ms;              /* at the last cron: idle times */
+    bool pass;                   /* in a loop's pass: group commit */
+    goblin_conn *held;           /* replies waiting for the pass's fsync */
     unsigned char buf[READ_CHUNK];
 };
 
@@ -57,11 +67,12 @@ struct goblin_conn {
     bool closing;                /* no more input; close once flushed */
     bool on_woken;
     bool read_wants_write;       /* the I/O layer's read waits for WRITE */
+    bool held;                   /* on net->held */
     const struct goblin_conn_io *io;
     void *io_ctx;
     goblin_session *s;
     int64_t last_ms;             /* last input, for the idle timeout */
-    goblin_conn *prev, *next, *wnext;
+    goblin_conn *prev, *next, *wnext, *hnext;
 };
 
 static void lock(goblin_net *n)
@@ -177,6 +188,12 @@ void goblin_conn_close(goblin_conn *c)
             pp = &(*pp)->wnext;
         *pp = c->wnext;
     }
+    if (c->held) {
+        goblin_conn **pp = &n->held;
+        while (*pp != c)
+            pp = &(*pp)->hnext;
+        *pp = c->hnext;
+    }
     id = goblin_session_id(c->s);
     goblin_session_close(c->s);
     unlock(n);
@@ -280,7 +297,14 @@ static int conn_flush(goblin_conn *c)
  * client limits as GOBLIN_ELIMIT. */
 static int run(goblin_conn *c, const void *data, size_t len)
 {
-    int rc = goblin_session_feed(c->s, data, len);
+    goblin_engine *eng = c->net->cfg.engine;
+    int rc;
+
+    if (c->net->pass)
+        goblin__aof_hold(eng); /* the fsync waits for the pass's end */
+    rc = goblin_session_feed(c->s, data, len);
+    if (c->net->pass)
+        goblin__aof_unhold(eng);
 
     c->last_ms = c->net->now_ms;
     if (rc == GOBLIN_ELIMIT)
@@ -299,6 +323,7 @@ static int conn_readable(goblin_conn *c)
     goblin_net *n = c->net;
     const void *out = NULL;
     size_t len = 0;
+    bool hold = false;
 
     for (;;) {
         long got = conn_read(c, n->buf, sizeof(n->buf));
@@ -313,6 +338,7 @@ static int conn_readable(goblin_conn *c)
         lock(n);
         rc = run(c, n->buf, (size_t)got);
         out = goblin_session_output(c->s, &len);
+        hold = n->pass && goblin__aof_sync_pending(n->cfg.engine);
         unlock(n);
         if (rc < 0)
             break;
@@ -320,6 +346,15 @@ static int conn_readable(goblin_conn *c)
             (c->io == NULL || c->io->pending == NULL ||
              c->io->pending(c->io_ctx) == 0))
             break;
+    }
+    if (hold) {
+        /* Written once the pass's fsync made its writes durable. */
+        if (!c->held) {
+            c->held = true;
+            c->hnext = n->held;
+            n->held = c;
+        }
+        return 0;
     }
     return out == NULL ? conn_flush(c) : conn_write(c, out, len);
 }
@@ -343,9 +378,35 @@ int goblin_conn_event(goblin_conn *c, bool readable, bool writable)
     c->read_wants_write = false;
     if ((resume || readable) && !c->closing)
         return conn_readable(c);
+    if (c->held)
+        return 0; /* its output waits for the pass's fsync */
     if (!readable && !writable)
         return conn_woken(c);
     return conn_flush(c);
+}
+
+void goblin__net_pass_begin(goblin_net *n)
+{
+    n->pass = true;
+}
+
+goblin_conn *goblin__net_pass_next(goblin_net *n, int *m)
+{
+    goblin_conn *c;
+
+    if (n->pass) {
+        n->pass = false;
+        lock(n);
+        if (goblin__aof_sync_pending(n->cfg.engine))
+            goblin__aof_sync(n->cfg.engine);
+        unlock(n);
+    }
+    if ((c = n->held) == NULL)
+        return NULL;
+    n->held = c->hnext;
+    c->held = false;
+    *m = conn_flush(c);
+    return c;
 }
 
 int goblin_conn_feed(goblin_conn *c, const void *data, size_t len)

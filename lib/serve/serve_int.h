@@ -19,6 +19,14 @@ goblin_session *goblin__ring_endpoint_session(const goblin_ring_endpoint *ep);
  * busy script must not free a connection the outer pass may still hold. */
 void goblin__conn_defer_close(goblin_conn *c);
 
+/* net.c: a loop's pass over its ready connections, for group commit
+ * (appendfsync always): pass_begin before the pass's events; after them,
+ * pass_next makes the pass's writes durable with one fsync (first call),
+ * then returns each connection whose replies waited for it, flushed,
+ * with *m what it asks for now (as goblin_conn_event), until NULL. */
+void goblin__net_pass_begin(goblin_net *n);
+goblin_conn *goblin__net_pass_next(goblin_net *n, int *m);
+
 /* busy.c: the engine's busy hook that goblin_epoll_busy_hook installs
  * (ctx: the loop), and the loop or poller whose run is on this thread's
  * stack (set by goblin_epoll_run and goblin_ring_poller_run). */

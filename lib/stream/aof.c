@@ -523,6 +523,21 @@ void goblin__aof_sync(goblin_engine *eng)
     }
 }
 
+void goblin__aof_hold(goblin_engine *eng)
+{
+    eng->input_batch++;
+}
+
+void goblin__aof_unhold(goblin_engine *eng)
+{
+    eng->input_batch--;
+}
+
+bool goblin__aof_sync_pending(const goblin_engine *eng)
+{
+    return eng->sync_due;
+}
+
 /* A rewrite with no server hook: in this thread. */
 static int rewrite_here(goblin_aof *a)
 {

@@ -59,6 +59,14 @@ void goblin__aof_info_text(struct goblin__exec *x, struct goblin__text *t);
  * what the batch appended. */
 void goblin__aof_sync(goblin_engine *eng);
 
+/* Group commit over a socket loop's pass (lib/serve/net.c): input run
+ * between hold and unhold (under the engine lock) leaves its fsync to the
+ * loop, which calls goblin__aof_sync once at the end of the pass when
+ * sync_pending says one is due, before the replies it held leave. */
+void goblin__aof_hold(goblin_engine *eng);
+void goblin__aof_unhold(goblin_engine *eng);
+bool goblin__aof_sync_pending(const goblin_engine *eng);
+
 /* Whether database i is open (never opens one), its store in *st. */
 bool goblin__aof_db_open(goblin_engine *eng, int i, goblin_store **st);
 

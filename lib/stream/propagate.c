@@ -280,8 +280,11 @@ static void own_op(goblin__exec *x, int argc, const struct goblin_slice *argv)
         op(x, argc, argv);
 }
 
-void goblin__stream_run(goblin__exec *x, int argc,
-                        const struct goblin_slice *argv)
+/* The wrapper around one command: run(ctx) runs it; what it changed goes
+ * out as argv (argc 0: the request has no words, so a change it made
+ * cannot go out, and the unit is marked lost for the consumers). */
+static void wrap(goblin__exec *x, int argc, const struct goblin_slice *argv,
+                 void (*run)(void *ctx), void *ctx)
 {
     goblin_engine *eng = x->eng;
     struct goblin__stream *s = eng->stream;
@@ -293,15 +296,47 @@ void goblin__stream_run(goblin__exec *x, int argc,
     d0 = eng->st->dirty;
     s->own_done = false;
     s->depth++;
-    goblin__run_command(x, argc, argv);
+    run(ctx);
     s->depth--;
     if (!s->own_done && eng->st->dirty != d0 && x->cmd != NULL &&
         (x->cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) &&
-        !goes_out_inside(x->cmd))
-        own_op(x, argc, argv);
+        !goes_out_inside(x->cmd)) {
+        if (argc > 0)
+            own_op(x, argc, argv);
+        else
+            s->lost = true;
+    }
     s->own_done = saved;
     if (s->depth == 0)
         goblin__stream_deliver(eng);
+}
+
+struct resp_run {
+    goblin__exec *x;
+    int argc;
+    const struct goblin_slice *argv;
+};
+
+static void run_resp(void *ctx)
+{
+    struct resp_run *r = ctx;
+
+    goblin__run_command(r->x, r->argc, r->argv);
+}
+
+void goblin__stream_run(goblin__exec *x, int argc,
+                        const struct goblin_slice *argv)
+{
+    struct resp_run r = {x, argc, argv};
+
+    wrap(x, argc, argv, run_resp, &r);
+}
+
+void goblin__stream_run_as(goblin__exec *x, int argc,
+                           const struct goblin_slice *argv,
+                           void (*run)(void *ctx), void *ctx)
+{
+    wrap(x, argc, argv, run, ctx);
 }
 
 void goblin__propagate_as_slow(goblin__exec *x, int argc,

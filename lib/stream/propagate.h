@@ -55,6 +55,14 @@ struct goblin__stream {
 void goblin__stream_run(goblin__exec *x, int argc,
                         const struct goblin_slice *argv);
 
+/* The same wrapper around a request that is not run from argv (a typed
+ * SBE request): run(ctx) runs it as the command x->cmd, and its effect
+ * goes out as argv's would (lib/sbe/argv_form.c builds argv). argc 0:
+ * the request has no argv form; a change it makes marks the unit lost. */
+void goblin__stream_run_as(goblin__exec *x, int argc,
+                           const struct goblin_slice *argv,
+                           void (*run)(void *ctx), void *ctx);
+
 /* What goblin__run does without the stream (dispatch.c). */
 void goblin__run_command(goblin__exec *x, int argc,
                          const struct goblin_slice *argv);

@@ -45,7 +45,7 @@ def caught_up(master, replica):
 
 def pair(goblind, *extra):
     """A goblind master and a redis-server replica of it, in sync."""
-    srv = e2e.goblind(goblind, "--save", "", *extra)
+    srv = e2e.goblind(goblind, "--save", "", "--repl-diskless-sync-delay", "0", *extra)
     replica = e2e.redis_server("--replicaof", "127.0.0.1", str(srv.port))
     return srv, replica
 
@@ -80,7 +80,7 @@ def same_keyspace(master, replica):
 
 
 def test_redis_replica_full_sync_and_live_writes(goblind):
-    srv = e2e.goblind(goblind, "--save", "")
+    srv = e2e.goblind(goblind, "--save", "", "--repl-diskless-sync-delay", "0")
     c = srv.client()
     repl_data.fill(c, 3)
     replica = e2e.redis_server("--replicaof", "127.0.0.1", str(srv.port))
@@ -103,7 +103,7 @@ def test_redis_replica_full_sync_and_live_writes(goblind):
 
 
 def test_killed_link_resumes_with_partial_resync(goblind):
-    srv = e2e.goblind(goblind, "--save", "")
+    srv = e2e.goblind(goblind, "--save", "", "--repl-diskless-sync-delay", "0")
     c = srv.client()
     repl_data.fill(c, 4, n=20)
     replica = e2e.redis_server("--replicaof", "127.0.0.1", str(srv.port))
@@ -137,7 +137,7 @@ def raw(cl, n):
 
 
 def test_raw_psync_eof_form_then_stream(goblind):
-    srv = e2e.goblind(goblind, "--save", "")
+    srv = e2e.goblind(goblind, "--save", "", "--repl-diskless-sync-delay", "0")
     c = srv.client()
     c.call(b"SET", b"k", b"v")
     cl = srv.client(tcp=True)
@@ -184,7 +184,7 @@ def test_raw_psync_eof_form_then_stream(goblind):
 
 
 def test_old_sync_gets_a_bulk_payload(goblind):
-    srv = e2e.goblind(goblind, "--save", "")
+    srv = e2e.goblind(goblind, "--save", "", "--repl-diskless-sync-delay", "0")
     c = srv.client()
     c.call(b"RPUSH", b"l", b"a", b"b")
     cl = srv.client(tcp=True)
@@ -208,7 +208,7 @@ def shape(reply):
 
 
 def test_role_info_and_replconf_as_redis(goblind):
-    srv = e2e.goblind(goblind, "--save", "")
+    srv = e2e.goblind(goblind, "--save", "", "--repl-diskless-sync-delay", "0")
     mport = e2e.free_port()
     rm = e2e.redis_server("--port", str(mport),
                           "--repl-diskless-sync-delay", "0")
@@ -248,7 +248,7 @@ def test_role_info_and_replconf_as_redis(goblind):
 
 
 def test_wait_counts_acknowledging_replicas(goblind):
-    srv = e2e.goblind(goblind, "--save", "")
+    srv = e2e.goblind(goblind, "--save", "", "--repl-diskless-sync-delay", "0")
     c = srv.client()
     replica = e2e.redis_server("--replicaof", "127.0.0.1", str(srv.port))
     r = replica.client()
@@ -278,7 +278,7 @@ def test_wait_counts_acknowledging_replicas(goblind):
 
 
 def test_min_replicas_refuses_writes_as_redis(goblind):
-    srv = e2e.goblind(goblind, "--save", "", "--min-replicas-to-write", "1")
+    srv = e2e.goblind(goblind, "--save", "", "--repl-diskless-sync-delay", "0", "--min-replicas-to-write", "1")
     c = srv.client()
     rm = e2e.redis_server("--min-replicas-to-write", "1")
     want = rm.client().call(b"SET", b"a", b"1")

@@ -62,7 +62,9 @@ def redis_master(*extra):
 
 
 def goblind(path, *extra):
-    return e2e.goblind(path, "--save", "", *extra)
+    """goblind in a directory of its own: a replica receives its payload
+    into a temporary file there."""
+    return e2e.goblind(path, "--save", "", "--dir", e2e.tmpdir(), *extra)
 
 
 def same_keyspace(a, b, names):
@@ -313,7 +315,8 @@ def test_rewrite_and_maxmemory(goblind_path):
     conf = os.path.join(e2e.tmpdir(), "replica.conf")
     with open(conf, "w") as f:
         f.write("maxmemory 1mb\nmaxmemory-policy allkeys-lru\n")
-    rep = e2e.goblind(goblind_path, "--save", "", conf=conf)
+    rep = e2e.goblind(goblind_path, "--save", "", "--dir", e2e.tmpdir(),
+                      conf=conf)
     rc = rep.client()
     assert rc.call(b"REPLICAOF", b"127.0.0.1", str(top.port).encode()) == \
         ("+", b"OK")

@@ -1106,6 +1106,10 @@ struct pair {
     goblin_resp_reader *reader;
     struct goblin__sbe_tree tree;
     struct goblin_buf in, a, b;
+    struct goblin_buf sa, sb;   /* write streams, while run_seed keeps them */
+    struct goblin_buf rsa, rsb; /* the rings' */
+    struct goblin_buf ma, mb;   /* the rings' monitor lines of a step */
+    goblin_session *mon[4];     /* MONITORs: RESP, SBE, and their rings */
 };
 
 static void *pump(void *arg)
@@ -1288,6 +1292,59 @@ static void set_as_array(struct goblin_buf *b)
     }
 }
 
+/* The write stream of the RESP and the SBE engine must be the same bytes
+ * after every request: a typed request goes out as its RESP form. */
+static void same_stream(struct pair *p, const struct req *q, unsigned step)
+{
+    if (p->sa.len != p->sb.len ||
+        memcmp(p->sa.data, p->sb.data, p->sa.len) != 0) {
+        p->a.len = 0;
+        p->b.len = 0;
+        put_bytes(&p->a, p->sa.data, p->sa.len);
+        put_bytes(&p->b, p->sb.data, p->sb.len);
+        fail_with(q, p, step);
+    }
+    p->sa.len = 0;
+    p->sb.len = 0;
+}
+
+/* A monitor's lines without their "+<time> [<db> <origin>] " heads. */
+static void monitor_lines(goblin_session *m, struct goblin_buf *out)
+{
+    size_t len;
+    const char *p = drain(m, &len), *end = p + len, *nl, *body;
+
+    out->len = 0;
+    for (; p < end; p = nl + 1) {
+        nl = memchr(p, '\n', (size_t)(end - p));
+        body = memchr(p, ']', (size_t)(end - p));
+        assert_non_null(nl);
+        assert_true(*p == '+' && body != NULL && body < nl);
+        put_bytes(out, body + 2, (size_t)(nl + 1 - (body + 2)));
+    }
+}
+
+/* MONITOR shows a typed request as the line of its RESP form. */
+static void same_monitor(struct pair *p, const struct req *q, unsigned step)
+{
+    p->a.len = 0;
+    p->b.len = 0;
+    monitor_lines(p->mon[0], &p->sa);
+    monitor_lines(p->mon[1], &p->sb);
+    if (p->mon[2] != NULL) { /* the ring engines' monitors see the same */
+        monitor_lines(p->mon[2], &p->ma);
+        monitor_lines(p->mon[3], &p->mb);
+        if (p->ma.len != p->sa.len ||
+            memcmp(p->ma.data, p->sa.data, p->sa.len) != 0 ||
+            p->mb.len != p->sb.len ||
+            memcmp(p->mb.data, p->sb.data, p->sb.len) != 0)
+            fail_msg("step %u: a ring's monitor differs: %.*s / %.*s", step,
+                     (int)p->mb.len, p->mb.data, (int)p->sb.len,
+                     p->sb.data);
+    }
+    same_stream(p, q, step);
+}
+
 static void one_step(struct pair *p, unsigned step)
 {
     static struct req q;
@@ -1308,6 +1365,9 @@ static void one_step(struct pair *p, unsigned step)
     }
     if (p->a.len != p->b.len || memcmp(p->a.data, p->b.data, p->a.len) != 0)
         fail_with(&q, p, step);
+    same_stream(p, &q, step);
+    if (p->mon[0] != NULL)
+        same_monitor(p, &q, step);
 }
 
 /* ---- the stores hold the same data ---- */
@@ -1609,6 +1669,12 @@ static int pair_teardown(void **state)
     goblin_buf_free(&p->in);
     goblin_buf_free(&p->a);
     goblin_buf_free(&p->b);
+    goblin_buf_free(&p->sa);
+    goblin_buf_free(&p->sb);
+    goblin_buf_free(&p->rsa);
+    goblin_buf_free(&p->rsb);
+    goblin_buf_free(&p->ma);
+    goblin_buf_free(&p->mb);
     free(p);
     cfix_teardown(&a);
     return cfix_teardown(&b);
@@ -1629,11 +1695,58 @@ static void all_sent(void)
 #undef CHECK
 }
 
-static void run_seed(void **state, uint64_t seed, unsigned steps)
+/* A write stream consumer keeping every byte (an AOF in memory). */
+static void stream_keep(void *ctx, const void *bytes, size_t len,
+                        uint64_t offset)
+{
+    (void)offset;
+    if (bytes == NULL)
+        put_bytes(ctx, "<lost>", 6);
+    else
+        put_bytes(ctx, bytes, len);
+}
+
+/* With streams, every engine keeps its write stream (the rings then take
+ * their general path), compared after every step; the session engines'
+ * are. A stream changes when expired keys are deleted, and so the order
+ * SCAN sees: the rings keep one too, or their replies would differ. */
+static void run_seed(void **state, uint64_t seed, unsigned steps,
+                     bool streams)
 {
     struct pair *p = *state;
+    goblin_engine *engs[4] = {p->resp->eng, p->sbe->eng,
+                              p->rresp.ep != NULL ? p->rresp.f->eng : NULL,
+                              p->rsbe.ep != NULL ? p->rsbe.f->eng : NULL};
+    struct goblin_buf *bufs[2] = {&p->sa, &p->sb};
+    uint32_t ids[2], rids[2];
     unsigned i;
 
+    p->rsa.len = p->rsb.len = 0;
+    for (i = 0; streams && i < 2; i++)
+        assert_int_equal(goblin_stream_subscribe(engs[i], GOBLIN_STREAM_LOCAL,
+                                                 stream_keep, bufs[i],
+                                                 &ids[i]), 0);
+    if (streams && p->rresp.ep != NULL)
+        assert_int_equal(goblin_stream_subscribe(p->rresp.f->eng,
+                                                 GOBLIN_STREAM_LOCAL,
+                                                 stream_keep, &p->rsa,
+                                                 &rids[0]), 0);
+    if (streams && p->rsbe.ep != NULL)
+        assert_int_equal(goblin_stream_subscribe(p->rsbe.f->eng,
+                                                 GOBLIN_STREAM_LOCAL,
+                                                 stream_keep, &p->rsb,
+                                                 &rids[1]), 0);
+    for (i = 0; streams && i < 4 && engs[i] != NULL; i++) {
+        static const char mon[] = "*1\r\n$7\r\nMONITOR\r\n";
+        struct goblin_session_info si = {GOBLIN_TRANSPORT_LOCAL, NULL, NULL,
+                                         -1, NULL};
+        size_t len;
+
+        assert_int_equal(goblin_session_open(engs[i], &si, &p->mon[i]), 0);
+        assert_int_equal(goblin_session_feed(p->mon[i], mon, sizeof(mon) - 1),
+                         0);
+        drain(p->mon[i], &len);
+    }
     memset(sent, 0, sizeof(sent));
     rng_state = seed;
     for (i = 0; i < steps; i++) {
@@ -1647,6 +1760,23 @@ static void run_seed(void **state, uint64_t seed, unsigned steps)
         }
         one_step(p, i);
     }
+    if (streams) {
+        for (i = 0; i < 4; i++) {
+            if (i < 2)
+                goblin_stream_unsubscribe(engs[i], ids[i]);
+            if (p->mon[i] != NULL)
+                goblin_session_close(p->mon[i]);
+            p->mon[i] = NULL;
+        }
+        if (p->rresp.ep != NULL) {
+            goblin_stream_unsubscribe(p->rresp.f->eng, rids[0]);
+            goblin_stream_unsubscribe(p->rsbe.f->eng, rids[1]);
+            /* Ring or session, the same stream. */
+            assert_true(p->rsa.len > 0);
+            assert_int_equal(p->rsa.len, p->rsb.len);
+            assert_memory_equal(p->rsa.data, p->rsb.data, p->rsa.len);
+        }
+    }
     same_data(p);
     same_stats(p);
     same_keyspace_stats(p, true);
@@ -1655,17 +1785,25 @@ static void run_seed(void **state, uint64_t seed, unsigned steps)
 
 static void test_random_sequence_seed_1(void **state)
 {
-    run_seed(state, 1, 10000);
+    run_seed(state, 1, 10000, false);
 }
 
 static void test_random_sequence_seed_2024(void **state)
 {
-    run_seed(state, 2024, 10000);
+    run_seed(state, 2024, 10000, false);
 }
 
 static void test_random_sequence_seed_77(void **state)
 {
-    run_seed(state, 77, 10000);
+    run_seed(state, 77, 10000, false);
+}
+
+/* Typed requests go out on the write stream (the AOF, replicas) as the
+ * same bytes as their RESP forms, step by step, session and ring; and a
+ * MONITOR sees the same line for a typed request as for its RESP form. */
+static void test_random_sequence_streams_alike(void **state)
+{
+    run_seed(state, 5, 10000, true);
 }
 
 /* RESP over a ring: whole commands of a small record run from its stack
@@ -1760,7 +1898,7 @@ static void typed_some(struct pair *p, unsigned n)
  * and left between random typed requests: inside MULTI (refused, then
  * EXEC aborts), as a user limited to some keys and commands, under a
  * maxmemory no write fits under, with replies off and skipped, with a
- * write stream consumer (typed writes refused, Argv ones streamed alike),
+ * write stream consumer (typed writes streamed as their argv form),
  * and after deadlines passed. Replies and INFO commandstats match the session's. */
 static void test_session_states_match_on_the_ring(void **state)
 {
@@ -1867,6 +2005,7 @@ int main(void)
         PAIR_TEST(test_random_sequence_seed_1),
         PAIR_TEST(test_random_sequence_seed_2024),
         PAIR_TEST(test_random_sequence_seed_77),
+        PAIR_TEST(test_random_sequence_streams_alike),
         PAIR_TEST(test_resp_commands_split_across_records),
         PAIR_TEST(test_session_states_match_on_the_ring),
         PAIR_TEST(test_typed_write_invalidates_at_once),
