@@ -14,6 +14,7 @@
 
 #include "goblin/keys.h"
 #include "respond.h"
+#include "engine/latency.h"
 #include "engine/session.h"
 #include "engine/settings.h"
 
@@ -227,6 +228,7 @@ void goblin__cmd_config_resetstat(goblin__exec *x, int argc,
     (void)argc;
     (void)argv;
     memset(e->stats, 0, goblin__command_count * sizeof(*e->stats));
+    goblin__cmdhist_reset(e);
     memset(e->errstat, 0, sizeof(e->errstat));
     e->stat_commands = e->stat_connections = 0;
     e->stat_net_in = e->stat_net_out = 0;

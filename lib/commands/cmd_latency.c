@@ -1,5 +1,6 @@
 /* cmd_latency.c - LATENCY LATEST, HISTORY, RESET, DOCTOR, GRAPH and HELP
- * over the engine's latency monitor (engine/latency.c), with Redis
+ * over the engine's latency monitor (engine/latency.c), and HISTOGRAM
+ * over the per-command histograms (engine/latency_hist.c), with Redis
  * 7.0's replies and texts. GRAPH draws Redis's sparkline: 80 columns,
  * 4 rows, filled, each sample labelled with how long ago it was. */
 #include <stdio.h>
@@ -410,6 +411,82 @@ void goblin__cmd_latency_doctor(goblin__exec *x, int argc,
     else
         goblin__reply_verbatim(x, t.p, t.len);
     goblin__text_free(&t);
+}
+
+/* ---- HISTOGRAM: each command's cumulative distribution ---- */
+
+/* Command i's entry when it has a histogram (see latency.h); returns
+ * whether it had one. With reply false, only says so. */
+static bool histogram_entry(goblin__exec *x, size_t i, bool reply)
+{
+    struct goblin__cmdhist h;
+    uint64_t cum = 0, prev = 0, calls = 0;
+    size_t levels = 0;
+
+    if (!goblin__cmdhist_get(x->eng, i, &h))
+        return false;
+    if (!reply)
+        return true;
+    for (int j = 0; j < GOBLIN__CMDHIST_LEVELS; j++) {
+        levels += h.n[j] != 0;
+        calls += h.n[j];
+    }
+    goblin__reply_cstr(x, goblin__commands[i].fullname);
+    goblin__reply_map(x, 2);
+    goblin__reply_cstr(x, "calls");
+    goblin__reply_int(x, (int64_t)calls);
+    goblin__reply_cstr(x, "histogram_usec");
+    goblin__reply_map(x, levels);
+    for (int j = 0; j < GOBLIN__CMDHIST_LEVELS; j++) {
+        cum += h.n[j];
+        if (cum == prev)
+            continue; /* Redis reports a level only when it adds calls */
+        goblin__reply_int(x, (int64_t)goblin__cmdhist_bound_us(j));
+        goblin__reply_int(x, (int64_t)cum);
+        prev = cum;
+    }
+    return true;
+}
+
+/* The entries argv[2..] name, as Redis's latencySpecificCommandsFillCDF:
+ * a command or "parent|sub", then a container's subcommands; unknown
+ * names and commands without calls are left out, repeats repeated.
+ * Returns how many (with reply false, only counts). */
+static size_t histogram_named(goblin__exec *x, int argc,
+                              const struct goblin_slice *argv, bool reply)
+{
+    size_t n = 0;
+
+    for (int j = 2; j < argc; j++) {
+        const struct goblin__command *c =
+            goblin__command_lookup_fullname(x->eng, argv[j]);
+        size_t i;
+
+        if (c == NULL)
+            continue;
+        i = (size_t)(c - goblin__commands);
+        n += histogram_entry(x, i, reply);
+        for (size_t k = 1; k <= c->nsub; k++)
+            n += histogram_entry(x, i + k, reply);
+    }
+    return n;
+}
+
+void goblin__cmd_latency_histogram(goblin__exec *x, int argc,
+                                   const struct goblin_slice *argv)
+{
+    size_t n = 0;
+
+    if (argc > 2) {
+        goblin__reply_map(x, histogram_named(x, argc, argv, false));
+        histogram_named(x, argc, argv, true);
+        return;
+    }
+    for (size_t i = 0; i < goblin__command_count; i++)
+        n += histogram_entry(x, i, false);
+    goblin__reply_map(x, n);
+    for (size_t i = 0; i < goblin__command_count; i++)
+        histogram_entry(x, i, true);
 }
 
 void goblin__cmd_latency_help(goblin__exec *x, int argc,

@@ -176,6 +176,7 @@ goblin__handler goblin__cmd_latency_history;
 goblin__handler goblin__cmd_latency_reset;
 goblin__handler goblin__cmd_latency_doctor;
 goblin__handler goblin__cmd_latency_graph;
+goblin__handler goblin__cmd_latency_histogram;
 goblin__handler goblin__cmd_latency_help;
 goblin__handler goblin__cmd_memory_stats;
 goblin__handler goblin__cmd_memory_doctor;

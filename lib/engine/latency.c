@@ -129,10 +129,12 @@ int goblin__latency_init(goblin_engine *eng)
 {
     const struct goblin_setting own = {"latency-monitor-threshold", NULL,
                                        get_threshold, set_threshold, eng};
+    int rc;
 
     eng->latency_ms = 0;
     eng->latency = NULL;
-    return goblin_engine_setting_add(eng, &own);
+    rc = goblin_engine_setting_add(eng, &own);
+    return rc == 0 ? goblin__cmdhist_init(eng) : rc;
 }
 
 void goblin__latency_free(goblin_engine *eng)
@@ -141,4 +143,5 @@ void goblin__latency_free(goblin_engine *eng)
     if (eng->latency != NULL)
         goblin__free(eng->st, eng->latency, sizeof(*eng->latency));
     eng->latency = NULL;
+    goblin__cmdhist_free(eng);
 }

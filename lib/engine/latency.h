@@ -61,4 +61,50 @@ struct goblin__latency_ts *goblin__latency_find(const goblin_engine *eng,
  * returns how many were dropped. */
 int goblin__latency_reset(goblin_engine *eng, const char *event, size_t len);
 
+/* LATENCY HISTOGRAM (latency_hist.c): per command, Redis 7.0's
+ * cumulative distribution of its calls' durations at the powers of two
+ * from 1024 ns (Redis's hdr_histogram of 2 significant figures read with
+ * a base-2 logarithmic iterator from 1024: level L covers every duration
+ * up to L + L/128 - 1 ns, reported as that bound in microseconds, so 1, 2,
+ * 4, 8, 16, 33, 66 ...; the last level takes everything to Redis's cap of
+ * one second).
+ *
+ * The histogram counts every call, as Redis's does, but takes the
+ * duration of one call in 16 of each command (session.h,
+ * goblin__cmdstat_count: the commandstats sample, also when the slow log
+ * times every call), and charges each other call the duration of the
+ * command's last sampled one, as INFO commandstats charges its time. A
+ * sampled call puts the calls since the previous sample in that one's
+ * level and itself in its own; the reader adds the calls since the last
+ * sample. Calls the slow log or latency monitor sees as slow (timed
+ * over their threshold) are put in their own level as well, without
+ * becoming the sample. So "calls" is exact, slow calls are, and each
+ * other level is exact to within the calls between two samples. Nothing
+ * of this is on the command path but a test of the call count. */
+#define GOBLIN__CMDHIST_LEVELS 21
+
+struct goblin__cmdhist {
+    uint64_t counted; /* the command's calls already in n[] */
+    uint64_t n[GOBLIN__CMDHIST_LEVELS];
+    uint8_t last;     /* the level of the last timed call */
+};
+
+/* The level a duration in microseconds falls in. */
+int goblin__cmdhist_level(uint64_t us);
+/* Level i's bound in microseconds, as Redis reports it. */
+uint64_t goblin__cmdhist_bound_us(int i);
+/* The histogram of command index i as of now (untimed calls since the
+ * last sample added) into out; false when the command has none (no call
+ * while latency-tracking was on). */
+bool goblin__cmdhist_get(const goblin_engine *eng, size_t i,
+                         struct goblin__cmdhist *out);
+/* A call of command index i timed over the slow log's or the latency
+ * monitor's threshold (slowlog.c), after it was counted. */
+void goblin__cmdhist_outlier(goblin_engine *eng, size_t i);
+/* CONFIG RESETSTAT: drops every histogram. */
+void goblin__cmdhist_reset(goblin_engine *eng);
+/* Registers latency-tracking (from goblin__latency_init), and frees. */
+int goblin__cmdhist_init(goblin_engine *eng);
+void goblin__cmdhist_free(goblin_engine *eng);
+
 #endif

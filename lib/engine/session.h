@@ -95,6 +95,10 @@ struct goblin_engine {
     int64_t latency_ms;
     uint64_t lat_ticks, watch_ticks;
     struct goblin__latency *latency;
+    /* LATENCY HISTOGRAM (latency.h): per command, allocated at the first
+     * sample; latency-tracking. */
+    struct goblin__cmdhist *cmdhist;
+    bool latency_tracking;
     int64_t slow_us, slow_max_len;
     struct goblin__slow_entry *slow_first;
     /* ACL LOG (acl_log.h): newest first, acl_log_len of them. */
@@ -479,16 +483,6 @@ uint64_t goblin__ticks(const goblin_engine *eng);
 uint64_t goblin__ticks_to_us(const goblin_engine *eng, uint64_t ticks);
 uint64_t goblin__ops_per_sec(const goblin_engine *eng);
 
-static inline void goblin__cmdstat_count(const goblin_engine *eng,
-                                         struct goblin__cmdstat *st,
-                                         bool timed, uint64_t t0)
-{
-    if (timed)
-        st->sample = goblin__ticks(eng) - t0;
-    st->calls++;
-    st->ticks += st->sample;
-}
-
 /* Command timing for INFO commandstats without a clock read per command:
  * one call in GOBLIN__TIME_SAMPLE of each command is timed (two clock
  * reads around its handler), and every call is charged the time of the
@@ -498,10 +492,25 @@ static inline bool goblin__cmdstat_timed(const struct goblin__cmdstat *st)
 {
     return (st->calls & (GOBLIN__TIME_SAMPLE - 1)) == 0;
 }
+/* latency_hist.c: puts a timed call (st->sample) in its command's
+ * LATENCY HISTOGRAM: one in GOBLIN__TIME_SAMPLE, even while every call
+ * is timed (latency.h). */
+void goblin__cmdhist_sample(goblin_engine *eng,
+                            const struct goblin__cmdstat *st);
+
 /* Counts one call; t0 is the clock read before it when it was timed. */
-static inline void goblin__cmdstat_count(const goblin_engine *eng,
+static inline void goblin__cmdstat_count(goblin_engine *eng,
                                          struct goblin__cmdstat *st,
-                                         bool timed, uint64_t t0);
+                                         bool timed, uint64_t t0)
+{
+    if (timed) {
+        st->sample = goblin__ticks(eng) - t0;
+        if ((st->calls & (GOBLIN__TIME_SAMPLE - 1)) == 0)
+            goblin__cmdhist_sample(eng, st);
+    }
+    st->calls++;
+    st->ticks += st->sample;
+}
 
 /* dispatch.c */
 /* Runs argv for s into sink with every check (see command.h's

@@ -155,7 +155,7 @@ const struct goblin__sdesc goblin__sdescs[] = {
     {"io-threads-do-reads", NULL, T_BOOL, F_IMMUTABLE, 0, 0, NULL, "no"},
     {"jemalloc-bg-thread", NULL, T_BOOL, 0, 0, 0, NULL, "yes"},
     {"latency-monitor-threshold", NULL, T_INT, 0, 0, INT64_MAX, NULL, "0"},
-    {"latency-tracking", NULL, T_BOOL, 0, 0, 0, NULL, "yes"},
+    {"latency-tracking", NULL, T_BOOL, F_ENGINE, 0, 0, NULL, "yes"},
     {"latency-tracking-info-percentiles", NULL, T_SPECIAL, F_MULTI_ARG,
      0, 0, NULL, "50 99 99.9",
      goblin__sparse_percentiles},

@@ -83,6 +83,7 @@ void goblin__slowlog_ticks(goblin_engine *eng)
 void goblin__slowlog_watch(goblin__exec *x, int argc,
                            const struct goblin_slice *argv, uint64_t ticks)
 {
+    goblin__cmdhist_outlier(x->eng, (size_t)(x->cmd - goblin__commands));
     if (ticks >= x->eng->slow_ticks)
         goblin__slowlog_push(x, argc, argv, ticks);
     if (ticks >= x->eng->lat_ticks)

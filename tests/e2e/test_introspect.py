@@ -13,6 +13,13 @@ LATENCY: with latency-monitor-threshold off, then at 5 ms, both servers
 sleep in DEBUG SLEEP and their LATEST, HISTORY, RESET, DOCTOR, GRAPH
 and HELP are compared with times, durations and counts masked. The slow
 log sees every slow call, not one in 16.
+
+LATENCY HISTOGRAM: both servers run the same commands and their
+histograms are compared: the same commands (only those that ran, a
+container naming its subcommands, unknown names left out), the exact
+calls, over RESP2 and RESP3, levels labelled as Redis labels them
+(a call over 541 ms under 1073741), cumulative, the last equal to the
+calls; latency-tracking no records nothing; CONFIG RESETSTAT clears.
 """
 
 import re
@@ -215,6 +222,111 @@ def test_latency_same_as_redis(goblind):
         ref.kill_now()
         srv.kill_now()
 
+# Redis 7.0's LATENCY HISTOGRAM labels: level L (1024 ns, doubling)
+# covers up to L + L/128 - 1 ns, in microseconds; the rest is 1073741.
+HIST_LABELS = [((1024 << k) + (8 << k) - 1) // 1000 for k in range(20)]
+HIST_LABELS.append(1073741)
+
+
+def hist_map(reply):
+    """LATENCY HISTOGRAM as {name: (calls, [(usec, cumulative)...])},
+    from either protocol's shape."""
+    def pairs(r):
+        t, v = r
+        if t == "%":
+            return [(e2e.plain(a), b) for a, b in v]
+        assert t == "*", r
+        return [(e2e.plain(v[i]), v[i + 1]) for i in range(0, len(v), 2)]
+    out = {}
+    for name, body in pairs(reply):
+        fields = dict(pairs(body))
+        assert list(fields) == [b"calls", b"histogram_usec"], fields
+        levels = [(a, e2e.plain(b)) for a, b in pairs(fields[b"histogram_usec"])]
+        out.setdefault(name, []).append((e2e.plain(fields[b"calls"]), levels))
+    return out
+
+
+def hist_shape(reply):
+    """The reply's types and structure, numbers and how many levels
+    masked."""
+    t, v = reply
+    if t == ":":
+        return t
+    if t in "%*" and all(x[0] == ":" for x in (
+            [a for a, _ in v] if t == "%" else v)):
+        return (t, "levels")
+    if t == "%":
+        return (t, [(hist_shape(a), hist_shape(b)) for a, b in v])
+    if t == "*":
+        return (t, [hist_shape(x) for x in v])
+    return reply
+
+
+def hist_script():
+    # The slow log off: goblind times one call in 16 (latency.h).
+    return [[b"CONFIG", b"SET", b"slowlog-log-slower-than", b"-1"],
+            [b"CONFIG", b"SET", b"latency-tracking", b"yes"],
+            [b"CONFIG", b"RESETSTAT"], [b"LATENCY", b"HISTOGRAM"],
+            [b"LATENCY", b"HISTOGRAM", b"get"]] + \
+        [[b"SET", b"k%d" % i, b"v"] for i in range(37)] + \
+        [[b"PING"]] * 100 + \
+        [[b"GET", b"k1"], [b"GET", b"nokey"], [b"INCR", b"k1"],
+         [b"CONFIG", b"GET", b"maxmemory"],
+         [b"CLIENT", b"GETNAME"], [b"DEBUG", b"SLEEP", b"0.6"],
+         [b"LATENCY", b"HISTOGRAM", b"set", b"ping", b"get", b"incr",
+          b"debug"],
+         [b"LATENCY", b"HISTOGRAM", b"SET", b"nosuch", b"hgetall",
+          b"set", b"CONFIG", b"config|GET", b"client|getname",
+          b"client|nosuch", b"latency"],
+         [b"LATENCY", b"HISTOGRAM"],
+         [b"CONFIG", b"SET", b"latency-tracking", b"no"],
+         [b"HSET", b"h", b"f", b"v"], [b"SET", b"k1", b"w"],
+         [b"LATENCY", b"HISTOGRAM", b"hset", b"set"],
+         [b"CONFIG", b"SET", b"latency-tracking", b"yes"],
+         [b"CONFIG", b"RESETSTAT"],
+         [b"LATENCY", b"HISTOGRAM", b"set", b"config"],
+         [b"LATENCY", b"HISTOGRAM", b"x", b"y"]]
+
+
+def test_latency_histogram_same_as_redis(goblind):
+    ref = e2e.redis_server("--enable-debug-command", "yes")
+    srv = e2e.goblind(goblind)
+    try:
+        for proto in (b"2", b"3"):
+            a, b = ref.client(), srv.client()
+            a.call(b"HELLO", proto)
+            b.call(b"HELLO", proto)
+            for cmd in hist_script():
+                ra, rb = a.call(*cmd), b.call(*cmd)
+                if cmd[:2] != [b"LATENCY", b"HISTOGRAM"]:
+                    assert ra == rb, (cmd, ra, rb)
+                    continue
+                assert ra[0] == rb[0] == ("%" if proto == b"3" else "*"), \
+                    (cmd, ra, rb)
+                ha, hb = hist_map(ra), hist_map(rb)
+                assert sorted(ha) == sorted(hb), (cmd, ha, hb)
+                for name in ha:
+                    assert [c for c, _ in ha[name]] == \
+                        [c for c, _ in hb[name]], (cmd, name, ha, hb)
+                    for calls, levels in hb[name]:
+                        assert levels and levels[-1][1] == calls, levels
+                        us = [u for u, _ in levels]
+                        assert all(u in HIST_LABELS for u in us), levels
+                        assert us == sorted(set(us)), levels
+                        cum = [n for _, n in levels]
+                        assert cum == sorted(set(cum)), levels
+                if len(cmd) == 2:
+                    continue
+                if cmd[2] == b"set":  # named: in the order asked for
+                    assert [n for n in ha] == [n for n in hb], (ha, hb)
+                    assert hist_shape(ra) == hist_shape(rb), (ra, rb)
+                if b"debug" in cmd:  # 0.6 s: the last label on both
+                    assert ha[b"debug"] == hb[b"debug"] == \
+                        [(1, [(1073741, 1)])], (ha, hb)
+    finally:
+        ref.kill_now()
+        srv.kill_now()
+
 
 def test_slowlog_sees_every_slow_call(goblind):
     srv = e2e.goblind(goblind)
@@ -236,4 +348,5 @@ if __name__ == "__main__":
     e2e.run_tests([test_memory_same_as_redis,
                    test_memory_usage_is_goblins_bytes,
                    test_latency_same_as_redis,
+                   test_latency_histogram_same_as_redis,
                    test_slowlog_sees_every_slow_call], sys.argv[1])
