@@ -158,7 +158,7 @@ fi
 # (bench/repl_bench.py).
 if [ "$QUICK" = 1 ]; then
     step repl python3 bench/repl_bench.py "$GOBLIND" --members 20000 \
-        --fields 20000 --lag-seconds 2
+        --fields 20000 --lag-seconds 1
 else
     step repl python3 bench/repl_bench.py "$GOBLIND"
 fi

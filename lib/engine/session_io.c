@@ -176,8 +176,19 @@ static void output_settle(goblin_session *s)
         s->push.len = 0;
         return;
     }
-    if (goblin_buf_append(&s->out, s->push.data, s->push.len) == 0)
+    if (s->out.len == 0 && s->redirect == NULL && !s->out.failed &&
+        !s->push.failed &&
+        s->out.alloc == s->push.alloc) {
+        /* Nothing else to send: the messages' buffer becomes the
+         * output, without a copy. */
+        struct goblin_buf empty = s->out;
+
+        s->out = s->push;
+        s->push = empty;
+        s->out_pos = 0;
+    } else if (goblin_buf_append(&s->out, s->push.data, s->push.len) == 0) {
         s->push.len = 0;
+    }
     if (s->push.cap > 64 * 1024) {
         goblin_buf_free(&s->push);
         s->push.alloc = &s->eng->acct;

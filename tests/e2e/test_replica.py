@@ -64,7 +64,8 @@ def redis_master(*extra):
 def goblind(path, *extra):
     """goblind in a directory of its own: a replica receives its payload
     into a temporary file there."""
-    return e2e.goblind(path, "--save", "", "--dir", e2e.tmpdir(), *extra)
+    return e2e.goblind(path, "--save", "", "--dir", e2e.tmpdir(),
+                       "--repl-diskless-sync-delay", "0", *extra)
 
 
 def same_keyspace(a, b, names):
@@ -316,7 +317,7 @@ def test_rewrite_and_maxmemory(goblind_path):
     with open(conf, "w") as f:
         f.write("maxmemory 1mb\nmaxmemory-policy allkeys-lru\n")
     rep = e2e.goblind(goblind_path, "--save", "", "--dir", e2e.tmpdir(),
-                      conf=conf)
+                      "--repl-diskless-sync-delay", "0", conf=conf)
     rc = rep.client()
     assert rc.call(b"REPLICAOF", b"127.0.0.1", str(top.port).encode()) == \
         ("+", b"OK")
@@ -345,6 +346,39 @@ def test_rewrite_and_maxmemory(goblind_path):
     for c in (tc, rc):
         c.close()
     for s in (rep, top):
+        e2e.check_stopped_cleanly(s)
+
+
+def test_replica_aof_holds_the_synced_data(goblind_path):
+    """With appendonly yes, the replica's AOF holds what the full sync
+    loaded (a rewrite follows the load) and the stream after it: the
+    replica restarted alone loads all of it."""
+    top = goblind(goblind_path)
+    tc = top.client()
+    repl_data.fill(tc, seed=13, n=20)
+    rep = goblind(goblind_path, "--appendonly", "yes", "--replicaof",
+                  "127.0.0.1", top.port)
+    rc = rep.client()
+    wait_for(lambda: caught_up(tc, rc), "the sync", logs=(rep,))
+    live_writes(tc)
+    wait_for(lambda: caught_up(tc, rc), "the writes", logs=(rep,))
+    wait_for(lambda: info(rc, b"persistence")["aof_rewrite_in_progress"] ==
+             "0", "the rewrite", logs=(rep,))
+    want = repl_data.dump(tc)
+    rc.close()
+    e2e.check_stopped_cleanly(rep)
+    argv = [a for a in rep.argv]
+    i = argv.index("--replicaof")
+    del argv[i:i + 3]
+    alone = e2e.Server(argv, rep.sock, rep.port, rep.logfile,
+                       "goblind").start()
+    ac = alone.client()
+    err = repl_data.differences(want, repl_data.dump(ac),
+                                ("master", "replica's AOF"))
+    assert err is None, err
+    for c in (tc, ac):
+        c.close()
+    for s in (alone, top):
         e2e.check_stopped_cleanly(s)
 
 
@@ -437,6 +471,7 @@ def main():
                    test_master_restarted_and_replica_killed_mid_sync,
                    test_promotion_keeps_history,
                    test_rewrite_and_maxmemory,
+                   test_replica_aof_holds_the_synced_data,
                    test_replica_refusals_as_redis,
                    test_replica_never_expires_keys],
                   sys.argv[1])

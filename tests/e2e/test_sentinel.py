@@ -56,8 +56,10 @@ def sentinel(master_port):
 
 
 def test_sentinel_fails_over_goblind(goblind_path):
-    master = e2e.goblind(goblind_path, "--save", "")
+    master = e2e.goblind(goblind_path, "--save", "",
+                         "--repl-diskless-sync-delay", "0")
     reps = [e2e.goblind(goblind_path, "--save", "", "--dir", e2e.tmpdir(),
+                        "--repl-diskless-sync-delay", "0",
                         "--replicaof", "127.0.0.1", master.port)
             for _ in range(2)]
     mc = master.client()

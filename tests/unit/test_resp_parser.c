@@ -206,6 +206,20 @@ static void test_short_counts_and_lengths(void **state)
     FEEDS("*1\r", "MORE:3");
     FEEDS("*12\r", "MORE:4");
     FEEDS("*1\r\n$12\r", "MORE:8");
+    /* A proto-max-bulk-len below 99 still holds for two-digit lengths. */
+    {
+        char in[128] = "*1\r\n$99\r\n";
+        size_t n = strlen(in);
+
+        memset(in + n, 'x', 99);
+        memcpy(in + n + 99, "\r\n", 2);
+        n += 101;
+        check_feeds(in, n, "1[99:xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx]",
+                    99, false);
+        check_feeds(in, n, "ERROR:ERR Protocol error: invalid bulk length", 98,
+                    false);
+    }
 }
 
 static void test_empty_commands_are_consumed(void **state)

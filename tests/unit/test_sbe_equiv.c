@@ -1297,7 +1297,7 @@ static void set_as_array(struct goblin_buf *b)
 static void same_stream(struct pair *p, const struct req *q, unsigned step)
 {
     if (p->sa.len != p->sb.len ||
-        memcmp(p->sa.data, p->sb.data, p->sa.len) != 0) {
+        (p->sa.len != 0 && memcmp(p->sa.data, p->sb.data, p->sa.len) != 0)) {
         p->a.len = 0;
         p->b.len = 0;
         put_bytes(&p->a, p->sa.data, p->sa.len);
@@ -1334,10 +1334,11 @@ static void same_monitor(struct pair *p, const struct req *q, unsigned step)
     if (p->mon[2] != NULL) { /* the ring engines' monitors see the same */
         monitor_lines(p->mon[2], &p->ma);
         monitor_lines(p->mon[3], &p->mb);
-        if (p->ma.len != p->sa.len ||
-            memcmp(p->ma.data, p->sa.data, p->sa.len) != 0 ||
-            p->mb.len != p->sb.len ||
-            memcmp(p->mb.data, p->sb.data, p->sb.len) != 0)
+        if (p->ma.len != p->sa.len || p->mb.len != p->sb.len ||
+            (p->sa.len != 0 &&
+             memcmp(p->ma.data, p->sa.data, p->sa.len) != 0) ||
+            (p->sb.len != 0 &&
+             memcmp(p->mb.data, p->sb.data, p->sb.len) != 0))
             fail_msg("step %u: a ring's monitor differs: %.*s / %.*s", step,
                      (int)p->mb.len, p->mb.data, (int)p->sb.len,
                      p->sb.data);
