@@ -45,15 +45,11 @@ uint64_t goblin__cmdhist_bound_us(int i)
 void goblin__cmdhist_sample(goblin_engine *eng,
                             const struct goblin__cmdstat *st)
 {
-    size_t n = goblin__command_count * sizeof(*eng->cmdhist);
     struct goblin__cmdhist *h;
     int level;
 
-    if (eng->cmdhist == NULL) {
-        if ((eng->cmdhist = goblin__alloc(eng->st, n)) == NULL)
-            return; /* best effort, as the latency monitor */
-        memset(eng->cmdhist, 0, n);
-    }
+    if (eng->cmdhist == NULL)
+        return;
     h = &eng->cmdhist[st - eng->stats];
     if (!eng->latency_tracking) {
         h->counted = st->calls + 1; /* this call and those before: none */
@@ -157,7 +153,15 @@ int goblin__cmdhist_init(goblin_engine *eng)
     const struct goblin_setting own = {"latency-tracking", NULL,
                                        get_tracking, set_tracking, eng};
 
-    eng->cmdhist = NULL;
+    size_t n = goblin__command_count * sizeof(*eng->cmdhist);
+
+    /* Made with the engine, as the commandstats table is: made at the
+     * first sample instead, used_memory would jump by the whole table
+     * under a running workload, which a small maxmemory would feel. */
+    eng->cmdhist = goblin__alloc(eng->st, n);
+    if (eng->cmdhist == NULL)
+        return GOBLIN_ENOMEM;
+    memset(eng->cmdhist, 0, n);
     eng->latency_tracking = true;
     return goblin_engine_setting_add(eng, &own);
 }
