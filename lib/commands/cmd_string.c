@@ -317,10 +317,31 @@ void goblin__cmd_getex(goblin__exec *x, int argc,
     goblin__exec_getex(x, argv[1], ttl_mode(o.flags), t);
 }
 
+/* Redis's checkStringLength: a string may not grow past proto-max-bulk-len
+ * (which may be set below the store's own 512 MB limit), except for what our
+ * master's stream sends. Only asked on the way to an error, so a wrong type
+ * still answers WRONGTYPE first, as in Redis. */
+static bool grows_past_bulk_len(goblin__exec *x, uint64_t total)
+{
+    return total > x->eng->proto_max_bulk_len &&
+           !(x->sess != NULL && (x->sess->flags & SESS_MASTER));
+}
+
 void goblin__exec_append(goblin__exec *x, struct goblin_slice key,
                          struct goblin_slice value)
 {
-    int rc = goblin_str_append(x->st, key, value);
+    int rc;
+
+    if (value.len > 0 && x->eng->proto_max_bulk_len < GOBLIN_STRING_MAX) {
+        int64_t cur = goblin_str_len(x->st, key);
+
+        /* Redis checks only a string that exists. */
+        if (cur > 0 && grows_past_bulk_len(x, (uint64_t)cur + value.len)) {
+            int_reply(x, GOBLIN_ESTRBIG);
+            return;
+        }
+    }
+    rc = goblin_str_append(x->st, key, value);
 
     if (rc >= 0)
         goblin__notify(x, GOBLIN__NOTIFY_STRING, "append", key);
@@ -349,7 +370,15 @@ void goblin__cmd_strlen(goblin__exec *x, int argc,
 void goblin__exec_setrange(goblin__exec *x, struct goblin_slice key,
                            int64_t offset, struct goblin_slice value)
 {
-    int rc = goblin_str_setrange(x->st, key, offset, value);
+    int rc;
+
+    if (offset >= 0 && value.len > 0 &&
+        grows_past_bulk_len(x, (uint64_t)offset + value.len)) {
+        rc = (int)goblin_str_len(x->st, key); /* WRONGTYPE comes first */
+        int_reply(x, rc < 0 ? rc : GOBLIN_ESTRBIG);
+        return;
+    }
+    rc = goblin_str_setrange(x->st, key, offset, value);
 
     if (rc >= 0 && value.len > 0)
         goblin__notify(x, GOBLIN__NOTIFY_STRING, "setrange", key);

@@ -59,8 +59,21 @@ BITMAP_FIXED = [
     [b"SETBIT", b"bm:p", b"8388607", b"1"], [b"STRLEN", b"bm:p"],
     [b"SETBIT", b"bm:p", b"8388608", b"1"],
     [b"BITFIELD", b"bm:p", b"GET", b"u8", b"8388608"],
+    # ... and string growth by SETRANGE and APPEND (checkStringLength)
+    [b"SETRANGE", b"bm:s", b"1048575", b"x"], [b"STRLEN", b"bm:s"],
+    [b"SETRANGE", b"bm:s", b"1048576", b"x"],
+    [b"SETRANGE", b"bm:s", b"1048576", b""],
+    [b"SETRANGE", b"bm:new", b"1048576", b"x"], [b"EXISTS", b"bm:new"],
+    [b"SETRANGE", b"bm:new", b"1048576", b""],
+    [b"APPEND", b"bm:s", b"y"], [b"APPEND", b"bm:s", b""],
+    [b"STRLEN", b"bm:s"],
+    [b"HSET", b"bm:h", b"f", b"v"],
+    [b"SETRANGE", b"bm:h", b"1048576", b"x"],
+    [b"SETRANGE", b"bm:s", b"-1", b"x"],
     [b"CONFIG", b"SET", b"proto-max-bulk-len", b"512mb"],
-    [b"BITCOUNT", b"bm:p"], [b"DEL", b"bm:p"],
+    [b"APPEND", b"bm:s", b"y"], [b"STRLEN", b"bm:s"],
+    [b"SETRANGE", b"bm:s", b"1048577", b"z"], [b"STRLEN", b"bm:s"],
+    [b"BITCOUNT", b"bm:p"], [b"DEL", b"bm:p", b"bm:s", b"bm:h", b"bm:new"],
 ]
 
 
