@@ -69,6 +69,17 @@ static void write_setting(FILE *f, const struct goblin__setting *s)
     fputs("\"\n", f);
 }
 
+/* replicaof with no master (a promoted or never-replica server) has no
+ * line at all: Redis's rewriteConfigReplicaOfOption drops the old lines
+ * rather than write `replicaof ""`, which the config parser refuses. */
+static bool omitted(const struct goblin__setting *s)
+{
+    char buf[8];
+
+    return strcmp(s->name, "replicaof") == 0 &&
+           s->s.get(s->s.ctx, buf, sizeof(buf)) <= 0;
+}
+
 /* The setting a config line sets, or NULL (comment, blank, other). */
 static const struct goblin__setting *line_setting(goblin_engine *eng,
                                                   const char *line)
@@ -117,12 +128,13 @@ static int rewrite(goblin_engine *eng, const char *path)
                 fputc('\n', out);
             continue;
         }
-        if (!done[s - eng->settings])
+        if (!done[s - eng->settings] && !omitted(s))
             write_setting(out, s);
         done[s - eng->settings] = true;
     }
     for (size_t i = 0; i < eng->nsettings; i++) {
-        if (done[i] || !eng->settings[i].changed)
+        if (done[i] || !eng->settings[i].changed ||
+            omitted(&eng->settings[i]))
             continue;
         if (!generated)
             fprintf(out, "\n" GENERATED "\n");
