@@ -143,6 +143,12 @@ struct goblin_config {
      * it is now_ms * 1000 (a millisecond clock stays the one clock).
      * Both NULL: CLOCK_REALTIME. */
     int64_t (*now_us)(void *ctx);
+    /* The longest string value, in bytes: 0 for GOBLIN_STRING_MAX (512
+     * MB), or a larger limit up to GOBLIN_STRING_LIMIT (4 GiB - 1); any
+     * other is GOBLIN_EINVAL. An engine sets the limit of its stores from
+     * proto-max-bulk-len (512 MB when that is smaller), as Redis 7 lets
+     * that setting raise it. */
+    size_t string_max;
 };
 
 typedef struct goblin_store goblin_store;

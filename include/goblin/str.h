@@ -6,7 +6,10 @@
  * struct goblin_slice borrowing from the store, valid until the next call
  * that writes to the store (a view of a key whose deadline has passed ends
  * at the next call). A view of a present value never has a NULL ptr, even
- * when empty. A string holds at most 512 MB (Redis's proto-max-bulk-len).
+ * when empty. A string holds at most the store's limit: 512 MB (Redis's
+ * default proto-max-bulk-len) unless goblin_config.string_max raises it,
+ * up to GOBLIN_STRING_LIMIT, what a value record's 32-bit length holds.
+ * "512 MB" below means that limit.
  *
  * Writes that change a key report it through the store's key_changed hook
  * and count in goblin_store_dirty. Setting a value without KEEPTTL drops the
@@ -21,8 +24,10 @@
 extern "C" {
 #endif
 
-/* The longest string value: 512 MB. */
+/* The longest string value by default: 512 MB. */
 #define GOBLIN_STRING_MAX ((size_t)512 * 1024 * 1024)
+/* The most goblin_config.string_max may be: 4 GiB - 1 bytes. */
+#define GOBLIN_STRING_LIMIT ((size_t)UINT32_MAX)
 
 /* GET. Returns 1 and sets *out to a view of the value, 0 when key is
  * absent, or GOBLIN_EWRONGTYPE. */

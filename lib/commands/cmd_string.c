@@ -317,9 +317,10 @@ void goblin__cmd_getex(goblin__exec *x, int argc,
     goblin__exec_getex(x, argv[1], ttl_mode(o.flags), t);
 }
 
-/* Redis's checkStringLength: a string may not grow past proto-max-bulk-len
- * (which may be set below the store's own 512 MB limit), except for what our
- * master's stream sends. Only asked on the way to an error, so a wrong type
+/* Redis's checkStringLength: a string may not grow past proto-max-bulk-len,
+ * except for what our master's stream sends. Above 512 MB the store's own
+ * limit is the setting (goblin__db_string_max); below, the store keeps 512
+ * MB and this checks. Only asked on the way to an error, so a wrong type
  * still answers WRONGTYPE first, as in Redis. */
 static bool grows_past_bulk_len(goblin__exec *x, uint64_t total)
 {
@@ -374,8 +375,9 @@ void goblin__exec_setrange(goblin__exec *x, struct goblin_slice key,
 
     if (offset >= 0 && value.len > 0 &&
         grows_past_bulk_len(x, (uint64_t)offset + value.len)) {
-        rc = (int)goblin_str_len(x->st, key); /* WRONGTYPE comes first */
-        int_reply(x, rc < 0 ? rc : GOBLIN_ESTRBIG);
+        int64_t cur = goblin_str_len(x->st, key); /* WRONGTYPE first */
+
+        int_reply(x, cur < 0 ? cur : GOBLIN_ESTRBIG);
         return;
     }
     rc = goblin_str_setrange(x->st, key, offset, value);

@@ -168,6 +168,15 @@ void goblin__db_free(goblin_engine *eng)
     eng->dbs = NULL;
 }
 
+void goblin__db_string_max(goblin_engine *eng)
+{
+    goblin__store_set_string_max(eng->st, eng->proto_max_bulk_len);
+    for (int i = 0; eng->dbs != NULL && i < eng->ndbs; i++)
+        if (eng->dbs[i].st != NULL)
+            goblin__store_set_string_max(eng->dbs[i].st,
+                                         eng->proto_max_bulk_len);
+}
+
 goblin_store *goblin__db_store(goblin_engine *eng, int id)
 {
     struct goblin__db *d = &eng->dbs[id];

@@ -224,6 +224,7 @@ static int engine_open(const struct goblin_engine_config *cfg,
         return rc;
     }
     goblin__db_hook_install(eng);
+    goblin__db_string_max(eng);
     eng->mem_startup = goblin_store_used_memory(eng->st);
     *out = eng;
     return 0;

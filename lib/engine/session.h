@@ -606,6 +606,10 @@ void goblin__db_hook_install(goblin_engine *eng);
 /* The store of database id (0 <= id < ndbs), opened on first use with
  * the configuration of eng->st. NULL on GOBLIN_ENOMEM. */
 goblin_store *goblin__db_store(goblin_engine *eng, int id);
+/* Gives eng->st and every open database the string limit
+ * proto-max-bulk-len asks for (at least 512 MB: below that the commands
+ * check it, as Redis's checkStringLength does). */
+void goblin__db_string_max(goblin_engine *eng);
 /* The store of database id if it is open, else NULL (for loops that only
  * read: an unopened database holds nothing). */
 static inline goblin_store *goblin__db_peek(const goblin_engine *eng, int id)

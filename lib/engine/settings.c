@@ -246,8 +246,13 @@ static int get_bulk_len(void *ctx, char *buf, size_t cap)
 
 static int set_bulk_len(void *ctx, struct goblin_slice v, const char **why)
 {
-    return set_big_memory("proto-max-bulk-len", v,
-                          &((goblin_engine *)ctx)->proto_max_bulk_len, why);
+    goblin_engine *eng = ctx;
+    int rc = set_big_memory("proto-max-bulk-len", v,
+                            &eng->proto_max_bulk_len, why);
+
+    if (rc == 0)
+        goblin__db_string_max(eng);
+    return rc;
 }
 
 static int get_hll_sparse(void *ctx, char *buf, size_t cap)

@@ -98,9 +98,12 @@ static inline uint8_t type_tag(int type)
 
 /* The longest varint: 10 bytes hold a u64. */
 #define VARINT_MAX 10
-/* The longest key or value a snapshot may hold (Redis's 512 MB limit on
- * strings; hashes and sorted sets are bounded by the file itself). */
-#define SNAP_STR_MAX ((uint64_t)512 * 1024 * 1024)
+/* The longest key or value a snapshot may hold: what a store's string
+ * record holds (GOBLIN_STRING_LIMIT, 4 GiB - 1), so a string stored with
+ * proto-max-bulk-len raised past 512 MB saves and loads whatever the limit
+ * is at load time, as in Redis. Hashes and sorted sets are bounded by the
+ * file itself. */
+#define SNAP_STR_MAX ((uint64_t)UINT32_MAX)
 
 static inline void le32_put(uint8_t *p, uint32_t v)
 {

@@ -6,7 +6,7 @@
  * before anything is allocated for it; the only allocation not bounded by
  * the file's size is an LZF string's output, which is bounded by what LZF
  * can expand to (88 times its input: a 3-byte back reference yields at
- * most 264 bytes) and by 512 MB.
+ * most 264 bytes) and by 4 GiB - 1 (SNAP_STR_MAX).
  */
 #ifndef GOBLIN_SNAPSHOT_RDB_H
 #define GOBLIN_SNAPSHOT_RDB_H

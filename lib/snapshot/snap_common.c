@@ -193,7 +193,7 @@ int goblin__snap_put_str(goblin_store *st, struct goblin_slice key,
     uint32_t id;
     uint8_t *dst;
 
-    if (value.len > GOBLIN_STRING_MAX || key.len > UINT32_MAX)
+    if (value.len > GOBLIN_STRING_LIMIT || key.len > UINT32_MAX)
         return GOBLIN_ELIMIT;
     if (goblin__key_find(st, key, &id))
         return GOBLIN_ESNAPFORMAT;

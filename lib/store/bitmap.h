@@ -65,7 +65,7 @@ void goblin__bitop_bytes(enum goblin__bitop op, uint8_t *dst, size_t maxlen,
 
 /* SETBIT: bit off of key to on (0 or 1), growing the string as needed.
  * Returns the old bit, GOBLIN_EWRONGTYPE, GOBLIN_ESTRBIG (past
- * GOBLIN_STRING_MAX) or GOBLIN_ENOMEM. */
+ * the store's string limit) or GOBLIN_ENOMEM. */
 int goblin__bit_set(goblin_store *st, struct goblin_slice key, uint64_t off,
                     int on);
 

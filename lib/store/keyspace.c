@@ -10,7 +10,8 @@
  *   varint     key length, LEB128 (1-5 bytes)
  *   key bytes
  *   value      string int/embstr: 1 length byte (<= 44), the bytes;
- *              string raw: u32 length, u32 capacity, capacity bytes;
+ *              string raw: u32 length, u32 capacity, capacity bytes
+ *              (so a string holds at most GOBLIN_STRING_LIMIT bytes);
  *              collections (hash, zset, list, set): zero padding to
  *              8-byte alignment, the object
  *              pointer (that pointer is the slot goblin__key_lookup gives).

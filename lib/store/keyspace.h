@@ -149,7 +149,8 @@ struct goblin__str_put {
     uint32_t id;
     size_t len;         /* the new value's length */
     int enc;            /* enum goblin__str_enc; int and embstr: len <= 44 */
-    size_t cap;         /* raw only: bytes to reserve, >= len */
+    size_t cap;         /* raw only: bytes to reserve, >= len, at most
+                         * GOBLIN_STRING_LIMIT (a u32 in the record) */
     int ttl;            /* GOBLIN__TTL_*: the deadline after the put */
     int64_t when;       /* with GOBLIN__TTL_SET */
 };

@@ -15,6 +15,7 @@
 #include <malloc.h>
 #endif
 
+#include "goblin/str.h"
 #include "store.h"
 #include "util/config_size.h"
 
@@ -122,8 +123,12 @@ static int store_open(const struct goblin_config *cfg, goblin_store **out)
     if (cfg != NULL)
         c = *cfg;
     a = c.allocator != NULL ? c.allocator : &libc_allocator;
-    if (a->malloc == NULL || a->free == NULL)
+    if (a->malloc == NULL || a->free == NULL ||
+        (c.string_max != 0 && c.string_max < GOBLIN_STRING_MAX) ||
+        c.string_max > GOBLIN_STRING_LIMIT)
         return GOBLIN_EINVAL;
+    if (c.string_max == 0)
+        c.string_max = GOBLIN_STRING_MAX;
     st = a->malloc(a->ctx, sizeof(*st));
     if (st == NULL)
         return GOBLIN_ENOMEM;
@@ -155,6 +160,13 @@ int goblin_store_open_sized(const struct goblin_config *cfg, size_t cfg_size,
                             sizeof(cfg->allocator)) != 0)
         return GOBLIN_EINVAL;
     return store_open(&c, out);
+}
+
+void goblin__store_set_string_max(goblin_store *st, uint64_t max)
+{
+    st->cfg.string_max = max < GOBLIN_STRING_MAX ? GOBLIN_STRING_MAX
+                         : max > GOBLIN_STRING_LIMIT ? GOBLIN_STRING_LIMIT
+                                                     : (size_t)max;
 }
 
 int goblin__store_open_like(const goblin_store *proto, goblin_store **out)

@@ -121,10 +121,14 @@ void goblin__key_gone(goblin_store *st, int why, struct goblin_slice key);
 int goblin__expire_flags_check(int flags);
 bool goblin__expire_allowed(int flags, int64_t cur, int64_t when);
 
-/* Opens an empty store with proto's allocator, clock, seed and
- * eviction settings, and no change hook: another numbered database of
+/* Opens an empty store with proto's allocator, clock, seed, string limit
+ * and eviction settings, and no change hook: another numbered database of
  * the same server. 0 or GOBLIN_ENOMEM. */
 int goblin__store_open_like(const goblin_store *proto, goblin_store **out);
+/* The longest string value (cfg.string_max), clamped to GOBLIN_STRING_MAX
+ * .. GOBLIN_STRING_LIMIT. The engine sets it from proto-max-bulk-len
+ * (whose lower values its commands check themselves). */
+void goblin__store_set_string_max(goblin_store *st, uint64_t max);
 
 void *goblin__alloc(goblin_store *st, size_t size);
 void *goblin__realloc(goblin_store *st, void *ptr, size_t old_size,

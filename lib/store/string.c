@@ -42,10 +42,29 @@ static int enc_for(struct goblin_slice v)
     return v.len <= GOBLIN__EMBSTR_MAX ? GOBLIN__STR_EMB : GOBLIN__STR_RAW;
 }
 
-/* Room for a raw value growing to len, as sdsMakeRoomFor leaves it. */
+/* Whether a value of len bytes is past the store's limit, which is never
+ * below the default: that is tested first, so a value under it costs one
+ * compare with a constant, as before the limit could be raised. */
+static inline bool too_long(const goblin_store *st, size_t len)
+{
+    return len > GOBLIN_STRING_MAX && len > st->cfg.string_max;
+}
+
+/* Whether len bytes more on a value of cur bytes pass the limit. */
+static bool grows_too_long(const goblin_store *st, size_t cur, size_t len)
+{
+    size_t max = st->cfg.string_max;
+
+    return cur > max || len > max - cur;
+}
+
+/* Room for a raw value growing to len, as sdsMakeRoomFor leaves it, within
+ * what a record's 32-bit capacity holds. */
 static size_t greedy(size_t len)
 {
-    return len < MB ? len * 2 : len + MB;
+    if (len < MB)
+        return len * 2;
+    return len > GOBLIN_STRING_LIMIT - MB ? GOBLIN_STRING_LIMIT : len + MB;
 }
 
 /* Stores value whole under key. found/id: what goblin__key_find said.
@@ -146,7 +165,7 @@ int goblin_str_set(goblin_store *st, struct goblin_slice key,
     r = set_ttl(st, &o, &ttl, &when);
     if (r != 0)
         return r;
-    if (value.len > GOBLIN_STRING_MAX)
+    if (too_long(st, value.len))
         return GOBLIN_ESTRBIG;
     goblin__write_begin(st);
     found = goblin__key_find(st, key, &id);
@@ -292,7 +311,7 @@ int64_t goblin_str_append(goblin_store *st, struct goblin_slice key,
     if (r < 0)
         return r;
     if (r == 0) {
-        if (value.len > GOBLIN_STRING_MAX)
+        if (too_long(st, value.len))
             return GOBLIN_ESTRBIG;
         r = put_whole(st, key, 0, 0, value, enc_for(value),
                       GOBLIN__TTL_CLEAR, 0);
@@ -302,7 +321,7 @@ int64_t goblin_str_append(goblin_store *st, struct goblin_slice key,
         return (int64_t)value.len;
     }
     v = goblin__rec_str(rec);
-    if (value.len > GOBLIN_STRING_MAX - v.len)
+    if (grows_too_long(st, v.len, value.len))
         return GOBLIN_ESTRBIG;
     if (goblin__rec_str_enc(rec) == GOBLIN__STR_RAW &&
         goblin__rec_str_spare(rec) >= value.len) {
@@ -356,8 +375,8 @@ int64_t goblin_str_setrange(goblin_store *st, struct goblin_slice key,
         return (int64_t)goblin__rec_str(rec).len;
     if (value.len == 0)
         return 0;
-    if (value.len > GOBLIN_STRING_MAX ||
-        (uint64_t)offset > GOBLIN_STRING_MAX - value.len)
+    if (value.len > st->cfg.string_max ||
+        (uint64_t)offset > st->cfg.string_max - value.len)
         return GOBLIN_ESTRBIG;
     if (r == 0)
         return setrange_new(st, key, off, value);
@@ -534,7 +553,7 @@ int goblin_str_mset(goblin_store *st, const struct goblin_slice *keys,
                     const struct goblin_slice *values, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (values[i].len > GOBLIN_STRING_MAX)
+        if (too_long(st, values[i].len))
             return GOBLIN_ESTRBIG;
     goblin__write_begin(st);
     return goblin__key_mset(st, keys, values, n, enc_for);
@@ -547,7 +566,7 @@ int goblin_str_msetnx(goblin_store *st, const struct goblin_slice *keys,
     int r;
 
     for (size_t i = 0; i < n; i++)
-        if (values[i].len > GOBLIN_STRING_MAX)
+        if (too_long(st, values[i].len))
             return GOBLIN_ESTRBIG;
     goblin__write_begin(st);
     for (size_t i = 0; i < n; i++)
@@ -567,7 +586,7 @@ int goblin__str_grow_zero(goblin_store *st, struct goblin_slice key,
 
     if (r < 0)
         return r;
-    if (len > GOBLIN_STRING_MAX)
+    if (len > st->cfg.string_max)
         return GOBLIN_ESTRBIG;
     if (r == 0) {
         /* A new string has exactly the length asked (sdsnewlen). */
