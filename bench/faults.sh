@@ -3,7 +3,7 @@
 # "Load and faults"); `make load` runs it with the defaults.
 #
 #   bench/faults.sh [--conns N] [--seconds S] [--runs N] [--rounds N]
-#                   [--silent N] [--control-rings N]
+#                   [--silent N] [--control-rings N] [--soak-seconds S]
 #
 # 1. load:   goblin_load (bench/load.c) with --conns connections (default
 #            1000) over TCP and a Unix socket, depth 1 and pipelined, for
@@ -18,7 +18,11 @@
 #            control client, --control-rings ring control clients (default
 #            4, one goblind thread each) and the differential sequence
 #            against redis-server run; at least --rounds rounds (default 3).
-# Both print their tables; the script exits non-zero if either fails.
+# 3. soak:   tests/e2e/soak.py for --soak-seconds (default 300) with a new
+#            seed: the differential sequence against redis-server with
+#            BGSAVEs, restarts and blocked clients, and a goblind and a
+#            redis-server replica compared with goblind at every restart.
+# Each prints its tables; the script exits non-zero if any fails.
 # Everything is on loopback, on a free port and in temporary directories.
 # goblind, goblin_load and ring_fault come from $BUILD_DIR (default
 # build-load, a release build with the tests, made on first use).
@@ -31,6 +35,7 @@ RUNS=3
 ROUNDS=3
 SILENT=50
 RINGS=4
+SOAK=300
 BUILD_DIR=${BUILD_DIR:-build-load}
 PY=/usr/bin/python3          # the interpreter with python3-redis
 
@@ -42,8 +47,10 @@ while [ $# -gt 0 ]; do
     --rounds) ROUNDS=$2; shift 2 ;;
     --silent) SILENT=$2; shift 2 ;;
     --control-rings) RINGS=$2; shift 2 ;;
+    --soak-seconds) SOAK=$2; shift 2 ;;
     *) echo "usage: $0 [--conns N] [--seconds S] [--runs N]" \
-            "[--rounds N] [--silent N] [--control-rings N]" >&2
+            "[--rounds N] [--silent N] [--control-rings N]" \
+            "[--soak-seconds S]" >&2
        exit 2 ;;
     esac
 done
@@ -80,6 +87,9 @@ $PY tests/e2e/test_faults.py "$GOBLIND" "$LOAD" "$RING_FAULT" \
     --conns "$CONNS" --seconds "$SECONDS_" --rounds "$ROUNDS" \
     --silent "$SILENT" --control-rings "$RINGS" || status=1
 echo
-[ $status = 0 ] && echo "load and faults: passed" ||
-    echo "load and faults: FAILED"
+echo "== soak: $SOAK s, with replicas"
+$PY tests/e2e/soak.py "$GOBLIND" --seconds "$SOAK" || status=1
+echo
+[ $status = 0 ] && echo "load, faults and soak: passed" ||
+    echo "load, faults and soak: FAILED"
 exit $status

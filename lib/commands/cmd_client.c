@@ -227,13 +227,17 @@ static int client_type(struct goblin_slice name)
     return -1;
 }
 
-/* A session's type as client_type numbers it (pubsub is not told
- * apart: such sessions are "normal"). */
+/* A session's type as client_type numbers it, as Redis's getClientType
+ * tells them: a master's link, a replica (MONITOR is normal), one
+ * subscribed to anything (the output buffer class it is held to,
+ * session_io.c), else normal. */
 static int session_type(const goblin_session *s)
 {
     if (s->flags & SESS_MASTER)
         return 3;
-    return goblin__repl_is_replica((goblin_session *)s) ? 1 : 0;
+    if (goblin__repl_is_replica((goblin_session *)s))
+        return 1;
+    return goblin__ps_total(&s->ps) > 0 ? 2 : 0;
 }
 
 static void unknown_type(goblin__exec *x, struct goblin_slice name)
@@ -279,8 +283,7 @@ void goblin__cmd_client_list(goblin__exec *x, int argc,
         return;
     }
     goblin__text_init(&t, x->st);
-    for (s = x->eng->first; s != NULL && (type <= 1 || type == 3);
-         s = s->next)
+    for (s = x->eng->first; s != NULL; s = s->next)
         if ((!by_id || id_listed(s->id, argc, argv)) &&
             (by_id || argc == 2 || type == session_type(s)))
             goblin__client_line(&t, s);

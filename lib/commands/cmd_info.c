@@ -3,10 +3,11 @@
  * separated by an empty line. With no argument (or "default") INFO shows
  * server, clients, memory, persistence, stats, replication, cpu, modules,
  * errorstats, cluster and keyspace; "all" and "everything" add
- * commandstats. Values are real where Goblin has them and Redis's
+ * commandstats and latencystats, in Redis's order. Values are real where Goblin has them and Redis's
  * constants (0, "ok", "master") where the feature does not exist.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -16,6 +17,7 @@
 #include "engine/tracking.h"
 #include "engine/block.h"
 #include "goblin/keys.h"
+#include "engine/latency.h"
 #include "engine/maxmemory.h"
 #include "engine/pause.h"
 #include "respond.h"
@@ -24,15 +26,17 @@
 #include "engine/text.h"
 #include "repl/repl.h"
 
+/* In the order Redis 7.0 writes them. */
 enum {
     SEC_SERVER, SEC_CLIENTS, SEC_MEMORY, SEC_PERSISTENCE, SEC_STATS,
-    SEC_REPLICATION, SEC_CPU, SEC_MODULES, SEC_ERRORSTATS, SEC_CLUSTER,
-    SEC_KEYSPACE, SEC_COMMANDSTATS, SEC_COUNT,
+    SEC_REPLICATION, SEC_CPU, SEC_MODULES, SEC_COMMANDSTATS, SEC_ERRORSTATS,
+    SEC_LATENCYSTATS, SEC_CLUSTER, SEC_KEYSPACE, SEC_COUNT,
 };
 
 static const char *const sec_names[SEC_COUNT] = {
     "server", "clients", "memory", "persistence", "stats", "replication",
-    "cpu", "modules", "errorstats", "cluster", "keyspace", "commandstats",
+    "cpu", "modules", "commandstats", "errorstats", "latencystats",
+    "cluster", "keyspace",
 };
 
 /* 40 hex digits (out holds 41 bytes) that identify this engine. */
@@ -241,12 +245,43 @@ static void sec_commandstats(goblin__exec *x, struct goblin__text *t)
     }
 }
 
+/* Redis's fillPercentileDistributionLatencies: per command timed while
+ * latency-tracking was on, each percentile of
+ * latency-tracking-info-percentiles, labelled as CONFIG GET shows it. */
+static void sec_latencystats(goblin__exec *x, struct goblin__text *t)
+{
+    char list[256], label[16][64];
+    double pct[16], us[16];
+    int np = 0;
+    char *w, *save = NULL;
+
+    if (!x->eng->latency_tracking)
+        return;
+    setting_text(x->eng, "latency-tracking-info-percentiles", "50 99 99.9",
+                 list, sizeof(list));
+    for (w = strtok_r(list, " ", &save); w != NULL && np < 16;
+         w = strtok_r(NULL, " ", &save)) {
+        snprintf(label[np], sizeof(label[np]), "%s", w);
+        pct[np++] = strtod(w, NULL);
+    }
+    for (size_t i = 0; i < goblin__command_count; i++) {
+        if (!goblin__cmdhist_percentiles(x->eng, i, pct, np, us))
+            continue;
+        goblin__text_addf(t, "latency_percentiles_usec_%s:",
+                          goblin__commands[i].fullname);
+        for (int j = 0; j < np; j++)
+            goblin__text_addf(t, "%sp%s=%.3f", j > 0 ? "," : "", label[j],
+                              us[j]);
+        goblin__text_add(t, "\r\n", 2);
+    }
+}
+
 static void section(goblin__exec *x, struct goblin__text *t, int sec)
 {
     static const char *const titles[SEC_COUNT] = {
         "Server", "Clients", "Memory", "Persistence", "Stats",
-        "Replication", "CPU", "Modules", "Errorstats", "Cluster",
-        "Keyspace", "Commandstats",
+        "Replication", "CPU", "Modules", "Commandstats", "Errorstats",
+        "Latencystats", "Cluster", "Keyspace",
     };
 
     if (t->len > 0)
@@ -264,6 +299,7 @@ static void section(goblin__exec *x, struct goblin__text *t, int sec)
     case SEC_CLUSTER: goblin__text_add(t, "cluster_enabled:0\r\n", 19); break;
     case SEC_KEYSPACE: sec_keyspace(x, t); break;
     case SEC_COMMANDSTATS: sec_commandstats(x, t); break;
+    case SEC_LATENCYSTATS: sec_latencystats(x, t); break;
     default: break;
     }
 }
@@ -271,7 +307,8 @@ static void section(goblin__exec *x, struct goblin__text *t, int sec)
 /* Which sections argv asks for, as bits. */
 static unsigned wanted(int argc, const struct goblin_slice *argv)
 {
-    unsigned bits = 0, dflt = (1u << SEC_COMMANDSTATS) - 1;
+    unsigned bits = 0, dflt = ((1u << SEC_COUNT) - 1) &
+                              ~(1u << SEC_COMMANDSTATS | 1u << SEC_LATENCYSTATS);
     int j, i;
 
     if (argc == 1)

@@ -86,6 +86,12 @@ int goblin__latency_reset(goblin_engine *eng, const char *event, size_t len);
 struct goblin__cmdhist {
     uint64_t counted; /* the command's calls already in n[] */
     uint64_t n[GOBLIN__CMDHIST_LEVELS];
+    /* The same calls at nanosecond resolution for INFO latencystats
+     * (GOBLIN__HDR_COUNTS counts, latency_hdr.c), made at the command's
+     * first timed call as Redis makes its histogram, so a command never
+     * called costs nothing; NULL until then, or when that failed. */
+    uint64_t *fine;
+    uint16_t last_fine; /* the last timed call's index in fine */
     uint8_t last;     /* the level of the last timed call */
 };
 
@@ -101,6 +107,21 @@ bool goblin__cmdhist_get(const goblin_engine *eng, size_t i,
 /* A call of command index i timed over the slow log's or the latency
  * monitor's threshold (slowlog.c), after it was counted. */
 void goblin__cmdhist_outlier(goblin_engine *eng, size_t i);
+/* INFO latencystats: the np percentiles pct[] of command index i's
+ * durations into us[] (microseconds, as Redis reports them); false when
+ * the command has no histogram. */
+bool goblin__cmdhist_percentiles(const goblin_engine *eng, size_t i,
+                                 const double *pct, int np, double *us);
+
+/* latency_hdr.c: Redis's hdr_histogram layout for 1 ns to 1 s at two
+ * significant figures. The index of a duration in nanoseconds (clamped
+ * to that range), and hdr_value_at_percentile of counts (total calls,
+ * extra more at extra_idx) in nanoseconds; 0 for no calls. */
+#define GOBLIN__HDR_COUNTS 3072
+int goblin__hdr_index(uint64_t ns);
+uint64_t goblin__hdr_percentile(const uint64_t *counts, uint64_t total,
+                                int extra_idx, uint64_t extra, double pct);
+
 /* CONFIG RESETSTAT: drops every histogram. */
 void goblin__cmdhist_reset(goblin_engine *eng);
 /* Registers latency-tracking (from goblin__latency_init), and frees. */

@@ -11,6 +11,11 @@
  * in microseconds. Past 2^29 ns the iterator runs off the end of the
  * counts and reports the rest under the last sub-bucket's bound,
  * 1073741 us. Keeping just those 21 counts gives the same reply.
+ *
+ * INFO latencystats reads the same calls from a finer histogram, with
+ * Redis's hdr layout (latency_hdr.c), filled the same way. Redis times
+ * calls in whole microseconds; that one takes the nanoseconds the clock
+ * gives, so a call under a microsecond shows as what it took.
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,6 +30,35 @@
 static uint64_t bound_ns(int i)
 {
     return ((uint64_t)FIRST_NS << i) + ((uint64_t)FIRST_NS << i) / 128 - 1;
+}
+
+static uint64_t ticks_to_ns(const goblin_engine *eng, uint64_t ticks)
+{
+    return (uint64_t)((double)ticks * eng->ns_per_tick);
+}
+
+#define FINE_BYTES (GOBLIN__HDR_COUNTS * sizeof(uint64_t))
+
+/* The fine histograms come from the store's allocator but are not
+ * charged to used_memory (24 KB for each command called, as Redis's are):
+ * made at a command's first call, they would move used_memory under a
+ * running workload, and MEMORY USAGE or a tight maxmemory would see a
+ * command's first call as data. */
+static uint64_t *fine_alloc(goblin_engine *eng)
+{
+    uint64_t *p = eng->st->alloc.malloc(eng->st->alloc.ctx, FINE_BYTES);
+
+    if (p != NULL)
+        memset(p, 0, FINE_BYTES);
+    return p;
+}
+
+/* Charges k more calls to the last timed call's durations. */
+static void credit(struct goblin__cmdhist *h, uint64_t k)
+{
+    h->n[h->last] += k;
+    if (h->fine != NULL)
+        h->fine[h->last_fine] += k;
 }
 
 int goblin__cmdhist_level(uint64_t us)
@@ -46,7 +80,7 @@ void goblin__cmdhist_sample(goblin_engine *eng,
                             const struct goblin__cmdstat *st)
 {
     struct goblin__cmdhist *h;
-    int level;
+    int level, fine;
 
     if (eng->cmdhist == NULL)
         return;
@@ -56,10 +90,19 @@ void goblin__cmdhist_sample(goblin_engine *eng,
         return;
     }
     level = goblin__cmdhist_level(goblin__ticks_to_us(eng, st->sample));
+    fine = goblin__hdr_index(ticks_to_ns(eng, st->sample));
     if (st->calls > h->counted)
-        h->n[h->last] += st->calls - h->counted;
+        credit(h, st->calls - h->counted);
+    if (h->fine == NULL && (h->fine = fine_alloc(eng)) != NULL) {
+        /* Made late (an allocation failed before): the calls so far. */
+        for (int j = 0; j < GOBLIN__CMDHIST_LEVELS; j++)
+            h->fine[fine] += h->n[j];
+    }
     h->n[level]++;
+    if (h->fine != NULL)
+        h->fine[fine]++;
     h->last = (uint8_t)level;
+    h->last_fine = (uint16_t)fine;
     h->counted = st->calls + 1;
 }
 
@@ -74,8 +117,10 @@ void goblin__cmdhist_outlier(goblin_engine *eng, size_t i)
         return; /* the sample itself: already in */
     h = &eng->cmdhist[i];
     if (nth > h->counted && h->counted != 0)
-        h->n[h->last] += nth - h->counted;
+        credit(h, nth - h->counted);
     h->n[goblin__cmdhist_level(goblin__ticks_to_us(eng, st->sample))]++;
+    if (h->fine != NULL)
+        h->fine[goblin__hdr_index(ticks_to_ns(eng, st->sample))]++;
     h->counted = nth + 1;
 }
 
@@ -102,8 +147,50 @@ bool goblin__cmdhist_get(const goblin_engine *eng, size_t i,
     return total != 0;
 }
 
+bool goblin__cmdhist_percentiles(const goblin_engine *eng, size_t i,
+                                 const double *pct, int np, double *us)
+{
+    const struct goblin__cmdhist *h;
+    uint64_t total = 0, extra = 0, calls = eng->stats[i].calls;
+    int extra_idx;
+
+    if (eng->cmdhist == NULL || eng->cmdhist[i].fine == NULL)
+        return false;
+    h = &eng->cmdhist[i];
+    for (int j = 0; j < GOBLIN__HDR_COUNTS; j++)
+        total += h->fine[j];
+    extra_idx = h->last_fine;
+    if (eng->latency_tracking && calls > h->counted) {
+        /* As goblin__cmdhist_get: the untimed calls since the last
+         * sample, or CONFIG RESETSTAT's own call. */
+        if (total == 0)
+            extra_idx = goblin__hdr_index(
+                ticks_to_ns(eng, eng->stats[i].sample));
+        extra = calls - h->counted;
+    }
+    if (total + extra == 0)
+        return false;
+    for (int j = 0; j < np; j++)
+        us[j] = (double)goblin__hdr_percentile(h->fine, total + extra,
+                                               extra_idx, extra, pct[j]) /
+                1000.0;
+    return true;
+}
+
+static void free_fine(goblin_engine *eng)
+{
+    for (size_t i = 0; eng->cmdhist != NULL && i < goblin__command_count;
+         i++) {
+        if (eng->cmdhist[i].fine != NULL)
+            eng->st->alloc.free(eng->st->alloc.ctx, eng->cmdhist[i].fine,
+                                FINE_BYTES);
+        eng->cmdhist[i].fine = NULL;
+    }
+}
+
 void goblin__cmdhist_reset(goblin_engine *eng)
 {
+    free_fine(eng); /* as Redis's RESETSTAT closes each histogram */
     if (eng->cmdhist != NULL)
         memset(eng->cmdhist, 0,
                goblin__command_count * sizeof(*eng->cmdhist));
@@ -111,6 +198,7 @@ void goblin__cmdhist_reset(goblin_engine *eng)
 
 void goblin__cmdhist_free(goblin_engine *eng)
 {
+    free_fine(eng);
     if (eng->cmdhist != NULL)
         goblin__free(eng->st, eng->cmdhist,
                      goblin__command_count * sizeof(*eng->cmdhist));
@@ -141,7 +229,7 @@ static int set_tracking(void *ctx, struct goblin_slice v, const char **why)
         uint64_t calls = eng->stats[i].calls;
 
         if (!on && calls > h->counted && h->counted != 0)
-            h->n[h->last] += calls - h->counted;
+            credit(h, calls - h->counted);
         h->counted = calls;
     }
     eng->latency_tracking = on != 0;

@@ -5,7 +5,8 @@
  *
  *   notify-keyspace-events  flag letters, shown in Redis's canonical order
  *   oom-score-adj-values    three integers in [-2000, 2000]
- *   latency-tracking-info-percentiles  numbers in [0, 100], as %g
+ *   latency-tracking-info-percentiles  numbers in [0, 100], as Redis's
+ *                           "%f" without trailing zeros
  *   proc-title-template     {variables} Redis knows, something shown
  *   cluster-announce-hostname  letters, digits, '-' and '.'
  *   bind                    at most GOBLIN__MAX_BIND addresses
@@ -163,10 +164,24 @@ int goblin__sparse_oom_values(struct goblin_slice v, char *norm, size_t cap,
     return 0;
 }
 
+/* A percentile as Redis shows it: "%f" without its trailing zeros
+ * (trimDoubleString), so 99.9 is "99.9" and 50 is "50". */
+static const char *trimmed(double d, char *buf)
+{
+    size_t len = (size_t)snprintf(buf, 64, "%f", d);
+
+    while (len > 0 && buf[len - 1] == '0')
+        len--;
+    if (len > 0 && buf[len - 1] == '.')
+        len--;
+    buf[len] = '\0';
+    return buf;
+}
+
 int goblin__sparse_percentiles(struct goblin_slice v, char *norm,
                                size_t cap, const char **why)
 {
-    char w[16][64];
+    char w[16][64], num[64];
     int n = words(v, w, 16);
     size_t len = 0;
 
@@ -191,7 +206,7 @@ int goblin__sparse_percentiles(struct goblin_slice v, char *norm,
             return GOBLIN_EINVAL;
         }
         len += (size_t)snprintf(norm + len, len < cap ? cap - len : 0,
-                                "%s%g", i > 0 ? " " : "", d);
+                                "%s%s", i > 0 ? " " : "", trimmed(d, num));
     }
     return 0;
 }

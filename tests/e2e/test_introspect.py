@@ -20,6 +20,14 @@ container naming its subcommands, unknown names left out), the exact
 calls, over RESP2 and RESP3, levels labelled as Redis labels them
 (a call over 541 ms under 1073741), cumulative, the last equal to the
 calls; latency-tracking no records nothing; CONFIG RESETSTAT clears.
+
+INFO latencystats: the same commands on both servers give the same
+lines (names, percentile labels from latency-tracking-info-percentiles,
+in its order), each value on a boundary of Redis's hdr_histogram (the
+highest value of its sub-bucket, the lowest for p0), rising with the
+percentile; a 0.6 s DEBUG SLEEP reports the same on both; the section
+sits where Redis puts it, only in INFO all and everything, and is empty
+with latency-tracking no.
 """
 
 import re
@@ -328,6 +336,88 @@ def test_latency_histogram_same_as_redis(goblind):
         srv.kill_now()
 
 
+def hdr_bounds(ns):
+    """The lowest and highest value of the sub-bucket of Redis's
+    hdr_histogram (1 ns to 1 s, 2 significant figures) ns falls in."""
+    ns = min(max(ns, 1), 10**9)
+    bucket = max((ns | 255).bit_length() - 8, 0)
+    low = (ns >> bucket) << bucket
+    return low, low + (1 << bucket) - 1
+
+
+def latencystats(c):
+    """INFO latencystats as {name: [(label, usec text)...]}."""
+    text = e2e.plain(c.call(b"INFO", b"latencystats")).decode()
+    lines = text.split("\r\n")
+    assert lines[0] == "# Latencystats" and lines[-1] == "", text
+    out = {}
+    for line in lines[1:-1]:
+        m = re.fullmatch(r"latency_percentiles_usec_([a-z|_-]+):(.*)", line)
+        assert m, line
+        fields = [f.split("=") for f in m.group(2).split(",")] \
+            if m.group(2) else []
+        out[m.group(1)] = [(k, v) for k, v in fields]
+    return out
+
+
+def latencystats_script():
+    return [[b"CONFIG", b"SET", b"slowlog-log-slower-than", b"-1"],
+            [b"CONFIG", b"SET", b"latency-tracking", b"yes"],
+            [b"CONFIG", b"SET", b"latency-tracking-info-percentiles",
+             b"50 99 99.9"],
+            [b"CONFIG", b"RESETSTAT"]] + \
+        [[b"SET", b"k%d" % i, b"v"] for i in range(37)] + \
+        [[b"PING"]] * 100 + \
+        [[b"GET", b"k1"], [b"INCR", b"n"], [b"CONFIG", b"GET", b"maxmemory"],
+         [b"CLIENT", b"GETNAME"], [b"DEBUG", b"SLEEP", b"0.6"]]
+
+
+def test_latencystats_same_as_redis(goblind):
+    ref = e2e.redis_server("--enable-debug-command", "yes")
+    srv = e2e.goblind(goblind)
+    try:
+        a, b = ref.client(), srv.client()
+        for cmd in latencystats_script():
+            ra, rb = a.call(*cmd), b.call(*cmd)
+            assert ra == rb, (cmd, ra, rb)
+        for pcts in (b"50 99 99.9", b"0 50 99.9999 100", b"12.5", b""):
+            cmd = [b"CONFIG", b"SET", b"latency-tracking-info-percentiles",
+                   pcts]
+            assert a.call(*cmd) == b.call(*cmd) == ("+", b"OK")
+            cmd = [b"CONFIG", b"GET", b"latency-tracking-info-percentiles"]
+            assert a.call(*cmd) == b.call(*cmd), cmd
+            la, lb = latencystats(a), latencystats(b)
+            assert sorted(la) == sorted(lb), (pcts, la, lb)
+            for name, fields in lb.items():
+                assert [k for k, _ in fields] == [k for k, _ in la[name]], \
+                    (pcts, name, la[name], fields)
+                prev = 0
+                for label, value in fields:
+                    assert re.fullmatch(r"\d+\.\d{3}", value), (name, value)
+                    ns = int(value.replace(".", ""))
+                    low, high = hdr_bounds(ns)
+                    assert ns == (low if label == "p0" else high), \
+                        (name, label, value)
+                    assert ns >= prev, (name, fields)
+                    prev = ns
+            if pcts:  # 0.6 s: the same sub-bucket on both
+                assert la["debug"] == lb["debug"], (la["debug"], lb["debug"])
+        for section in (b"all", b"everything"):
+            heads = [[line for line in e2e.plain(c.call(b"INFO", section))
+                      .decode().split("\r\n") if line.startswith("#")]
+                     for c in (a, b)]
+            assert heads[0] == heads[1], heads
+        assert b"Latencystats" not in e2e.plain(b.call(b"INFO"))
+        assert b"Latencystats" not in e2e.plain(a.call(b"INFO"))
+        cmd = [b"CONFIG", b"SET", b"latency-tracking", b"no"]
+        assert a.call(*cmd) == b.call(*cmd)
+        assert a.call(b"INFO", b"latencystats") == \
+            b.call(b"INFO", b"latencystats") == ("$", b"# Latencystats\r\n")
+    finally:
+        ref.kill_now()
+        srv.kill_now()
+
+
 def test_slowlog_sees_every_slow_call(goblind):
     srv = e2e.goblind(goblind)
     try:
@@ -349,4 +439,5 @@ if __name__ == "__main__":
                    test_memory_usage_is_goblins_bytes,
                    test_latency_same_as_redis,
                    test_latency_histogram_same_as_redis,
+                   test_latencystats_same_as_redis,
                    test_slowlog_sees_every_slow_call], sys.argv[1])

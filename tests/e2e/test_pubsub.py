@@ -625,6 +625,44 @@ def test_evicted_events(gob):
     sub.close()
 
 
+def client_types(srv):
+    """What CLIENT LIST TYPE and CLIENT KILL TYPE see of subscribed
+    clients: one per kind of subscription, one that unsubscribed, one
+    that never subscribed."""
+    ctl, plain, left = srv.client(), srv.client(), srv.client()
+    subs = [srv.client() for _ in range(3)]
+    subs[0].call("SUBSCRIBE", "a")
+    subs[1].call("HELLO", "3")
+    subs[1].call("PSUBSCRIBE", "x*")
+    subs[2].call("SSUBSCRIBE", "sh")
+    left.call("SUBSCRIBE", "b")
+    left.call("UNSUBSCRIBE", "b")
+    plain.call("PING")
+    out = []
+    for t in ("pubsub", "normal", "PUBSUB"):
+        lines = e2e.plain(ctl.call("CLIENT", "LIST", "TYPE", t))
+        out.append((t, len(lines.splitlines())))
+    out.append(ctl.call("CLIENT", "KILL", "TYPE", "pubsub"))
+    out.append(ctl.call("CLIENT", "LIST", "TYPE", "pubsub"))
+    out.append([c.call("PING") for c in (plain, left)])
+    for c in subs:  # closed by the kill
+        c.s.settimeout(5)
+        out.append(c.s.recv(100))
+    for c in [ctl, plain, left] + subs:
+        c.close()
+    return out
+
+
+def test_client_type_pubsub_differential(gob):
+    red = e2e.redis_server()
+    try:
+        want, got = client_types(red), client_types(gob)
+        assert got == want, (got, want)
+        assert want[3] == (":", 3), want
+    finally:
+        red.stop()
+
+
 def test_stops_cleanly(gob):
     e2e.check_stopped_cleanly(gob)
 
@@ -642,7 +680,8 @@ def main():
                    test_omem_counts_unsent_output, test_differential,
                    test_keyspace_notifications_differential,
                    test_read_lookups_differential,
-                   test_evicted_events, test_stops_cleanly], gob)
+                   test_evicted_events, test_client_type_pubsub_differential,
+                   test_stops_cleanly], gob)
 
 
 if __name__ == "__main__":

@@ -569,7 +569,7 @@ static void test_info_sections_parse(void **state)
                            "\r\ngoblin_version:" GOBLIN_VERSION_STRING
                            "\r\n"));
     assert_int_equal(info_sections(CMD("info all"), "cmdstat_get:calls=1,"),
-                     12);
+                     13);
     assert_non_null(strstr(CMD("info commandstats"),
                            "cmdstat_set:calls=1,usec="));
     assert_non_null(strstr(CMD("info stats"), "total_error_replies:2\r\n"));

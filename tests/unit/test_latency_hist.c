@@ -5,6 +5,9 @@
  * both protocols' shapes, latency-tracking and CONFIG RESETSTAT. The
  * engine's clock steps by a set amount at each read, so a timed command
  * lasts exactly that. */
+#include <stdio.h>
+#include <string.h>
+
 #include "engine/latency.h"
 #include "engine/session.h"
 #include "test_commands_util.h"
@@ -160,6 +163,103 @@ static void test_tracking_off_and_resetstat(void **state)
            "'latency-tracking') - argument must be 'yes' or 'no'\r\n");
 }
 
+static void test_hdr_layout_is_redis(void **state)
+{
+    static const uint64_t one[GOBLIN__HDR_COUNTS] = {0};
+    uint64_t counts[GOBLIN__HDR_COUNTS] = {0};
+
+    (void)state;
+    /* Exact below 256, then 128 sub-buckets a power of two. */
+    assert_int_equal(goblin__hdr_index(0), 1);
+    assert_int_equal(goblin__hdr_index(1), 1);
+    assert_int_equal(goblin__hdr_index(255), 255);
+    assert_int_equal(goblin__hdr_index(256), 256);
+    assert_int_equal(goblin__hdr_index(257), 256);
+    assert_int_equal(goblin__hdr_index(258), 257);
+    assert_int_equal(goblin__hdr_index(UINT64_MAX),
+                     goblin__hdr_index(1000000000));
+    assert_true(goblin__hdr_index(1000000000) < GOBLIN__HDR_COUNTS);
+    /* Redis reports 6 us as 6.015 (p50..p100) and 5.984 (p0). */
+    counts[goblin__hdr_index(6000)] = 1;
+    assert_int_equal(goblin__hdr_percentile(counts, 1, 0, 0, 50.0), 6015);
+    assert_int_equal(goblin__hdr_percentile(counts, 1, 0, 0, 0.0), 5984);
+    assert_int_equal(goblin__hdr_percentile(counts, 1, 0, 0, 100.0), 6015);
+    /* Calls not yet in counts (the untimed ones since the last sample). */
+    assert_int_equal(goblin__hdr_percentile(one, 3, goblin__hdr_index(999),
+                                            3, 99.0), 999);
+    assert_int_equal(goblin__hdr_percentile(one, 0, 0, 0, 50.0), 0);
+    /* 1 s and more: Redis's cap. */
+    memset(counts, 0, sizeof(counts));
+    counts[goblin__hdr_index(5000000000u)] = 1;
+    assert_int_equal(goblin__hdr_percentile(counts, 1, 0, 0, 50.0),
+                     1002438655);
+}
+
+/* The line INFO latencystats has for name, or "" when none. */
+static const char *latency_line(struct cfix *f, const char *name,
+                                char *buf, size_t cap)
+{
+    const char *r = CMD("info latencystats"), *p, *e;
+    char key[64];
+
+    snprintf(key, sizeof(key), "latency_percentiles_usec_%s:", name);
+    p = strstr(r, key);
+    if (p == NULL)
+        return "";
+    e = strstr(p, "\r\n");
+    snprintf(buf, cap, "%.*s", (int)(e - p), p);
+    return buf;
+}
+
+/* CONFIG SET latency-tracking-info-percentiles of one value with spaces. */
+#define SET_PERCENTILES(len, value)                                         \
+    "*4\r\n$6\r\nconfig\r\n$3\r\nset\r\n$33\r\n"                          \
+    "latency-tracking-info-percentiles\r\n" len "\r\n" value "\r\n"
+
+static void test_latencystats_percentiles(void **state)
+{
+    struct cfix *f = *state;
+    char buf[256];
+
+    /* Nothing timed yet: the header only; then INFO's own call. */
+    EXPECT("info latencystats", "$16\r\n# Latencystats\r\n\r\n");
+    assert_string_equal(latency_line(f, "info", buf, sizeof(buf)),
+                        "latency_percentiles_usec_info:p50=0.001,"
+                        "p99=0.001,p99.9=0.001");
+    assert_true(strstr(CMD("info"), "Latencystats") == NULL);
+    assert_true(strstr(CMD("info all"), "# Errorstats") <
+                strstr(CMD("info all"), "# Latencystats"));
+    step_ns = 5000;
+    for (int i = 0; i < 20; i++)
+        EXPECT("ping", "+PONG\r\n");
+    step_ns = 100000;
+    for (int i = 0; i < 20; i++)
+        EXPECT("ping", "+PONG\r\n");
+    /* 32 calls charged 5 us, 8 charged 100 us (as LATENCY HISTOGRAM). */
+    assert_string_equal(latency_line(f, "ping", buf, sizeof(buf)),
+                        "latency_percentiles_usec_ping:p50=5.023,"
+                        "p99=100.351,p99.9=100.351");
+    assert_string_equal(FEED(SET_PERCENTILES("$13", "0 80 99.99999")),
+                        "+OK\r\n");
+    EXPECT("config get latency-tracking-info-percentiles",
+           "*2\r\n$33\r\nlatency-tracking-info-percentiles\r\n"
+           "$13\r\n0 80 99.99999\r\n");
+    assert_string_equal(latency_line(f, "ping", buf, sizeof(buf)),
+                        "latency_percentiles_usec_ping:p0=4.992,p80=5.023,"
+                        "p99.99999=100.351");
+    assert_string_equal(latency_line(f, "config|set", buf, sizeof(buf)),
+                        "latency_percentiles_usec_config|set:p0=99.840,"
+                        "p80=100.351,p99.99999=100.351");
+    assert_string_equal(FEED(SET_PERCENTILES("$0", "")), "+OK\r\n");
+    assert_string_equal(latency_line(f, "ping", buf, sizeof(buf)),
+                        "latency_percentiles_usec_ping:");
+    EXPECT("config set latency-tracking no", "+OK\r\n");
+    EXPECT("info latencystats", "$16\r\n# Latencystats\r\n\r\n");
+    EXPECT("config set latency-tracking yes", "+OK\r\n");
+    EXPECT("config resetstat", "+OK\r\n");
+    assert_string_equal(latency_line(f, "ping", buf, sizeof(buf)), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +268,8 @@ int main(void)
         HIST_TEST(test_slow_calls_counted_exactly),
         HIST_TEST(test_containers_unknown_names_and_repeats),
         HIST_TEST(test_tracking_off_and_resetstat),
+        HIST_TEST(test_hdr_layout_is_redis),
+        HIST_TEST(test_latencystats_percentiles),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
