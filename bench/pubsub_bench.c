@@ -199,20 +199,19 @@ static void run_rounds(const struct opts *o, int nsub, goblin_client **sub)
     goblin_client *pub = connect_nth(o, 0);
     char *payload = malloc((size_t)o->payload + 1);
     uint64_t *t = malloc((size_t)o->samples * sizeof(*t)), t0 = 0;
-    struct goblin_slice argv[3] = {{"PUBLISH", 7}, {"ch", 2},
-                                   {payload, (size_t)o->payload}};
+    struct goblin_slice ch = {"ch", 2}, msg = {payload, (size_t)o->payload};
     int warm = o->samples / 10 + 10;
 
     memset(payload, 'x', (size_t)o->payload);
     for (int i = -warm; i < o->samples; i++) {
-        const struct goblin_resp_value *r;
         struct goblin_client_message m;
         uint64_t a = now_ns();
-        int rc = goblin_client_call(pub, 3, argv, &r);
+        /* A typed frame over SBE, the PUBLISH command over RESP. */
+        int64_t got = goblin_client_publish(pub, ch, msg);
+        int rc;
 
-        if (rc != 0 || r->type != GOBLIN_RESP_INTEGER ||
-            r->integer != nsub)
-            die("PUBLISH", rc, pub);
+        if (got != nsub)
+            die("PUBLISH", (int)(got < 0 ? got : 0), pub);
         for (int k = 0; k < nsub; k++)
             if ((rc = goblin_client_next_message(sub[k], 10000, &m)) != 1)
                 die("message", rc, sub[k]);

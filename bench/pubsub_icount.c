@@ -8,8 +8,10 @@
  * SUBSCRIBE handshakes have a helper thread step them): a publisher on
  * ring A, a subscriber of channel "ch" on ring B, both SBE (or both
  * RESP2 with --proto resp). One round:
- *   send     the publisher queues PUBLISH ch <16 bytes> (an Argv frame)
- *            and flushes it into A's SQ
+ *   send     the publisher queues PUBLISH ch <16 bytes>
+ *            (goblin_client_publish: a typed frame over SBE, the command
+ *            over RESP; with --argv the generic call, an Argv frame over
+ *            SBE) and flushes it into A's SQ
  *   pub-ep   endpoint A is stepped: PUBLISH runs, its reply goes into
  *            A's CQ, the message into the subscriber's output, B nudged
  *   sub-ep   endpoint B is stepped: the message goes into B's CQ
@@ -22,7 +24,7 @@
  * the same loop around nothing (subtracted by the script).
  *
  *   pubsub_icount [--iters N] [--warmup N] [--payload BYTES]
- *                 [--proto sbe|resp]
+ *                 [--proto sbe|resp] [--argv 1]
  *
  * Outside valgrind the program only checks that every round works.
  */
@@ -56,6 +58,7 @@ struct bench {
     goblin_ring_endpoint *ep[2]; /* publisher, subscriber */
     goblin_client *pub, *sub;
     struct goblin_slice argv[3];
+    bool generic; /* --argv: goblin_client_call instead */
 };
 
 /* Collection on around phase p when p is the one counted. */
@@ -80,19 +83,21 @@ static int round_trip(struct bench *b, enum phase counted)
 {
     const struct goblin_resp_value *r = NULL;
     struct goblin_client_message m;
-    const struct goblin_resp_value *ignored;
-    int rc = 0, got = 0;
+    int64_t rc = 0;
+    int got = 0;
 
     PHASE(b, P_SEND, counted,
-          rc = goblin_client_call(b->pub, 3, b->argv, &ignored);
+          rc = b->generic ? goblin_client_call(b->pub, 3, b->argv, &r)
+                          : goblin_client_publish(b->pub, b->argv[1],
+                                                  b->argv[2]);
           if (rc == 0) rc = goblin_client_flush(b->pub));
     if (rc != 0)
-        return rc;
+        return (int)rc;
     PHASE(b, P_PUB_EP, counted, step_until_idle(b->ep[0]));
     PHASE(b, P_SUB_EP, counted, step_until_idle(b->ep[1]));
     PHASE(b, P_REPLY, counted, rc = goblin_client_next_reply(b->pub, &r));
     if (rc != 0 || r->type != GOBLIN_RESP_INTEGER || r->integer != 1)
-        return rc != 0 ? rc : GOBLIN_EREPLY;
+        return rc != 0 ? (int)rc : GOBLIN_EREPLY;
     PHASE(b, P_MESSAGE, counted,
           got = goblin_client_next_message(b->sub, 0, &m));
     if (got != 1 || m.payload.len != b->argv[2].len)
@@ -170,7 +175,7 @@ int main(int argc, char **argv)
     struct goblin_engine_config ec = { 0 };
     goblin_store *st = NULL;
     goblin_engine *eng = NULL;
-    struct bench b = { { NULL, NULL }, NULL, NULL, { { NULL, 0 } } };
+    struct bench b = { { NULL, NULL }, NULL, NULL, { { NULL, 0 } }, false };
     char path[2][64], *text;
     const char *paths[2] = { path[0], path[1] };
     int rc = 1;
@@ -180,11 +185,12 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--warmup")) warmup = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--payload")) payload = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--proto")) proto = argv[i + 1];
+        else if (!strcmp(argv[i], "--argv")) b.generic = atoi(argv[i + 1]);
         else iters = -1;
     }
     if (iters <= 0 || warmup < 0 || payload < 0 || argc % 2 != 1) {
         fputs("usage: pubsub_icount [--iters N] [--warmup N] "
-              "[--payload BYTES] [--proto sbe|resp]\n", stderr);
+              "[--payload BYTES] [--proto sbe|resp] [--argv 1]\n", stderr);
         return 2;
     }
     text = malloc((size_t)payload + 1);

@@ -370,6 +370,13 @@ GOBLIN_API int64_t goblin_client_subscribe(goblin_client *c,
 GOBLIN_API int goblin_client_next_message(goblin_client *c, int timeout_ms,
                                           struct goblin_client_message *m);
 
+/* PUBLISH channel message: the number of clients that received it, or a
+ * failure code (GOBLIN_EREPLY for an error reply, e.g. an ACL refusal).
+ * Over SBE a typed frame, the same command on RESP. */
+GOBLIN_API int64_t goblin_client_publish(goblin_client *c,
+                                         struct goblin_slice channel,
+                                         struct goblin_slice message);
+
 /* ---- printing replies ---- */
 
 /* Appends v to out as redis-cli prints it: raw 0 is its terminal form

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "client/client.h"
+#include "sbe/goblin_sbe_gen.h"
 
 /* v is the word w (n lowercase letters) in any case. */
 static bool word_is(const struct goblin_resp_value *v, const char *w,
@@ -225,4 +226,23 @@ int64_t goblin_client_subscribe(goblin_client *c, const char *command,
         }
     }
     return count;
+}
+
+int64_t goblin_client_publish(goblin_client *c, struct goblin_slice channel,
+                              struct goblin_slice message)
+{
+    const struct goblin_resp_value *v = NULL;
+    struct goblin_slice a[3] = {{"PUBLISH", 7}, channel, message};
+    struct goblin_sbe_writer w;
+    int rc;
+
+    if ((rc = goblin__client_typed_begin(c)) < 0)
+        return rc;
+    if (c->proto != GOBLIN_CLIENT_SBE)
+        return goblin__client_typed_int(
+            c, goblin__client_typed_resp(c, 3, a, &v));
+    if (goblin__client_typed_room(c, channel.len + message.len, &w) != 0)
+        return GOBLIN_ENOMEM;
+    rc = goblin_sbe_publish_encode(&w, channel, message);
+    return goblin__client_typed_int(c, goblin__client_typed_sent(c, rc, &v));
 }

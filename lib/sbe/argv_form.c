@@ -179,6 +179,7 @@ PLAIN(zcard, W(f, v.key))
 PLAIN(llen, W(f, v.key))
 PLAIN(smembers, W(f, v.key))
 PLAIN(scard, W(f, v.key))
+PLAIN(publish, W(f, v.channel), W(f, v.message))
 PLAIN(keys, W(f, v.pattern))
 PLAIN(rename, W(f, v.key), W(f, v.new_key))
 PLAIN(renamenx, W(f, v.key), W(f, v.new_key))
@@ -811,6 +812,7 @@ static const struct form_entry forms[GOBLIN__SBE_TEMPLATE_SLOTS] = {
     E(SISMEMBER, "SISMEMBER", sismember),
     E(SMEMBERS, "SMEMBERS", smembers),
     E(SCARD, "SCARD", scard),
+    E(PUBLISH, "PUBLISH", publish),
 };
 
 #undef E

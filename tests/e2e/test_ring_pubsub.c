@@ -163,6 +163,49 @@ out:
     goblin_client_close(pub);
 }
 
+/* goblin_client_publish from a ring: a typed frame over SBE (the direct
+ * path for a plain session, the general one for a subscribed session),
+ * the command over RESP; the same receivers and messages either way. */
+static void test_typed_publish(int proto)
+{
+    goblin_client *sub = connect_sock(GOBLIN_CLIENT_RESP3);
+    goblin_client *pub = connect_ring(ring_b, proto);
+    struct goblin_slice ch = SL("typed"), self = SL("self");
+    struct goblin_client_message m;
+    static char big[1500]; /* an SBE request fits one record of the ring */
+
+    CHECK(sub != NULL && pub != NULL);
+    if (sub == NULL || pub == NULL)
+        goto out;
+    CHECK(goblin_client_subscribe(sub, "SUBSCRIBE", 1, &ch) == 1);
+    CHECK(goblin_client_publish(pub, ch, SL("m1")) == 1);
+    CHECK(goblin_client_publish(pub, SL("nobody"), SL("m2")) == 0);
+    memset(big, 'p', sizeof(big));
+    CHECK(goblin_client_publish(pub, ch, (struct goblin_slice){
+                                             big, sizeof(big)}) == 1);
+    CHECK(goblin_client_next_message(sub, 5000, &m) == 1 &&
+          m.kind == GOBLIN_CLIENT_MESSAGE && eq(m.channel, "typed") &&
+          eq(m.payload, "m1"));
+    CHECK(goblin_client_next_message(sub, 5000, &m) == 1 &&
+          m.payload.len == sizeof(big) &&
+          memcmp(m.payload.ptr, big, sizeof(big)) == 0);
+    if (proto != GOBLIN_CLIENT_RESP2) {
+        /* Subscribed itself: it receives its own message, kept until
+         * next_message, after the reply. */
+        CHECK(goblin_client_subscribe(pub, "SUBSCRIBE", 1, &self) == 1);
+        CHECK(goblin_client_publish(pub, self, SL("mine")) == 1);
+        CHECK(goblin_client_next_message(pub, 5000, &m) == 1 &&
+              eq(m.channel, "self") && eq(m.payload, "mine"));
+        CHECK(goblin_client_subscribe(pub, "UNSUBSCRIBE", 0, NULL) == 0);
+    }
+    CHECK(goblin_client_publish(pub, ch, SL("m3")) == 1);
+    CHECK(goblin_client_next_message(sub, 5000, &m) == 1 &&
+          eq(m.payload, "m3"));
+out:
+    goblin_client_close(sub);
+    goblin_client_close(pub);
+}
+
 /* A ring subscriber that never reads: the server holds it to the pubsub
  * limit and drops it; publishing never waits on it. */
 static void test_slow_ring_subscriber(void)
@@ -364,6 +407,9 @@ int main(int argc, char **argv)
     test_ring_subscriber(GOBLIN_CLIENT_RESP3);
     test_ring_subscriber(GOBLIN_CLIENT_SBE);
     test_socket_subscriber();
+    test_typed_publish(GOBLIN_CLIENT_SBE);
+    test_typed_publish(GOBLIN_CLIENT_RESP2);
+    test_typed_publish(GOBLIN_CLIENT_RESP3);
     test_slow_ring_subscriber();
     test_ring_pause(GOBLIN_CLIENT_RESP2);
     test_ring_pause(GOBLIN_CLIENT_RESP3);
