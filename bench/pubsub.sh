@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # pubsub.sh - Pub/Sub latency and subscription memory of goblind and
 # redis-server with one client program and one timer
-# (bench/pubsub_bench): rows goblind SBE over rings, goblind RESP over a
-# Unix socket, redis-server RESP over a Unix socket; cases 1:1 with 16 B
+# (bench/pubsub_bench): rows goblind SBE over rings (and, for 1:1 16 B,
+# the same with PUBLISH as an Argv frame instead of the typed request),
+# goblind RESP over a Unix socket (a goblind without rings), redis-server
+# RESP over a Unix socket; cases 1:1 with 16 B
 # and 256 B payloads, fanout to 8 and 32 listeners (the last listener's
 # latency), 1 and 16,384 literal subscriptions on one client, 8,192
 # patterns with one match; server RSS for 16,384 channels on one client
@@ -73,10 +75,17 @@ taskset -c "$SERVER_CPU" "$GOBLIND" --port 0 --unixsocket "$TMP/g.sock" \
     "${RARGS[@]}" --ring-cpus "$SERVER_CPU" --ring-idle spin \
     --loglevel warning >"$TMP/g.log" 2>&1 &
 GPID=$!; PIDS+=("$GPID")
+# The socket rows get a goblind of their own, without rings: the ring
+# threads spin on SERVER_CPU, and are stopped (SIGSTOP) while the socket
+# rows run, so neither goblind's nor redis-server's socket row shares
+# that CPU with them.
+taskset -c "$SERVER_CPU" "$GOBLIND" --port 0 --unixsocket "$TMP/u.sock" \
+    --loglevel warning >"$TMP/u.log" 2>&1 &
+UPID=$!; PIDS+=("$UPID")
 taskset -c "$SERVER_CPU" redis-server --port 0 --unixsocket "$TMP/r.sock" \
     --save "" --appendonly no --io-threads 1 >"$TMP/r.log" 2>&1 &
 RPID=$!; PIDS+=("$RPID")
-wait_for "$TMP/g.sock"; wait_for "$TMP/r.sock"
+wait_for "$TMP/g.sock"; wait_for "$TMP/u.sock"; wait_for "$TMP/r.sock"
 sleep 0.3
 
 bench() { "$PUBSUB_BENCH" --cpu "$CLIENT_CPU" --samples "$SAMPLES" "$@"; }
@@ -91,17 +100,27 @@ run() { # row case-label args...
     P999[$row,$label]=$(field "$line" 5); RATE[$row,$label]=$(field "$line" 6)
 }
 
+# The floor's peer thread runs on SERVER_CPU alone: the ring threads
+# stopped meanwhile.
+kill -STOP "$GPID"
 FLOOR=$(field "$(bench --case floor --peer-cpu "$SERVER_CPU")" 3)
+kill -CONT "$GPID"
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
 CASES=("1:1 16 B" "1:1 256 B" "fanout 8" "fanout 32" "1 literal"
        "16384 literals" "8192 patterns")
 for row in ring-sbe gob-uds red-uds; do
     case $row in
     ring-sbe) A=(--addr "$RINGS" --proto sbe) ;;
-    gob-uds) A=(--addr "unix:$TMP/g.sock") ;;
+    gob-uds) A=(--addr "unix:$TMP/u.sock"); kill -STOP "$GPID" ;;
     red-uds) A=(--addr "unix:$TMP/r.sock") ;;
     esac
     run $row "1:1 16 B" --case one --payload 16 "${A[@]}"
+    # The same delivery with PUBLISH as an Argv frame (goblin_client_call)
+    # instead of the typed request: what the typed request saves. (Before
+    # the fanout, whose listeners' sessions end a moment after it.)
+    [ $row = ring-sbe ] &&
+        run ring-sbe-argv "1:1 16 B" --case one --payload 16 "${A[@]}" \
+            --generic 1
     run $row "1:1 256 B" --case one --payload 256 "${A[@]}"
     run $row "fanout 8" --case fanout --listeners 8 "${A[@]}"
     [ $row = ring-sbe ] && continue  # ten rings: up to 8 listeners
@@ -110,6 +129,7 @@ for row in ring-sbe gob-uds red-uds; do
     run $row "16384 literals" --case literal --subs 16384 "${A[@]}"
     run $row "8192 patterns" --case pattern --patterns 8192 "${A[@]}"
 done
+kill -CONT "$GPID"
 
 rss() { awk '/VmRSS/{print $2}' "/proc/$1/status"; }
 hold() { # pid addr listeners subs -> RSS growth in KiB
@@ -164,7 +184,7 @@ verdict() { awk -v r="$1" -v t="$2" 'BEGIN{ if (r=="-") print "not measured"; el
     echo "| case | row | p50 | p99 | p99.9 | pubs/s |"
     echo "|---|---|---|---|---|---|"
     for c in "${CASES[@]}"; do
-        for row in ring-sbe gob-uds red-uds; do
+        for row in ring-sbe ring-sbe-argv gob-uds red-uds; do
             [ -n "${P50[$row,$c]:-}" ] || continue
             echo "| $c | $row | ${P50[$row,$c]} | ${P99[$row,$c]} | ${P999[$row,$c]} | ${RATE[$row,$c]} |"
         done
