@@ -1017,6 +1017,14 @@ static void g_server(struct req *q)
             Ws(q, modes[m]);
         goblin_sbe_flushall_encode(SW, (uint8_t)m);
         return;
+    case 2:
+    case 3: { /* nobody subscribes: the reply is 0 on both sides */
+        const char *ch = PICK(tkeys);
+
+        Ws(q, "PUBLISH"), Ws(q, ch), Ws(q, v);
+        goblin_sbe_publish_encode(SW, K(ch), K(v));
+        return;
+    }
     }
     if (pick(2)) {
         Ws(q, "PING"), goblin_sbe_ping_encode(SW);
