@@ -351,7 +351,7 @@ void goblin__session_wake(goblin_session *s)
  * session's output buffer is swapped for the reply buffer meanwhile, so
  * the sink the command answered through (RESP writer or SBE) is reused. */
 static bool answer(goblin_session *s, goblin__block_serve_fn *fn,
-                   struct goblin_slice key, bool timeout, bool error)
+                   struct goblin_slice key, bool timeout, const char *error)
 {
     goblin_engine *eng = s->eng;
     struct goblin__blocked *b = s->blk;
@@ -364,8 +364,8 @@ static bool answer(goblin_session *s, goblin__block_serve_fn *fn,
     s->out = b->reply;
     eng->running = s;
     b->timed_out = timeout;
-    if (error)
-        goblin__reply_error(&x, UNBLOCKED_TEXT);
+    if (error != NULL)
+        goblin__reply_error(&x, error);
     else if (timeout && !b->serve_on_timeout)
         goblin__reply_null_array(&x);
     else
@@ -396,7 +396,7 @@ static void serve_key(goblin_engine *eng, struct goblin__bkey *k)
         if (type == GOBLIN_TYPE_NONE)
             break;
         if (type == w->s->blk->spec.type)
-            answer(w->s, w->s->blk->spec.serve, key_of(k), false, false);
+            answer(w->s, w->s->blk->spec.serve, key_of(k), false, NULL);
     }
 }
 
@@ -430,7 +430,7 @@ void goblin__block_cron(goblin_engine *eng)
     for (b = t->first; b != NULL; b = next) {
         next = b->next;
         if (b->spec.deadline_ms != 0 && b->spec.deadline_ms <= now)
-            answer(b->s, NULL, (struct goblin_slice){"", 0}, true, false);
+            answer(b->s, NULL, (struct goblin_slice){"", 0}, true, NULL);
     }
 }
 
@@ -439,14 +439,33 @@ bool goblin__block_offer(goblin_session *s)
     if (!(s->flags & SESS_BLOCKED) || s->blk == NULL)
         return false;
     return answer(s, s->blk->spec.serve, (struct goblin_slice){"", 0},
-                  false, false);
+                  false, NULL);
 }
 
 bool goblin__block_unblock(goblin_session *target, bool error)
 {
     if (!(target->flags & SESS_BLOCKED))
         return false;
-    return answer(target, NULL, (struct goblin_slice){"", 0}, !error, error);
+    return answer(target, NULL, (struct goblin_slice){"", 0}, !error,
+                  error ? UNBLOCKED_TEXT : NULL);
+}
+
+void goblin__block_disconnect_all(goblin_engine *eng)
+{
+    struct goblin__block_table *t = eng->blocking;
+    struct goblin__blocked *b, *next;
+
+    for (b = t != NULL ? t->first : NULL; b != NULL; b = next) {
+        goblin_session *s = b->s;
+
+        next = b->next;
+        if (!(s->flags & SESS_BLOCKED))
+            continue;
+        answer(s, NULL, (struct goblin_slice){"", 0}, false,
+               "UNBLOCKED force unblock from blocking operation, instance "
+               "state changed (master -> replica?)");
+        s->flags |= SESS_CLOSE; /* once the error is out */
+    }
 }
 
 void goblin__block_drop(goblin_session *s)

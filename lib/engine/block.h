@@ -142,6 +142,11 @@ void goblin__block_cron(goblin_engine *eng);
  * error. False when target is not blocked. */
 bool goblin__block_unblock(goblin_session *target, bool error);
 
+/* REPLICAOF host port (Redis's disconnectAllBlockedClients): every
+ * blocked session, WAIT's included, answers Redis's -UNBLOCKED error and
+ * closes after it, as its command cannot complete on a replica. */
+void goblin__block_disconnect_all(goblin_engine *eng);
+
 /* Session close: drops its waits and any reply not yet taken. */
 void goblin__block_drop(goblin_session *s);
 

@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "engine/block.h"
 #include "goblin/aof.h"
 #include "goblin/repl.h"
 #include "goblin/snapshot.h"
@@ -1013,6 +1014,9 @@ int goblin__link_set(goblin_engine *eng, const char *host, int port,
             "with. No operation performed.");
         return 1;
     }
+    /* Clients blocked on a master, now a replica (Redis's
+     * replicationSetMaster). */
+    goblin__block_disconnect_all(eng);
     was_master = l == NULL;
     if (l == NULL) {
         if ((l = calloc(1, sizeof(*l))) == NULL)

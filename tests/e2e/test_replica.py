@@ -471,6 +471,47 @@ def test_replica_never_expires_keys(goblind_path):
     master.kill_now()
 
 
+def unblocked_by_replicaof(srv, master):
+    """What clients blocked on srv receive when it becomes a replica of
+    master, and what a client blocked after that gets."""
+    blocked = [[b"BLPOP", b"q", b"0"], [b"BZPOPMIN", b"z", b"100"],
+               [b"BLMOVE", b"a", b"b", b"LEFT", b"LEFT", b"0"],
+               [b"WAIT", b"1", b"0"]]
+    ctl = srv.client()
+    waiting = []
+    for cmd in blocked:
+        c = srv.client()
+        c.send_raw(e2e.Client.encode(cmd))
+        waiting.append(c)
+    wait_for(lambda: "blocked_clients:%d" % len(blocked) in e2e.plain(
+        ctl.call(b"INFO", b"clients")).decode(), "the blocked clients")
+    out = [ctl.call(b"REPLICAOF", b"127.0.0.1", str(master.port).encode())]
+    out += [c.read_until_closed() for c in waiting]
+    out.append(ctl.call(b"INFO", b"clients")[1].count(b"blocked_clients:0"))
+    out.append(ctl.call(b"ROLE")[1][0])
+    ctl.close()
+    return out
+
+
+def test_replicaof_unblocks_as_redis(goblind_path):
+    """REPLICAOF answers every blocked client (WAIT too) with Redis's
+    -UNBLOCKED error and closes it, as redis-server does."""
+    master = redis_master()
+    ref = e2e.redis_server()
+    gs = goblind(goblind_path)
+    try:
+        want = unblocked_by_replicaof(ref, master)
+        got = unblocked_by_replicaof(gs, master)
+        assert got == want, (got, want)
+        assert want[1] == b"-UNBLOCKED force unblock from blocking operation, " \
+            b"instance state changed (master -> replica?)\r\n", want
+        e2e.check_stopped_cleanly(gs)
+    finally:
+        master.kill_now()
+        ref.kill_now()
+        gs.kill_now()
+
+
 def main():
     e2e.run_tests([test_replica_of_redis_server,
                    test_auth_and_bulk_payload,
@@ -480,7 +521,8 @@ def main():
                    test_rewrite_and_maxmemory,
                    test_replica_aof_holds_the_synced_data,
                    test_replica_refusals_as_redis,
-                   test_replica_never_expires_keys],
+                   test_replica_never_expires_keys,
+                   test_replicaof_unblocks_as_redis],
                   sys.argv[1])
 
 
