@@ -5,8 +5,9 @@
  * Redis 7.0's hyperloglog.c so that values and counts are identical.
  *
  * A sparse HLL is edited in a working copy with room for the three bytes
- * a split can add, then stored back whole, so a call that fails
- * (corrupt runs, no memory) changes nothing. A dense HLL held as a raw
+ * a split can add, then stored back whole, so a call that runs out of
+ * memory changes nothing; a PFADD that meets corrupt runs keeps what the
+ * elements before set, as Redis's in-place edit does. A dense HLL held as a raw
  * string is updated in place: every register write there succeeds.
  */
 #include <math.h>
@@ -218,7 +219,8 @@ static int hll_to_dense(struct hll *h)
             p++;
         }
     }
-    if (idx != REGS) {
+    /* A run past the last register stops the scan early: corrupt too. */
+    if (p < end || idx != REGS) {
         goblin__free(h->st, d, DENSE_SIZE);
         return GOBLIN__EHLL_CORRUPT;
     }
@@ -494,7 +496,7 @@ static int merge_into(uint8_t *max, const uint8_t *v, size_t len)
             p++;
         }
     }
-    return i == REGS ? 0 : GOBLIN__EHLL_CORRUPT;
+    return p >= end && i == REGS ? 0 : GOBLIN__EHLL_CORRUPT;
 }
 
 bool goblin__hll_valid(struct goblin_slice v)
@@ -578,6 +580,12 @@ int goblin__hll_add(goblin_store *st, struct goblin_slice key,
                                     : sparse_set(&h, reg, c, sparse_max);
 
         if (s < 0) {
+            /* Redis keeps the registers the elements before this one
+             * set (the value is edited in place there), and the error
+             * stands: corrupt runs past them are found only now. */
+            if (updated && s == GOBLIN__EHLL_CORRUPT &&
+                hll_store(st, key, &h, true) < 0)
+                s = GOBLIN_ENOMEM;
             hll_drop(&h);
             return s;
         }

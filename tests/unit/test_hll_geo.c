@@ -1,8 +1,8 @@
 /* test_hll_geo.c - HyperLogLog and geo in the store (lib/store/hll.c,
  * geohash.c, geo.c): Redis's exact bytes for known additions, sparse to
- * dense promotion, corrupt values refused, allocation failures that
- * change nothing; geohash scores, distances and searches at the poles
- * and across the antimeridian. */
+ * dense promotion, corrupt values refused (a PFADD keeping what it set
+ * before), allocation failures that change nothing; geohash scores,
+ * distances and searches at the poles and across the antimeridian. */
 #include <math.h>
 
 #include "test_keys_util.h"
@@ -93,6 +93,61 @@ static void test_hll_refuses_what_is_not_an_hll(void **state)
     add_fake_hash(f->st, S("h"));
     assert_int_equal(goblin__hll_add(f->st, S("h"), keys, 1, 3000),
                      GOBLIN_EWRONGTYPE);
+}
+
+/* Runs that pass the last register are corrupt even when the scan could
+ * stop at exactly 16384: an XZERO of 16384, then a VAL of one. */
+static void test_hll_run_past_the_last_register_is_corrupt(void **state)
+{
+    struct fixture *f = *state;
+    struct goblin_slice keys[2] = {S("c"), S("ok")};
+    uint64_t card;
+
+    make_elems();
+    goblin_str_set(f->st, S("c"), S("HYLL\x01\x00\x00\x00\x00\x00\x00\x00"
+                                    "\x00\x00\x00\x80\x7f\xff\x80"),
+                   NULL, NULL);
+    assert_int_equal(goblin__hll_add(f->st, S("ok"), elems, 3, 3000), 1);
+    assert_int_equal(goblin__hll_count(f->st, keys, 2, &card),
+                     GOBLIN__EHLL_CORRUPT);
+    assert_int_equal(goblin__hll_merge(f->st, S("ok"), keys, 2, 3000),
+                     GOBLIN__EHLL_CORRUPT);
+    assert_int_equal(goblin__hll_todense(f->st, S("c"), NULL),
+                     GOBLIN__EHLL_CORRUPT);
+}
+
+/* A PFADD whose later element meets corrupt runs keeps what the earlier
+ * ones set, as Redis's in-place edit does, and still fails. */
+static void test_hll_pfadd_keeps_updates_before_corrupt_runs(void **state)
+{
+    struct fixture *f = *state;
+    /* One XZERO covering registers 0..8191 only. */
+    struct goblin_slice half = S("HYLL\x01\x00\x00\x00\x00\x00\x00\x00"
+                                 "\x00\x00\x00\x00\x5f\xff"), v, two[2];
+    long reg;
+    int lo = -1, hi = -1;
+
+    make_elems();
+    for (int i = 0; i < 5000 && (lo < 0 || hi < 0); i++) {
+        goblin__hll_patlen(elems[i].ptr, elems[i].len, &reg);
+        if (reg < 8192 && lo < 0)
+            lo = i;
+        if (reg >= 8192 && hi < 0)
+            hi = i;
+    }
+    assert_true(lo >= 0 && hi >= 0);
+    goblin_str_set(f->st, S("k"), half, NULL, NULL);
+    assert_int_equal(goblin__hll_add(f->st, S("k"), &elems[hi], 1, 3000),
+                     GOBLIN__EHLL_CORRUPT);
+    assert_int_equal(goblin_str_get(f->st, S("k"), &v), 1);
+    assert_memory_equal(v.ptr, half.ptr, half.len);
+    two[0] = elems[lo];
+    two[1] = elems[hi];
+    assert_int_equal(goblin__hll_add(f->st, S("k"), two, 2, 3000),
+                     GOBLIN__EHLL_CORRUPT);
+    assert_int_equal(goblin_str_get(f->st, S("k"), &v), 1);
+    assert_true(v.len > half.len);
+    assert_int_equal(((const uint8_t *)v.ptr)[15] & 0x80, 0x80);
 }
 
 static int64_t op_pfadd(goblin_store *st, void *arg)
@@ -199,6 +254,8 @@ int main(void)
         FIXTURE_TEST(test_hll_bytes_are_redis_bytes),
         FIXTURE_TEST(test_hll_promotes_to_dense_with_redis_counts),
         FIXTURE_TEST(test_hll_refuses_what_is_not_an_hll),
+        FIXTURE_TEST(test_hll_run_past_the_last_register_is_corrupt),
+        FIXTURE_TEST(test_hll_pfadd_keeps_updates_before_corrupt_runs),
         FIXTURE_TEST(test_hll_allocation_failures_change_nothing),
         cmocka_unit_test(test_geohash_at_the_poles_and_the_antimeridian),
         FIXTURE_TEST(test_geo_search_crosses_the_antimeridian),
