@@ -310,6 +310,21 @@ void goblin__run_command(goblin__exec *x, int argc,
  * and sends its effect (stream/propagate.c); without one, one branch. */
 void goblin__run(goblin__exec *x, int argc, const struct goblin_slice *argv)
 {
+    /* A replica running its master's command: keys past their deadline
+     * are live to it and to the stream's reading of its effect (store.h,
+     * master_view), set once around EXEC and its queue. */
+    if (__builtin_expect(x->sess->flags & SESS_MASTER, 0) &&
+        !x->st->master_view) {
+        goblin_store *st = x->st; /* SELECT changes x->st */
+
+        st->master_view = true;
+        if (x->eng->stream_on)
+            goblin__stream_run(x, argc, argv);
+        else
+            run_command(x, argc, argv);
+        st->master_view = false;
+        return;
+    }
     if (__builtin_expect(x->eng->stream_on, 0))
         goblin__stream_run(x, argc, argv);
     else

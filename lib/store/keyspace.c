@@ -703,7 +703,7 @@ static inline __attribute__((always_inline)) int key_find(
         return 0;
     }
     rec = p->rec;
-    if (expired(st, rec)) {
+    if (expired(st, rec) && !__builtin_expect(st->master_view, 0)) {
         if (__builtin_expect(st->expire_paused, 0) && st->reads) {
             goblin__read_counted(st, 0, key);
             return 0;

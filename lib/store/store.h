@@ -62,6 +62,11 @@ struct goblin_store {
     /* CLIENT PAUSE: a read lookup takes an expired key for missing but
      * leaves it in place. */
     bool expire_paused;
+    /* A replica running its master's command (dispatch.c): a key whose
+     * deadline passed is live to it, as Redis's expireIfNeeded leaves it
+     * to server.master, so a master whose clock is behind ours changes
+     * the value it still has. */
+    bool master_view;
     /* Hash field expiry (hash_ttl.h): the hashes holding a field deadline,
      * where the active step resumes, and the fields expired so far. Each
      * field that expires goes to field_gone (before it goes), then

@@ -261,7 +261,7 @@ int goblin_str_getex(goblin_store *st, struct goblin_slice key,
         if (r != 0)
             return r;
         if ((ttl == GOBLIN_TTL_EXAT || ttl == GOBLIN_TTL_PXAT) &&
-            when <= goblin__now_ms(st)) {
+            when <= goblin__now_ms(st) && !st->master_view) {
             *out = goblin__rec_str(rec);
             goblin__key_changed(st, key);
             goblin__key_delete_id(st, id);

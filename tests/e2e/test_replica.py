@@ -9,6 +9,7 @@ replica.
     /usr/bin/python3 test_replica.py GOBLIND
 """
 import os
+import subprocess
 import sys
 import time
 
@@ -512,6 +513,110 @@ def test_replicaof_unblocks_as_redis(goblind_path):
         gs.kill_now()
 
 
+class FakeMaster:
+    """A master that answers a replica's handshake, sends an empty
+    payload (written by a redis-server) and then the stream it is
+    given: the commands a master's clock makes, whatever the
+    replica's clock says."""
+
+    def __init__(self, rdb):
+        import socket
+        self.rdb = rdb
+        self.ls = socket.socket()
+        self.ls.bind(("127.0.0.1", 0))
+        self.ls.listen(4)
+        self.port = self.ls.getsockname()[1]
+        self.conn = None
+
+    def serve(self, stream, timeout=20.0):
+        """Takes one replica through the handshake, sends stream."""
+        self.ls.settimeout(timeout)
+        self.conn, _ = self.ls.accept()
+        self.conn.settimeout(timeout)
+        buf = b""
+        while True:
+            while b"\r\n" not in buf:
+                buf += self.conn.recv(4096)
+            # Each handshake command is one small multibulk: read it whole.
+            n = int(buf[1:buf.index(b"\r\n")])
+            parts, rest = [], buf[buf.index(b"\r\n") + 2:]
+            while len(parts) < n:
+                while rest.count(b"\r\n") < 2:
+                    rest += self.conn.recv(4096)
+                _, rest = rest.split(b"\r\n", 1)
+                word, rest = rest.split(b"\r\n", 1)
+                parts.append(word)
+            buf = rest
+            cmd = parts[0].upper()
+            if cmd == b"PING":
+                self.conn.sendall(b"+PONG\r\n")
+            elif cmd in (b"PSYNC", b"SYNC"):
+                self.conn.sendall(b"+FULLRESYNC " + b"a" * 40 + b" 0\r\n" +
+                                  b"$%d\r\n" % len(self.rdb) + self.rdb)
+                break
+            else:
+                self.conn.sendall(b"+OK\r\n")
+        self.conn.sendall(b"".join(e2e.Client.encode(c) for c in stream))
+
+    def close(self):
+        for s in (self.conn, self.ls):
+            if s is not None:
+                s.close()
+
+
+def empty_rdb():
+    ref = e2e.redis_server()
+    try:
+        path = os.path.join(e2e.tmpdir(), "empty.rdb")
+        subprocess.run(["redis-cli", "-s", ref.sock, "--rdb", path],
+                       check=True, capture_output=True)
+        with open(path, "rb") as f:
+            return f.read()
+    finally:
+        ref.kill_now()
+
+
+def master_sees_expired(start_replica):
+    """What a replica holds after its master, whose clock is behind the
+    replica's, changes a key the replica sees as expired."""
+    past = b"%d" % (int(time.time() * 1000) - 60000)
+    fm = FakeMaster(empty_rdb())
+    rep = start_replica(fm.port)
+    try:
+        fm.serve([[b"SELECT", b"0"],
+                  [b"SET", b"k", b"1", b"PXAT", past], [b"INCR", b"k"],
+                  [b"PERSIST", b"k"],
+                  [b"SET", b"h", b"x", b"PXAT", past], [b"APPEND", b"h", b"y"],
+                  [b"SET", b"gone", b"v", b"PXAT", past],
+                  [b"SET", b"e", b"v"], [b"PEXPIREAT", b"e", past],
+                  [b"SET", b"g", b"v"],
+                  [b"GETEX", b"g", b"PXAT", past], [b"APPEND", b"g", b"w"],
+                  [b"PERSIST", b"g"],
+                  [b"SET", b"done", b"1"]])
+        c = rep.client()
+        wait_for(lambda: c.call(b"GET", b"done") == ("$", b"1"),
+                 "the stream", logs=(rep,))
+        return [c.call(b"GET", b"k"), c.call(b"TTL", b"k"),
+                c.call(b"GET", b"h"), c.call(b"EXISTS", b"gone"),
+                c.call(b"EXISTS", b"e"), c.call(b"GET", b"g"),
+                c.call(b"DBSIZE")]
+    finally:
+        fm.close()
+        rep.kill_now()
+
+
+def test_master_commands_see_expired_keys(goblind_path):
+    """A key whose deadline passed by the replica's clock is still live to
+    the master's commands (Redis's expireIfNeeded for server.master), and
+    absent to every other client until the master's DEL."""
+    want = master_sees_expired(lambda port: e2e.redis_server(
+        "--replicaof", "127.0.0.1", str(port)))
+    got = master_sees_expired(lambda port: goblind(
+        goblind_path, "--replicaof", "127.0.0.1", str(port)))
+    assert got == want, (got, want)
+    assert want[0] == ("$", b"2"), want
+
+
 def main():
     e2e.run_tests([test_replica_of_redis_server,
                    test_auth_and_bulk_payload,
@@ -522,7 +627,8 @@ def main():
                    test_replica_aof_holds_the_synced_data,
                    test_replica_refusals_as_redis,
                    test_replica_never_expires_keys,
-                   test_replicaof_unblocks_as_redis],
+                   test_replicaof_unblocks_as_redis,
+                   test_master_commands_see_expired_keys],
                   sys.argv[1])
 
 
