@@ -227,7 +227,7 @@ int goblin__bit_set(goblin_store *st, struct goblin_slice key, uint64_t off,
     int r, old;
 
     goblin__write_begin(st);
-    if ((off >> 3) >= st->cfg.string_max)
+    if ((off >> 3) >= goblin__string_limit(st))
         return GOBLIN_ESTRBIG;
     r = goblin__str_grow_zero(st, key, byte + 1, &p, &len);
     if (r < 0)
@@ -403,7 +403,7 @@ int goblin__bit_field(goblin_store *st, struct goblin_slice key,
         return 0;
     }
     goblin__write_begin(st);
-    if ((hi >> 3) >= st->cfg.string_max)
+    if ((hi >> 3) >= goblin__string_limit(st))
         return GOBLIN_ESTRBIG;
     if ((r = goblin__str_grow_zero(st, key, (size_t)(hi >> 3) + 1, &p,
                                    &len)) < 0)

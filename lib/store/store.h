@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "evict.h"
+#include "goblin/str.h"
 #include "goblin/common.h"
 #include "keyspace.h"
 
@@ -134,6 +135,14 @@ int goblin__store_open_like(const goblin_store *proto, goblin_store **out);
  * .. GOBLIN_STRING_LIMIT. The engine sets it from proto-max-bulk-len
  * (whose lower values its commands check themselves). */
 void goblin__store_set_string_max(goblin_store *st, uint64_t max);
+/* The limit a write meets now: a replica's master is held only to what a
+ * record holds (Redis exempts server.master from proto-max-bulk-len), so
+ * a master whose limit is higher than ours is followed exactly. */
+static inline size_t goblin__string_limit(const goblin_store *st)
+{
+    return __builtin_expect(st->master_view, 0) ? GOBLIN_STRING_LIMIT
+                                                : st->cfg.string_max;
+}
 
 void *goblin__alloc(goblin_store *st, size_t size);
 void *goblin__realloc(goblin_store *st, void *ptr, size_t old_size,

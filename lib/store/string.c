@@ -47,13 +47,13 @@ static int enc_for(struct goblin_slice v)
  * compare with a constant, as before the limit could be raised. */
 static inline bool too_long(const goblin_store *st, size_t len)
 {
-    return len > GOBLIN_STRING_MAX && len > st->cfg.string_max;
+    return len > GOBLIN_STRING_MAX && len > goblin__string_limit(st);
 }
 
 /* Whether len bytes more on a value of cur bytes pass the limit. */
 static bool grows_too_long(const goblin_store *st, size_t cur, size_t len)
 {
-    size_t max = st->cfg.string_max;
+    size_t max = goblin__string_limit(st);
 
     return cur > max || len > max - cur;
 }
@@ -375,8 +375,8 @@ int64_t goblin_str_setrange(goblin_store *st, struct goblin_slice key,
         return (int64_t)goblin__rec_str(rec).len;
     if (value.len == 0)
         return 0;
-    if (value.len > st->cfg.string_max ||
-        (uint64_t)offset > st->cfg.string_max - value.len)
+    if (value.len > goblin__string_limit(st) ||
+        (uint64_t)offset > goblin__string_limit(st) - value.len)
         return GOBLIN_ESTRBIG;
     if (r == 0)
         return setrange_new(st, key, off, value);
@@ -586,7 +586,7 @@ int goblin__str_grow_zero(goblin_store *st, struct goblin_slice key,
 
     if (r < 0)
         return r;
-    if (len > st->cfg.string_max)
+    if (len > goblin__string_limit(st))
         return GOBLIN_ESTRBIG;
     if (r == 0) {
         /* A new string has exactly the length asked (sdsnewlen). */
