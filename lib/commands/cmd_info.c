@@ -3,8 +3,9 @@
  * separated by an empty line. With no argument (or "default") INFO shows
  * server, clients, memory, persistence, stats, replication, cpu, modules,
  * errorstats, cluster and keyspace; "all" and "everything" add
- * commandstats and latencystats, in Redis's order. Values are real where Goblin has them and Redis's
- * constants (0, "ok", "master") where the feature does not exist.
+ * commandstats and latencystats, in Redis's order. Values are real where
+ * Goblin has them and Redis's constants (0, "ok", "master") where the
+ * feature does not exist.
  */
 #include <stdio.h>
 #include <stdlib.h>

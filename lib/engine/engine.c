@@ -91,6 +91,11 @@ uint64_t goblin__ticks_to_us(const goblin_engine *eng, uint64_t ticks)
     return (uint64_t)((double)ticks * eng->ns_per_tick / 1000.0);
 }
 
+uint64_t goblin__ticks_to_ns(const goblin_engine *eng, uint64_t ticks)
+{
+    return (uint64_t)((double)ticks * eng->ns_per_tick);
+}
+
 /* Measures ns per tick over the whole life of the engine (so the estimate
  * only gets better). */
 static void calibrate(goblin_engine *eng)

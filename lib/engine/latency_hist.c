@@ -32,11 +32,6 @@ static uint64_t bound_ns(int i)
     return ((uint64_t)FIRST_NS << i) + ((uint64_t)FIRST_NS << i) / 128 - 1;
 }
 
-static uint64_t ticks_to_ns(const goblin_engine *eng, uint64_t ticks)
-{
-    return (uint64_t)((double)ticks * eng->ns_per_tick);
-}
-
 #define FINE_BYTES (GOBLIN__HDR_COUNTS * sizeof(uint64_t))
 
 /* The fine histograms come from the store's allocator but are not
@@ -90,7 +85,7 @@ void goblin__cmdhist_sample(goblin_engine *eng,
         return;
     }
     level = goblin__cmdhist_level(goblin__ticks_to_us(eng, st->sample));
-    fine = goblin__hdr_index(ticks_to_ns(eng, st->sample));
+    fine = goblin__hdr_index(goblin__ticks_to_ns(eng, st->sample));
     if (st->calls > h->counted)
         credit(h, st->calls - h->counted);
     if (h->fine == NULL && (h->fine = fine_alloc(eng)) != NULL) {
@@ -120,7 +115,7 @@ void goblin__cmdhist_outlier(goblin_engine *eng, size_t i)
         credit(h, nth - h->counted);
     h->n[goblin__cmdhist_level(goblin__ticks_to_us(eng, st->sample))]++;
     if (h->fine != NULL)
-        h->fine[goblin__hdr_index(ticks_to_ns(eng, st->sample))]++;
+        h->fine[goblin__hdr_index(goblin__ticks_to_ns(eng, st->sample))]++;
     h->counted = nth + 1;
 }
 
@@ -165,7 +160,7 @@ bool goblin__cmdhist_percentiles(const goblin_engine *eng, size_t i,
          * sample, or CONFIG RESETSTAT's own call. */
         if (total == 0)
             extra_idx = goblin__hdr_index(
-                ticks_to_ns(eng, eng->stats[i].sample));
+                goblin__ticks_to_ns(eng, eng->stats[i].sample));
         extra = calls - h->counted;
     }
     if (total + extra == 0)

@@ -481,6 +481,7 @@ size_t goblin__find_keys_cap(const struct goblin__command *c, int argc);
 /* engine.c: the clock commands are timed with (see engine.c). */
 uint64_t goblin__ticks(const goblin_engine *eng);
 uint64_t goblin__ticks_to_us(const goblin_engine *eng, uint64_t ticks);
+uint64_t goblin__ticks_to_ns(const goblin_engine *eng, uint64_t ticks);
 uint64_t goblin__ops_per_sec(const goblin_engine *eng);
 
 /* Command timing for INFO commandstats without a clock read per command:

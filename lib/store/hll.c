@@ -7,8 +7,8 @@
  * A sparse HLL is edited in a working copy with room for the three bytes
  * a split can add, then stored back whole, so a call that runs out of
  * memory changes nothing; a PFADD that meets corrupt runs keeps what the
- * elements before set, as Redis's in-place edit does. A dense HLL held as a raw
- * string is updated in place: every register write there succeeds.
+ * elements before set, as Redis's in-place edit does. A dense HLL held as
+ * a raw string is updated in place: every register write there succeeds.
  */
 #include <math.h>
 

@@ -375,8 +375,7 @@ int64_t goblin_str_setrange(goblin_store *st, struct goblin_slice key,
         return (int64_t)goblin__rec_str(rec).len;
     if (value.len == 0)
         return 0;
-    if (value.len > goblin__string_limit(st) ||
-        (uint64_t)offset > goblin__string_limit(st) - value.len)
+    if (grows_too_long(st, value.len, off))
         return GOBLIN_ESTRBIG;
     if (r == 0)
         return setrange_new(st, key, off, value);
