@@ -86,6 +86,13 @@ uint64_t goblin__ticks(const goblin_engine *eng)
     return eng->cfg.now_ns(eng->cfg.now_ns_ctx);
 }
 
+void goblin__engine_direct_update(goblin_engine *eng)
+{
+    eng->direct_off = eng->maxmemory != 0 || eng->stream_on ||
+                      eng->nmonitors != 0 || eng->pause_type != 0 ||
+                      eng->refuse_writes;
+}
+
 uint64_t goblin__ticks_to_us(const goblin_engine *eng, uint64_t ticks)
 {
     return (uint64_t)((double)ticks * eng->ns_per_tick / 1000.0);

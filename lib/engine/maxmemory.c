@@ -51,6 +51,7 @@ static int set_maxmemory(void *ctx, struct goblin_slice v, const char **why)
     if (goblin__setting_parse("maxmemory", v, &n, why) != 0)
         return GOBLIN_EINVAL;
     ((goblin_engine *)ctx)->maxmemory = (uint64_t)n;
+    goblin__engine_direct_update(ctx);
     return 0;
 }
 

@@ -28,6 +28,7 @@ void goblin__monitor_add(goblin_session *s)
     }
     eng->monitors[eng->nmonitors++] = s;
     s->flags |= SESS_MONITOR;
+    goblin__engine_direct_update(eng);
 }
 
 void goblin__monitor_remove(goblin_session *s)
@@ -44,6 +45,7 @@ void goblin__monitor_remove(goblin_session *s)
             break;
         }
     s->flags &= ~(uint32_t)SESS_MONITOR;
+    goblin__engine_direct_update(eng);
 }
 
 void goblin__monitor_free(goblin_engine *eng)
@@ -52,6 +54,7 @@ void goblin__monitor_free(goblin_engine *eng)
                  eng->capmonitors * sizeof(*eng->monitors));
     eng->monitors = NULL;
     eng->nmonitors = eng->capmonitors = 0;
+    goblin__engine_direct_update(eng);
 }
 
 static void put(struct goblin_buf *b, const void *p, size_t n)

@@ -23,6 +23,7 @@ void goblin__pause(goblin_engine *eng, int type, int64_t end_ms)
     if (end_ms > eng->pause_end_ms)
         eng->pause_end_ms = end_ms;
     set_expire_paused(eng, true);
+    goblin__engine_direct_update(eng);
 }
 
 void goblin__unpause(goblin_engine *eng)
@@ -30,6 +31,7 @@ void goblin__unpause(goblin_engine *eng)
     eng->pause_type = GOBLIN__PAUSE_NONE;
     eng->pause_end_ms = 0;
     set_expire_paused(eng, false);
+    goblin__engine_direct_update(eng);
     for (goblin_session *s = eng->first; s != NULL; s = s->next) {
         if (!(s->flags & SESS_PAUSED))
             continue;

@@ -251,6 +251,12 @@ struct goblin_engine {
      * clock). */
     uint8_t pause_type;
     int64_t pause_end_ms;
+    /* maxmemory, a write-stream consumer, MONITOR, CLIENT PAUSE or
+     * refused writes: while any is on, typed requests take the general
+     * path, so the direct path (sbe/direct.c) tests this one flag instead
+     * of each. goblin__engine_direct_update keeps it, after each change
+     * of one of them. */
+    bool direct_off;
 };
 
 /* Protocol of a session. */
@@ -480,6 +486,8 @@ size_t goblin__find_keys_cap(const struct goblin__command *c, int argc);
 
 /* engine.c: the clock commands are timed with (see engine.c). */
 uint64_t goblin__ticks(const goblin_engine *eng);
+/* engine.c: recomputes eng->direct_off. */
+void goblin__engine_direct_update(goblin_engine *eng);
 uint64_t goblin__ticks_to_us(const goblin_engine *eng, uint64_t ticks);
 uint64_t goblin__ticks_to_ns(const goblin_engine *eng, uint64_t ticks);
 uint64_t goblin__ops_per_sec(const goblin_engine *eng);

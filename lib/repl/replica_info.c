@@ -51,6 +51,7 @@ void goblin__repl_gate_update(goblin_engine *eng)
         eng->refuse_writes = r->read_only ||
                              (!r->serve_stale &&
                               l->state != GOBLIN__LINK_CONNECTED);
+    goblin__engine_direct_update(eng);
 }
 
 static const char *link_status(const struct goblin__link *l)

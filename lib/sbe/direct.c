@@ -71,8 +71,9 @@ static inline __attribute__((always_inline)) void run_typed(
             goblin__maxmemory_touch_mode(&r->x);
         r->x.st->reads = GOBLIN__CMD_READ_MODE(cmd);
     }
-    /* The write stream and MONITOR need the request's words. */
-    if (__builtin_expect(eng->stream_on || eng->nmonitors != 0, 0))
+    /* The write stream and MONITOR need the request's words (neither is
+     * on for a plain session: eng->direct_off). */
+    if (!plain && __builtin_expect(eng->stream_on || eng->nmonitors != 0, 0))
         goblin__sbe_run_logged(r, fn);
     else
         fn(r);
@@ -113,9 +114,7 @@ static inline bool plain(const goblin_session *s,
     return ss != NULL && ss->magic_done && s->proto == GOBLIN__PROTO_SBE &&
            (s->flags & (NOT_PLAIN | SESS_AUTHED)) == SESS_AUTHED &&
            s->acl != NULL && goblin__acl_unrestricted(s->acl) &&
-           s->eng->maxmemory == 0 && !s->eng->stream_on &&
-           s->eng->pause_type == 0 && !s->eng->refuse_writes &&
-           s->blk == NULL && s->in_pos == s->in_len &&
+           !s->eng->direct_off && s->blk == NULL && s->in_pos == s->in_len &&
            goblin__ps_total(&s->ps) == 0;
 }
 

@@ -42,6 +42,7 @@ void goblin__stream_free(goblin_engine *eng)
     goblin__free(eng->st, s, sizeof(*s));
     eng->stream = NULL;
     eng->stream_on = false;
+    goblin__engine_direct_update(eng);
 }
 
 static void update_on(goblin_engine *eng)
@@ -49,6 +50,7 @@ static void update_on(goblin_engine *eng)
     struct goblin__stream *s = eng->stream;
 
     eng->stream_on = s->ncls[0] + s->ncls[1] > 0;
+    goblin__engine_direct_update(eng);
 }
 
 int goblin_stream_subscribe(goblin_engine *eng, enum goblin_stream_class cls,
