@@ -171,10 +171,14 @@ int goblin__sbe_direct(goblin_session *s, const void *rec, size_t len,
         s->out_peak = s->out.len;
     if (s->out.len > eng->obuf_trip)
         goblin__output_check(s);
-    /* goblin__input_verdict's codes */
-    *rc = s->out.failed                ? GOBLIN_ENOMEM
-          : (s->flags & SESS_OBUF_LIMIT) ? GOBLIN_ELIMIT
-          : (s->flags & SESS_CLOSE)      ? GOBLIN_ECONNABORTED
-                                         : 0;
+    /* goblin__input_verdict's codes; the common case in one test. */
+    if (__builtin_expect(!s->out.failed &&
+                             !(s->flags & (SESS_OBUF_LIMIT | SESS_CLOSE)),
+                         1))
+        *rc = 0;
+    else
+        *rc = s->out.failed                ? GOBLIN_ENOMEM
+              : (s->flags & SESS_OBUF_LIMIT) ? GOBLIN_ELIMIT
+                                             : GOBLIN_ECONNABORTED;
     return 1;
 }

@@ -254,8 +254,7 @@ static int step_direct(goblin_ring_endpoint *ep)
     int n = 0, rc = 0, frc;
 
     lock(ep);
-    if (ep->s == NULL || ep->s->proto == GOBLIN__PROTO_UNDECIDED ||
-        ep->s->out.len != 0) {
+    if (ep->s->out.len != 0) { /* ep->s and its protocol: the caller's */
         unlock(ep);
         return -1;                     /* the general step */
     }
@@ -373,7 +372,8 @@ int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)
         ring_reset(ep);
         return 1;
     }
-    /* ep->s and its protocol change only on this thread. */
+    /* ep->s and its protocol change only on this thread: step_direct
+     * takes them as tested here. */
     if (ep->s != NULL && ep->s->proto != GOBLIN__PROTO_UNDECIDED &&
         (n = step_direct(ep)) >= 0)
         return n;
