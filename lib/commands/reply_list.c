@@ -5,19 +5,135 @@
  * NullableArrayReply, ScoredArrayReply, StringScanReply, ScoredScanReply)
  * sets x->typed, and the whole list goes out as one message without being
  * recorded item by item; every other sink gets the items one by one, in
- * the shape Redis writes for the session's RESP version.
+ * the shape Redis writes for the session's RESP version; the RESP
+ * writer itself (a session's own replies) gets the whole array written
+ * in one reservation, with no call per item.
  */
 #include "goblin/numtext.h"
 #include "respond.h"
 #include "engine/session.h"
+#include "resp/writer_put.h"
+
+#define HDR GOBLIN__RESP_HEADER_MAX
+
+/* The RESP writer of x's sink when it speaks x's protocol, or NULL (the
+ * items then go one by one, through the sink's ops). */
+static struct goblin_buf *resp_buf(goblin__exec *x)
+{
+    struct goblin_resp_writer *w = goblin__resp_writer_of(x->sink);
+
+    return w != NULL && w->proto == x->resp ? w->out : NULL;
+}
+
+/* The bytes of a bulk string of len bytes: exact below 100, else a
+ * bound. */
+static inline size_t bulk_size(size_t len)
+{
+    return len + (len < 10 ? 6 : len < 100 ? 7 : HDR + 2);
+}
+
+/* Room for need more bytes at the end of b, or NULL when b failed (as
+ * each op of the writer, the rest of the reply is then dropped). Each
+ * item asks for what it takes, so a reply that fits a transport's
+ * buffer (goblin__output_redirect) stays there. */
+static inline char *room(struct goblin_buf *b, size_t need)
+{
+    if (__builtin_expect(b->cap - b->len >= need, 1))
+        return b->data + b->len;
+    if (b->failed || goblin_buf_reserve(b, need) != 0)
+        return NULL;
+    return b->data + b->len;
+}
+
+/* goblin__reply_strings into a RESP writer b. */
+static void resp_strings(goblin__exec *x, struct goblin_buf *b,
+                         const struct goblin_slice *v, size_t n,
+                         bool nullable)
+{
+    char *p;
+
+    if (b->failed || (p = room(b, HDR)) == NULL)
+        return;
+    b->len += goblin__resp_put_header(p, '*', n);
+    for (size_t i = 0; i < n; i++) {
+        if (nullable && v[i].ptr == NULL) {
+            if ((p = room(b, 5)) == NULL)
+                return;
+            if (x->resp == 3)
+                memcpy(p, "_\r\n", 3);
+            else
+                memcpy(p, "$-1\r\n", 5);
+            b->len += x->resp == 3 ? 3 : 5;
+            continue;
+        }
+        if (v[i].len > SIZE_MAX - HDR - 2) {
+            b->failed = true;
+            return;
+        }
+        if ((p = room(b, bulk_size(v[i].len))) == NULL)
+            return;
+        b->len += goblin__resp_put_bulk(p, v[i].ptr, v[i].len);
+    }
+}
+
+/* goblin__reply_scored into a RESP writer b. A score's text is made
+ * first, so its item asks for exactly the room it takes. */
+static void resp_scored(goblin__exec *x, struct goblin_buf *b,
+                        const struct goblin__scored *v, size_t n,
+                        bool withscores)
+{
+    bool pairs = withscores && x->resp == 3;
+    char text[GOBLIN_DOUBLE_TEXT_MAX], *p;
+    size_t t = 0, need, k;
+
+    if (b->failed || (p = room(b, HDR)) == NULL)
+        return;
+    b->len += goblin__resp_put_header(p, '*',
+                                      withscores && !pairs ? 2 * n : n);
+    for (size_t i = 0; i < n; i++) {
+        struct goblin_slice m = v[i].member;
+
+        if (m.len > SIZE_MAX - 2 * HDR - sizeof(text) - 8) {
+            b->failed = true;
+            return;
+        }
+        need = bulk_size(m.len);
+        if (withscores) {
+            t = goblin_double_format(text, v[i].score);
+            need += pairs ? 4 + t + 3 : bulk_size(t);
+        }
+        if ((p = room(b, need)) == NULL)
+            return;
+        k = 0;
+        if (pairs) {
+            memcpy(p, "*2\r\n", 4);
+            k = 4;
+        }
+        k += goblin__resp_put_bulk(p + k, m.ptr, m.len);
+        if (pairs) {
+            p[k] = ',';
+            memcpy(p + k + 1, text, t);
+            memcpy(p + k + 1 + t, "\r\n", 2);
+            k += t + 3;
+        } else if (withscores) {
+            k += goblin__resp_put_bulk(p + k, text, t);
+        }
+        b->len += k;
+    }
+}
 
 void goblin__reply_strings(goblin__exec *x, const struct goblin_slice *v,
                            size_t n, bool nullable)
 {
+    struct goblin_buf *b;
     size_t i;
 
     if (x->typed != NULL) {
         x->typed->strings(x, v, n, nullable);
+        return;
+    }
+    if ((b = resp_buf(x)) != NULL) {
+        resp_strings(x, b, v, n, nullable);
         return;
     }
     goblin__reply_array(x, n);
@@ -34,6 +150,7 @@ void goblin__reply_scored(goblin__exec *x, struct goblin__scored *v,
 {
     bool pairs = withscores && x->resp == 3;
     struct goblin_slice *m = (struct goblin_slice *)(void *)v;
+    struct goblin_buf *b;
     size_t i;
 
     if (x->typed != NULL && withscores) {
@@ -45,6 +162,10 @@ void goblin__reply_scored(goblin__exec *x, struct goblin__scored *v,
         for (i = 0; i < n; i++)
             m[i] = v[i].member;
         x->typed->strings(x, m, n, false);
+        return;
+    }
+    if ((b = resp_buf(x)) != NULL) {
+        resp_scored(x, b, v, n, withscores);
         return;
     }
     goblin__reply_array(x, withscores && !pairs ? 2 * n : n);

@@ -21,8 +21,9 @@
 #include "goblin/numtext.h"
 #include "goblin/resp.h"
 #include "util/numtext_internal.h"
+#include "writer_put.h"
 
-#define HEADER_MAX 24 /* prefix, 20 digits, CRLF */
+#define HEADER_MAX GOBLIN__RESP_HEADER_MAX
 
 static inline struct goblin_resp_writer *W(struct goblin_sink *s)
 {
@@ -46,31 +47,6 @@ static inline void advance(struct goblin_sink *s, size_t n)
     W(s)->out->len += n;
 }
 
-/* prefix, n in decimal, CRLF. */
-static inline size_t put_header(char *p, char prefix, uint64_t n)
-{
-    size_t k;
-
-    p[0] = prefix;
-    if (n < 10) {
-        p[1] = (char)('0' + n);
-        p[2] = '\r';
-        p[3] = '\n';
-        return 4;
-    }
-    if (n < 100) {
-        p[1] = (char)('0' + n / 10);
-        p[2] = (char)('0' + n % 10);
-        p[3] = '\r';
-        p[4] = '\n';
-        return 5;
-    }
-    k = goblin__u64_format(p + 1, n);
-    p[k + 1] = '\r';
-    p[k + 2] = '\n';
-    return k + 3;
-}
-
 static void put_const(struct goblin_sink *s, const char *lit, size_t n)
 {
     char *p = room(s, n);
@@ -86,7 +62,7 @@ static void put_header_op(struct goblin_sink *s, char prefix, uint64_t n)
     char *p = room(s, HEADER_MAX);
 
     if (p != NULL)
-        advance(s, put_header(p, prefix, n));
+        advance(s, goblin__resp_put_header(p, prefix, n));
 }
 
 /* A line of text: CR and LF inside become spaces so the reply stays one
@@ -136,46 +112,6 @@ static void op_integer(struct goblin_sink *s, int64_t v)
     advance(s, k + 2);
 }
 
-/* memcpy for the short strings most keys, values and command names are,
- * without a call: two overlapping loads and stores cover 4-16 bytes. */
-static inline void copy_bytes(char *dst, const void *src, size_t n)
-{
-    const char *s = src;
-
-    if (n > 16) {
-        memcpy(dst, s, n);
-    } else if (n >= 8) {
-        uint64_t a, b;
-
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(dst, &a, 8);
-        memcpy(dst + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t a, b;
-
-        memcpy(&a, s, 4);
-        memcpy(&b, s + n - 4, 4);
-        memcpy(dst, &a, 4);
-        memcpy(dst + n - 4, &b, 4);
-    } else if (n > 0) {
-        dst[0] = s[0];
-        dst[n / 2] = s[n / 2];
-        dst[n - 1] = s[n - 1];
-    }
-}
-
-/* $len CRLF bytes CRLF at p; returns its length. */
-static inline size_t put_bulk(char *p, const void *data, size_t len)
-{
-    size_t h = put_header(p, '$', len);
-
-    copy_bytes(p + h, data, len);
-    p[h + len] = '\r';
-    p[h + len + 1] = '\n';
-    return h + len + 2;
-}
-
 static void op_bulk(struct goblin_sink *s, const void *data, size_t len)
 {
     char *p;
@@ -186,7 +122,7 @@ static void op_bulk(struct goblin_sink *s, const void *data, size_t len)
     }
     p = room(s, len + HEADER_MAX + 2);
     if (p != NULL)
-        advance(s, put_bulk(p, data, len));
+        advance(s, goblin__resp_put_bulk(p, data, len));
 }
 
 static void op_bulk_int64(struct goblin_sink *s, int64_t v)
@@ -195,36 +131,17 @@ static void op_bulk_int64(struct goblin_sink *s, int64_t v)
     char digits[GOBLIN_INT64_TEXT_MAX];
 
     if (p != NULL)
-        advance(s, put_bulk(p, digits, goblin_int64_format(digits, v)));
+        advance(s, goblin__resp_put_bulk(p, digits, goblin_int64_format(digits, v)));
 }
 
-/* RESP2: a double is the bulk string of its text. */
-static inline size_t put_dbl2(char *p, double v)
-{
-    char text[GOBLIN_DOUBLE_TEXT_MAX];
-
-    return put_bulk(p, text, goblin_double_format(text, v));
-}
-
-/* RESP3: ",text CRLF". */
-static inline size_t put_dbl3(char *p, double v)
-{
-    size_t k = goblin_double_format(p + 1, v);
-
-    p[0] = ',';
-    p[k + 1] = '\r';
-    p[k + 2] = '\n';
-    return k + 3;
-}
-
-#define DBL_MAX_BYTES (GOBLIN_DOUBLE_TEXT_MAX + 8)
+#define DBL_MAX_BYTES GOBLIN__RESP_DOUBLE_MAX
 
 static void op_dbl2(struct goblin_sink *s, double v)
 {
     char *p = room(s, DBL_MAX_BYTES);
 
     if (p != NULL)
-        advance(s, put_dbl2(p, v));
+        advance(s, goblin__resp_put_double(p, 2, v));
 }
 
 static void op_dbl3(struct goblin_sink *s, double v)
@@ -232,7 +149,7 @@ static void op_dbl3(struct goblin_sink *s, double v)
     char *p = room(s, DBL_MAX_BYTES);
 
     if (p != NULL)
-        advance(s, put_dbl3(p, v));
+        advance(s, goblin__resp_put_double(p, 3, v));
 }
 
 static void op_bulk_dbl2(struct goblin_sink *s, const void *data, size_t len,
@@ -248,8 +165,8 @@ static void op_bulk_dbl2(struct goblin_sink *s, const void *data, size_t len,
     p = room(s, len + HEADER_MAX + 2 + DBL_MAX_BYTES);
     if (p == NULL)
         return;
-    k = put_bulk(p, data, len);
-    advance(s, k + put_dbl2(p + k, score));
+    k = goblin__resp_put_bulk(p, data, len);
+    advance(s, k + goblin__resp_put_double(p + k, 2, score));
 }
 
 static void op_bulk_dbl3(struct goblin_sink *s, const void *data, size_t len,
@@ -265,8 +182,8 @@ static void op_bulk_dbl3(struct goblin_sink *s, const void *data, size_t len,
     p = room(s, len + HEADER_MAX + 2 + DBL_MAX_BYTES);
     if (p == NULL)
         return;
-    k = put_bulk(p, data, len);
-    advance(s, k + put_dbl3(p + k, score));
+    k = goblin__resp_put_bulk(p, data, len);
+    advance(s, k + goblin__resp_put_double(p + k, 3, score));
 }
 
 static void op_null2(struct goblin_sink *s)
@@ -340,7 +257,7 @@ static void op_verbatim3(struct goblin_sink *s, const char fmt[3],
     p = room(s, len + HEADER_MAX + 6);
     if (p == NULL)
         return;
-    h = put_header(p, '=', (uint64_t)len + 4);
+    h = goblin__resp_put_header(p, '=', (uint64_t)len + 4);
     memcpy(p + h, fmt, 3);
     p[h + 3] = ':';
     if (len > 0)
@@ -391,7 +308,7 @@ static void op_set_deferred(struct goblin_sink *s, size_t token,
         return;
     if (proto == 2 && kind == GOBLIN_AGG_MAP)
         n *= 2;
-    h = put_header(header, deferred_prefix(proto, kind), n);
+    h = goblin__resp_put_header(header, deferred_prefix(proto, kind), n);
     memmove(b->data + token + h, b->data + token, b->len - token);
     memcpy(b->data + token, header, h);
     b->len += h;
@@ -440,6 +357,11 @@ static const struct goblin_sink_ops resp3_ops = {
     .bignum = op_bignum3,
 };
 
+struct goblin_resp_writer *goblin__resp_writer_of(struct goblin_sink *s)
+{
+    return s->ops == &resp2_ops || s->ops == &resp3_ops ? W(s) : NULL;
+}
+
 void goblin_resp_writer_init(struct goblin_resp_writer *w,
                              struct goblin_buf *out, int proto)
 {
@@ -466,9 +388,9 @@ int goblin_resp_command_write(struct goblin_buf *b, size_t argc,
     if (b->cap - b->len < total && goblin_buf_reserve(b, total) != 0)
         return GOBLIN_ENOMEM;
     p = b->data + b->len;
-    h = put_header(p, '*', argc);
+    h = goblin__resp_put_header(p, '*', argc);
     for (size_t i = 0; i < argc; i++)
-        h += put_bulk(p + h, argv[i].ptr, argv[i].len);
+        h += goblin__resp_put_bulk(p + h, argv[i].ptr, argv[i].len);
     b->len += h;
     return 0;
 }

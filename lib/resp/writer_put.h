@@ -1,0 +1,105 @@
+/* writer_put.h - the byte writers of the RESP reply writer (writer.c),
+ * shared with the list replies that write a whole array at once
+ * (commands/reply_list.c). Each writes at p, which has room for it, and
+ * returns the bytes written. */
+#ifndef GOBLIN_RESP_WRITER_PUT_H
+#define GOBLIN_RESP_WRITER_PUT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "goblin/numtext.h"
+#include "goblin/resp.h"
+#include "util/numtext_internal.h"
+
+#define GOBLIN__RESP_HEADER_MAX 24 /* prefix, 20 digits, CRLF */
+/* A RESP2 or RESP3 double: its text and at most 8 bytes of framing. */
+#define GOBLIN__RESP_DOUBLE_MAX (GOBLIN_DOUBLE_TEXT_MAX + 8)
+
+/* prefix, n in decimal, CRLF. */
+static inline size_t goblin__resp_put_header(char *p, char prefix, uint64_t n)
+{
+    size_t k;
+
+    p[0] = prefix;
+    if (n < 10) {
+        p[1] = (char)('0' + n);
+        p[2] = '\r';
+        p[3] = '\n';
+        return 4;
+    }
+    if (n < 100) {
+        p[1] = (char)('0' + n / 10);
+        p[2] = (char)('0' + n % 10);
+        p[3] = '\r';
+        p[4] = '\n';
+        return 5;
+    }
+    k = goblin__u64_format(p + 1, n);
+    p[k + 1] = '\r';
+    p[k + 2] = '\n';
+    return k + 3;
+}
+
+/* memcpy for the short strings most keys, values and command names are,
+ * without a call: two overlapping loads and stores cover 4-16 bytes. */
+static inline void goblin__resp_copy_bytes(char *dst, const void *src,
+                                           size_t n)
+{
+    const char *s = src;
+
+    if (n > 16) {
+        memcpy(dst, s, n);
+    } else if (n >= 8) {
+        uint64_t a, b;
+
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
+    } else if (n > 0) {
+        dst[0] = s[0];
+        dst[n / 2] = s[n / 2];
+        dst[n - 1] = s[n - 1];
+    }
+}
+
+/* $len CRLF bytes CRLF. */
+static inline size_t goblin__resp_put_bulk(char *p, const void *data,
+                                           size_t len)
+{
+    size_t h = goblin__resp_put_header(p, '$', len);
+
+    goblin__resp_copy_bytes(p + h, data, len);
+    p[h + len] = '\r';
+    p[h + len + 1] = '\n';
+    return h + len + 2;
+}
+
+/* A double as RESP2 sends it (the bulk string of its text) or as RESP3
+ * does (",text CRLF"). */
+static inline size_t goblin__resp_put_double(char *p, int proto, double v)
+{
+    char text[GOBLIN_DOUBLE_TEXT_MAX];
+    size_t k;
+
+    if (proto != 3)
+        return goblin__resp_put_bulk(p, text, goblin_double_format(text, v));
+    k = goblin_double_format(p + 1, v);
+    p[0] = ',';
+    p[k + 1] = '\r';
+    p[k + 2] = '\n';
+    return k + 3;
+}
+
+/* The writer whose sink s is, or NULL when s is another kind of sink. */
+struct goblin_resp_writer *goblin__resp_writer_of(struct goblin_sink *s);
+
+#endif
