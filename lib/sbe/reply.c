@@ -3,6 +3,7 @@
  * A reply past 65535 entries or the sink's frame limit becomes an
  * ErrorReply, as in sink.c. */
 #include <assert.h>
+#include <string.h>
 
 #include "sbe.h"
 #include "sbe/goblin_sbe_gen.h"
@@ -33,6 +34,32 @@ static void end(struct goblin__sbe_sink *k, int n)
         k->out->len += (size_t)n;
 }
 
+/* The entries of a group written by hand, the frame's exact size
+ * reserved and its count checked already (begin): per entry its block
+ * (block bytes from put_block, none for an ArrayReply), the member's
+ * length and bytes, then the group's count once, where the generated
+ * writer checks and counts entry by entry. The layout is the schema's;
+ * these pin what the loops rely on. */
+_Static_assert(GOBLIN_SBE_ARRAY_REPLY_ITEMS_BLOCK_LENGTH == 0 &&
+                   GOBLIN_SBE_SCORED_ARRAY_REPLY_ITEMS_BLOCK_LENGTH == 8 &&
+                   VAR == 4 && GRP == 4,
+               "ArrayReply and ScoredArrayReply entries as reply.c writes them");
+
+static inline uint8_t *put_var(uint8_t *p, struct goblin_slice v)
+{
+    goblin_sbe_wr_u32(p, (uint32_t)v.len);
+    if (v.len > 0)
+        memcpy(p + VAR, v.ptr, v.len);
+    return p + VAR + v.len;
+}
+
+/* Ends the group begun at w->group with n entries that end at p. */
+static void group_done(struct goblin_sbe_writer *w, uint8_t *p, size_t n)
+{
+    goblin_sbe_wr_u16(w->buf + w->group + 2, (uint16_t)n);
+    w->pos = (size_t)(p - w->buf);
+}
+
 static size_t strings_size(const struct goblin_slice *v, size_t n,
                            size_t per)
 {
@@ -53,10 +80,14 @@ void goblin__sbe_reply_strings(struct goblin__sbe_sink *k,
     if (!begin(k, size, n, &w))
         return;
     if (!nullable) {
+        uint8_t *p;
+
         goblin_sbe_array_reply_begin(&w);
         goblin_sbe_array_reply_items_begin(&w);
+        p = w.buf + w.pos;
         for (i = 0; i < n; i++)
-            goblin_sbe_array_reply_items_add(&w, v[i]);
+            p = put_var(p, v[i]);
+        group_done(&w, p, n);
         end(k, goblin_sbe_array_reply_end(&w));
         return;
     }
@@ -82,13 +113,18 @@ void goblin__sbe_reply_scored(struct goblin__sbe_sink *k,
 {
     size_t i, size = FRAME_HDR + GRP + scored_size(v, n);
     struct goblin_sbe_writer w;
+    uint8_t *p;
 
     if (!begin(k, size, n, &w))
         return;
     goblin_sbe_scored_array_reply_begin(&w);
     goblin_sbe_scored_array_reply_items_begin(&w);
-    for (i = 0; i < n; i++)
-        goblin_sbe_scored_array_reply_items_add(&w, v[i].score, v[i].member);
+    p = w.buf + w.pos;
+    for (i = 0; i < n; i++) {
+        goblin_sbe_wr_f64(p, v[i].score);
+        p = put_var(p + 8, v[i].member);
+    }
+    group_done(&w, p, n);
     end(k, goblin_sbe_scored_array_reply_end(&w));
 }
 
