@@ -227,8 +227,12 @@ def test_eviction_stays_under_the_limit_like_redis(path):
             name, used, limit))
         fails.check(evicted > 0 and keys + evicted == 10000,
                     "%s: %d keys, %d evicted" % (name, keys, evicted))
-        fails.eq(c.call("EXISTS", "key:009999"), (":", 1),
-                 "%s: the newest key stays" % name)
+        # Redis's LRU clock ticks once a second, so a fill that takes
+        # less gives every key nearly the same idle time and its sampling
+        # may evict the newest one too: only goblind is held to it.
+        if c is g:
+            fails.eq(c.call("EXISTS", "key:009999"), (":", 1),
+                     "%s: the newest key stays" % name)
         # volatile-lru with no key having a TTL can evict nothing.
         c.call("CONFIG", "SET", "maxmemory-policy", "volatile-lru")
         c.call("CONFIG", "SET", "maxmemory", "1")
