@@ -732,8 +732,7 @@ static inline void goblin_sbe_rt_put_var(struct goblin_sbe_writer *w,
     if (p == NULL)
         return;
     goblin_sbe_wr_u32(p, (uint32_t)v.len);
-    if (v.len > 0)
-        memcpy(p + GOBLIN_SBE_VAR_HEADER_LENGTH, v.ptr, v.len);
+    goblin__copy_short(p + GOBLIN_SBE_VAR_HEADER_LENGTH, v.ptr, v.len);
 }
 
 /* Finishes the current message (see struct goblin_sbe_writer). */
@@ -1115,6 +1114,7 @@ def generate(schema, src_name):
     out('#include <string.h>')
     out()
     out('#include "goblin/common.h"')
+    out('#include "util/copy_short.h"')
     out()
     out('#define GOBLIN_SBE_SCHEMA_ID %d' % schema.id)
     out('#define GOBLIN_SBE_SCHEMA_VERSION %d' % schema.version)

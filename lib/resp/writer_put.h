@@ -10,6 +10,7 @@
 
 #include "goblin/numtext.h"
 #include "goblin/resp.h"
+#include "util/copy_short.h"
 #include "util/numtext_internal.h"
 
 #define GOBLIN__RESP_HEADER_MAX 24 /* prefix, 20 digits, CRLF */
@@ -41,43 +42,13 @@ static inline size_t goblin__resp_put_header(char *p, char prefix, uint64_t n)
     return k + 3;
 }
 
-/* memcpy for the short strings most keys, values and command names are,
- * without a call: two overlapping loads and stores cover 4-16 bytes. */
-static inline void goblin__resp_copy_bytes(char *dst, const void *src,
-                                           size_t n)
-{
-    const char *s = src;
-
-    if (n > 16) {
-        memcpy(dst, s, n);
-    } else if (n >= 8) {
-        uint64_t a, b;
-
-        memcpy(&a, s, 8);
-        memcpy(&b, s + n - 8, 8);
-        memcpy(dst, &a, 8);
-        memcpy(dst + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t a, b;
-
-        memcpy(&a, s, 4);
-        memcpy(&b, s + n - 4, 4);
-        memcpy(dst, &a, 4);
-        memcpy(dst + n - 4, &b, 4);
-    } else if (n > 0) {
-        dst[0] = s[0];
-        dst[n / 2] = s[n / 2];
-        dst[n - 1] = s[n - 1];
-    }
-}
-
 /* $len CRLF bytes CRLF. */
 static inline size_t goblin__resp_put_bulk(char *p, const void *data,
                                            size_t len)
 {
     size_t h = goblin__resp_put_header(p, '$', len);
 
-    goblin__resp_copy_bytes(p + h, data, len);
+    goblin__copy_short(p + h, data, len);
     p[h + len] = '\r';
     p[h + len + 1] = '\n';
     return h + len + 2;

@@ -3,7 +3,6 @@
  * A reply past 65535 entries or the sink's frame limit becomes an
  * ErrorReply, as in sink.c. */
 #include <assert.h>
-#include <string.h>
 
 #include "sbe.h"
 #include "sbe/goblin_sbe_gen.h"
@@ -48,8 +47,7 @@ _Static_assert(GOBLIN_SBE_ARRAY_REPLY_ITEMS_BLOCK_LENGTH == 0 &&
 static inline uint8_t *put_var(uint8_t *p, struct goblin_slice v)
 {
     goblin_sbe_wr_u32(p, (uint32_t)v.len);
-    if (v.len > 0)
-        memcpy(p + VAR, v.ptr, v.len);
+    goblin__copy_short(p + VAR, v.ptr, v.len);
     return p + VAR + v.len;
 }
 

@@ -247,8 +247,7 @@ static inline __attribute__((always_inline)) bool put_scalar_fast(
         goblin_sbe_wr_f64(b, d);
     } else if (type == T_BULK || type == T_STATUS) {
         goblin_sbe_wr_u32(b, (uint32_t)n);
-        if (n > 0)
-            memcpy(b + VAR, p, n);
+        goblin__copy_short(b + VAR, p, n);
     }
     out->len += size;
     return true;
