@@ -65,18 +65,56 @@ static void put_header_op(struct goblin_sink *s, char prefix, uint64_t n)
         advance(s, goblin__resp_put_header(p, prefix, n));
 }
 
+/* Does the word x hold a CR or LF byte? (The zero-byte test of
+ * x ^ 0x0d.. and x ^ 0x0a..: exact for whether any byte matches.) */
+static inline bool word_has_crlf(uint64_t x)
+{
+    const uint64_t ones = UINT64_C(0x0101010101010101);
+    const uint64_t highs = UINT64_C(0x8080808080808080);
+    uint64_t cr = x ^ (ones * '\r'), lf = x ^ (ones * '\n');
+
+    return (((cr - ones) & ~cr) | ((lf - ones) & ~lf)) & highs;
+}
+
+/* Is there a CR or LF in t[0..len), len >= 4? A word at a time (the
+ * last word overlapping the one before), as status lines are short and
+ * almost never hold one. */
+static inline bool has_crlf(const char *t, size_t len)
+{
+    uint64_t w;
+    uint32_t h;
+
+    if (len >= 8) {
+        for (size_t i = 0; i + 8 < len; i += 8) {
+            memcpy(&w, t + i, 8);
+            if (word_has_crlf(w))
+                return true;
+        }
+        memcpy(&w, t + len - 8, 8);
+        return word_has_crlf(w);
+    }
+    memcpy(&h, t, 4);
+    w = h;
+    memcpy(&h, t + len - 4, 4);
+    return word_has_crlf(w | (uint64_t)h << 32);
+}
+
 /* A line of text: CR and LF inside become spaces so the reply stays one
  * line (Redis does the same to error texts). */
-static void put_line(struct goblin_sink *s, char prefix, const char *t,
-                     size_t len)
+static inline __attribute__((always_inline)) void put_line(
+    struct goblin_sink *s, char prefix, const char *t, size_t len)
 {
     char *p = room(s, len + 3);
 
     if (p == NULL)
         return;
     p[0] = prefix;
-    for (size_t i = 0; i < len; i++)
-        p[i + 1] = t[i] == '\r' || t[i] == '\n' ? ' ' : t[i];
+    /* "OK" and the like: the loop below is cheapest. */
+    if (len >= 4 && __builtin_expect(!has_crlf(t, len), 1))
+        goblin__copy_short(p + 1, t, len);
+    else
+        for (size_t i = 0; i < len; i++)
+            p[i + 1] = t[i] == '\r' || t[i] == '\n' ? ' ' : t[i];
     p[len + 1] = '\r';
     p[len + 2] = '\n';
     advance(s, len + 3);

@@ -407,6 +407,39 @@ static void test_bulk_strings_of_every_short_length(void **state)
     }
 }
 
+/* Status and error lines of every short length, plain and with a CR or
+ * LF at each position: each becomes a space (the line test reads a word
+ * at a time, so every length and position is covered). Each text sits
+ * in its own allocation, so a read past its end is caught under ASan. */
+static void test_lines_of_every_short_length(void **state)
+{
+    struct fx *f = *state;
+    char want[64];
+
+    for (size_t n = 0; n <= 40; n++) {
+        for (size_t at = 0; at <= n; at++) { /* at == n: none */
+            for (int c = 0; c < 2; c++) {
+                char *src = malloc(n + 1);
+
+                for (size_t i = 0; i < n; i++)
+                    src[i] = (char)('A' + (i * 5 + n) % 26);
+                if (at < n)
+                    src[at] = c ? '\n' : '\r';
+                want[0] = c ? '-' : '+';
+                for (size_t i = 0; i < n; i++)
+                    want[i + 1] = i == at ? ' ' : src[i];
+                memcpy(want + n + 1, "\r\n", 2);
+                if (c)
+                    f->w2.sink.ops->error(&f->w2.sink, src, n);
+                else
+                    f->w3.sink.ops->status(&f->w3.sink, src, n);
+                expect_bytes(f, want, n + 3);
+                free(src);
+            }
+        }
+    }
+}
+
 static void test_buf_consume_and_append(void **state)
 {
     struct fx *f = *state;
@@ -439,6 +472,7 @@ int main(void)
         FX_TEST(test_large_array_grows_the_buffer),
         FX_TEST(test_allocation_failure_is_sticky),
         FX_TEST(test_error_codes_have_redis_texts),
+        FX_TEST(test_lines_of_every_short_length),
         FX_TEST(test_helpers_fall_back_without_optional_ops),
         FX_TEST(test_command_write_encodes_multibulk),
         FX_TEST(test_bulk_strings_of_every_short_length),
