@@ -6,6 +6,7 @@
 
 #include "sbe.h"
 #include "sbe/goblin_sbe_gen.h"
+#include "util/copy_short.h"
 
 #define FRAME_HDR (4 + GOBLIN_SBE_HEADER_LENGTH)
 #define VAR GOBLIN_SBE_VAR_HEADER_LENGTH
