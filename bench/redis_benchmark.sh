@@ -3,8 +3,8 @@
 # measured in the same run with the same redis-benchmark flags, and their
 # ratio, as a Markdown table.
 #
-#   bench/redis_benchmark.sh [--tcp] [--quick] [--requests N] [--keys N]
-#                            [--out DIR]
+#   bench/redis_benchmark.sh [--tcp] [--quick] [--pipelined] [--requests N]
+#                            [--keys N] [--out DIR]
 #
 # Both servers run pinned to one core (SERVER_CPU, default 0) and
 # redis-benchmark to another (CLIENT_CPU, default 1). They listen on Unix
@@ -19,6 +19,7 @@
 # and LINDEX, LSET and a 10-element LRANGE in its middle.
 #
 # --quick is a smoke run (2,000 requests, one run each, 1,000 keys).
+# --pipelined runs only the -P 16 -c 50 configuration.
 # With --out DIR the table also goes to DIR/throughput.md and its rows to
 # DIR/throughput.tsv (test, flags, redis req/s, goblind req/s, ratio).
 #
@@ -42,10 +43,11 @@ while [ $# -gt 0 ]; do
     case "$1" in
     --tcp) TRANSPORT=tcp ;;
     --quick) REQUESTS=2000; KEYS=1000; LIST_LEN=100000; REPEAT=1 ;;
+    --pipelined) PIPELINED_ONLY=1 ;;
     --out) OUT=$2; shift ;;
     --requests) REQUESTS=$2; shift ;;
     --keys) KEYS=$2; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -169,6 +171,7 @@ TESTS=("SET|-t set" "GET|-t get" "HSET|-t hset" "ZADD|-t zadd"
        "LSET middle|lset mylist $MID element:xxxxxxxx"
        "LRANGE middle 10|lrange mylist $MID $((MID + 9))")
 CONFIGS=("-P 16 -c 50" "-P 1 -c 1")
+[ -n "${PIPELINED_ONLY:-}" ] && CONFIGS=("-P 16 -c 50")
 
 {
 echo
