@@ -467,9 +467,17 @@ static inline int simple_value(const goblin_resp_reader *r, const char *in,
             *next = pos + 5;
             return 1;
         }
-        if (!digits18(in, len, &i, &n) || len - i < 2 || in[i] != '\r' ||
-            in[i + 1] != '\n' || n > r->max_bulk)
+        /* A one-digit length, the usual one of a short member or value,
+         * first (in[pos + 3] is there: len - pos >= 4). */
+        if ((unsigned char)(in[i] - '0') < 10 && in[i + 1] == '\r') {
+            n = (uint64_t)(in[i] - '0');
+            if (in[i + 2] != '\n' || n > r->max_bulk)
+                return 2;
+            i++;
+        } else if (!digits18(in, len, &i, &n) || len - i < 2 ||
+                   in[i] != '\r' || in[i + 1] != '\n' || n > r->max_bulk) {
             return 2;
+        }
         body = i + 2;
         if (len - body < n + 2)
             return NEED_MORE;
