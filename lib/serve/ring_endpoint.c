@@ -241,27 +241,34 @@ static void feed(goblin_ring_endpoint *ep, const struct goblin_slice *recs,
     unlock(ep);
 }
 
-/* The direct path of a step (a session whose protocol is settled, with
- * no output pending; -1 when the session is not one: the general step
- * runs): records are peeked one at a time and each runs at once from its
- * record (run_direct), its reply straight into a CQ reservation; one
- * release and one flush for the batch. Output left in the session (a
- * record that took goblin_session_feed, a reply that spilled) goes the
- * ordinary way after the batch. */
+/* The step of a session whose protocol is settled (ep->s and its
+ * protocol: the caller's): records are peeked one at a time and each runs
+ * at once from its record (run_direct), its reply straight into a CQ
+ * reservation; one release and one flush for the batch. Output left in
+ * the session (a record that took goblin_session_feed, a reply that
+ * spilled) goes the ordinary way after the batch.
+ *
+ * The first peek checks the epoch and the ring's state, and takes no
+ * lock: SQ is this thread's alone, and output other threads leave in the
+ * session comes with a nudge (session_wake). So a ring that spins idle
+ * never takes the engine's lock, which the socket threads share. Within
+ * the batch only the next record's stamp is looked at (a new epoch is
+ * seen by the next step's first peek). */
 static int step_direct(goblin_ring_endpoint *ep)
 {
     struct goblin_slice rec;
-    int n = 0, rc = 0, frc;
+    int n = 0, rc, frc;
 
-    lock(ep);
-    if (ep->s->out.len != 0) { /* ep->s and its protocol: the caller's */
-        unlock(ep);
-        return -1;                     /* the general step */
-    }
-    /* The first peek checks the epoch and the ring's state; within the
-     * batch only the next record's stamp is looked at (a new epoch is
-     * seen by the next step's first peek). */
     rc = goblin__ring_peek_fast(ep->r, &rec);
+    if (rc == 0)
+        return 0;
+    lock(ep);
+    if (rc == GOBLIN_RING_RECORD && ep->s->out.len != 0) {
+        /* Output is pending: the record queues behind it. */
+        unlock(ep);
+        feed(ep, &rec, 1);
+        return 1;
+    }
     while (rc == GOBLIN_RING_RECORD) {
         n++;
         if (rec.len != 0) {
@@ -374,9 +381,8 @@ int goblin_ring_endpoint_step(goblin_ring_endpoint *ep)
     }
     /* ep->s and its protocol change only on this thread: step_direct
      * takes them as tested here. */
-    if (ep->s != NULL && ep->s->proto != GOBLIN__PROTO_UNDECIDED &&
-        (n = step_direct(ep)) >= 0)
-        return n;
+    if (ep->s != NULL && ep->s->proto != GOBLIN__PROTO_UNDECIDED)
+        return step_direct(ep);
     n = goblin_ring_poll(ep->r, recs, BATCH);
     if (n == GOBLIN_RING_SESSION)
         session_begin(ep);
