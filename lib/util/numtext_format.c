@@ -1,15 +1,17 @@
 /* numtext_format.c - numbers to text as Redis writes them: int64 (ll2string),
  * doubles (d2string of Redis 7.2+) and long doubles (ld2string, human mode).
  *
- * Integers below 10^16 are written eight digits at a time (digits8, or
- * pairs8 for the last eight of a 9- or 10-digit number, every uint32
- * score past 10^8), the rest two digits per step.
+ * Integers below 10^10 take no division: up to 8 digits in one SWAR word
+ * (digits8), 9 or 10 (every uint32 score past 10^8) from one binary
+ * fraction, two digits per multiply (nine_or_ten). Up to 10^16 they are
+ * two SWAR words, the rest two digits per division.
  *
- * Doubles take one of four roads. Integral values with |v| <= 2^62 print
- * directly (Redis's double2ll fast path), first and without saving a
- * register; special values are fixed texts. A value with at most three
- * decimals (short_decimal) prints as integer part, point and fraction
- * (decimal_thousandths). Everything else
+ * Doubles take one of four roads. Whole values with |v| < 10^10 print
+ * directly and first, from one truncation and one comparison, without
+ * saving a register; those up to 2^62 print as integers too (Redis's
+ * double2ll fast path), out of line. Special values are fixed texts. A
+ * value with at most three decimals (short_decimal) prints as integer
+ * part, point and fraction (thousandths_text). Everything else
  * gets its shortest round-trip digits from the Schubfach algorithm
  * (R. Giulietti, "The Schubfach way to render doubles", 2020): the rounding
  * interval of v = c * 2^q is scaled by 10^-k with a 126-bit approximation
@@ -27,6 +29,10 @@
 
 #include "goblin/numtext.h"
 #include "util/numtext_internal.h"
+
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static const char digit_pairs[201] =
     "0001020304050607080910111213141516171819"
@@ -99,63 +105,14 @@ static inline uint64_t digits8(uint32_t v)
     return x + UINT64_C(0x3030303030303030);
 }
 
-/* The eight decimal digits of v < 10^8 (leading zeros included) at p,
- * two at a time from a 57-bit binary fraction: y / 2^57 approximates
- * v / 10^6 from above by less than v * 2^-57, small enough that the
- * integer part of each product by 100 is the next pair exactly (checked
- * for every v). Its steps depend on one another less than digits8's, so
- * it is quicker where several numbers are written in a row. */
-static inline void pairs8(char *p, uint32_t v)
-{
-    const uint64_t frac = (UINT64_C(1) << 57) - 1;
-    uint64_t y = (uint64_t)v * ((UINT64_C(1) << 57) / 1000000 + 1);
-
-    memcpy(p, digit_pairs + 2 * (y >> 57), 2);
-    y = (y & frac) * 100;
-    memcpy(p + 2, digit_pairs + 2 * (y >> 57), 2);
-    y = (y & frac) * 100;
-    memcpy(p + 4, digit_pairs + 2 * (y >> 57), 2);
-    y = (y & frac) * 100;
-    memcpy(p + 6, digit_pairs + 2 * (y >> 57), 2);
-}
-
-/* v < 10^16 in decimal at buf, in at most one copy of two digits and two
- * 8-byte stores: it writes max(n, 8) bytes for its n digits. Numbers of 9
- * or 10 digits (every uint32 score past 10^8) split as two digits and
- * eight. */
+/* v < 10^16 in decimal at buf past 10 digits, in two 8-byte stores: it
+ * writes max(n, 8) bytes for its n digits. */
 static inline size_t u64_format_short(char *buf, uint64_t v)
 {
-    unsigned n;
-    uint64_t hi, lo;
+    uint64_t hi = v / 100000000;
+    uint64_t lo = digits8((uint32_t)(v - hi * 100000000));
+    unsigned n = digits10(v);
 
-    if (v < 100) { /* the digits of most short decimals: cheaper alone */
-        if (v < 10) {
-            buf[0] = (char)('0' + v);
-            return 1;
-        }
-        memcpy(buf, digit_pairs + v * 2, 2);
-        return 2;
-    }
-    if (v < 100000000) {
-        n = digits10(v);
-        lo = digits8((uint32_t)v) >> (8 * (8 - n));
-        memcpy(buf, &lo, 8);
-        return n;
-    }
-    hi = v / 100000000;
-    if (hi < 100) {
-        /* Without a branch on hi < 10, which random scores leave to
-         * chance: the pair is copied from its second digit then, and
-         * the eight digits overwrite what is left of it. */
-        unsigned one = hi < 10;
-
-        n = 10 - one;
-        memcpy(buf, digit_pairs + hi * 2 + one, 2);
-        pairs8(buf + n - 8, (uint32_t)(v - hi * 100000000));
-        return n;
-    }
-    lo = digits8((uint32_t)(v - hi * 100000000));
-    n = digits10(v);
     hi = digits8((uint32_t)hi) >> (8 * (16 - n));
     memcpy(buf, &hi, 8);
     memcpy(buf + n - 8, &lo, 8);
@@ -163,9 +120,69 @@ static inline size_t u64_format_short(char *buf, uint64_t v)
 }
 #endif
 
+/* The next two digits of the binary fraction *f / 2^64. */
+static inline size_t next_pair(uint64_t *f)
+{
+    unsigned __int128 t = (unsigned __int128)*f * 100;
+
+    *f = (uint64_t)t;
+    return (size_t)(t >> 64);
+}
+
+/* The 9 or 10 digits of 10^8 <= v < 10^10 at buf, in one multiply and
+ * then one per pair: t / 2^64 is v / 10^8 from above by less than
+ * v * 2^-64 (the constant is 2^64 / 10^8 rounded up), an error that the
+ * four products by 100 keep below the next digit (checked for every v).
+ * Without a branch on v < 10^9, which random scores leave to chance: the
+ * leading pair of a 9-digit number is copied from its second digit, and
+ * the next pair overwrites what is left of it. */
+static inline size_t nine_or_ten(char *buf, uint64_t v)
+{
+    unsigned __int128 t = (unsigned __int128)v * UINT64_C(184467440738);
+    size_t one = v < 1000000000, n = 10 - one;
+    char *p = buf + n - 8;
+
+    uint64_t f = (uint64_t)t;
+
+    memcpy(buf, digit_pairs + (size_t)(t >> 64) * 2 + one, 2);
+    memcpy(p, digit_pairs + next_pair(&f) * 2, 2);
+    memcpy(p + 2, digit_pairs + next_pair(&f) * 2, 2);
+    memcpy(p + 4, digit_pairs + next_pair(&f) * 2, 2);
+    memcpy(p + 6, digit_pairs + next_pair(&f) * 2, 2);
+    return n;
+}
+
+/* v < 10^10 in decimal at buf, which has room for 10 bytes (8 past the
+ * digits of a short v): every whole uint32 score, with no division. */
+static inline size_t ten_digits_format(char *buf, uint64_t v)
+{
+    if (v < 100) {
+        /* Without a branch on v < 10: a one-digit v copies its pair from
+         * the second digit. */
+        unsigned one = v < 10;
+
+        memcpy(buf, digit_pairs + v * 2 + one, 2);
+        return 2 - one;
+    }
+    if (v < 100000000) {
+#ifdef SWAR_DIGITS
+        unsigned n = digits10(v);
+        uint64_t lo = digits8((uint32_t)v) >> (8 * (8 - n));
+
+        memcpy(buf, &lo, 8);
+        return n;
+#else
+        return goblin__u64_format(buf, v);
+#endif
+    }
+    return nine_or_ten(buf, v);
+}
+
 /* v in decimal at buf, which has room for 20 bytes. */
 static inline size_t u64_format_roomy(char *buf, uint64_t v)
 {
+    if (v < UINT64_C(10000000000))
+        return ten_digits_format(buf, v);
 #ifdef SWAR_DIGITS
     if (v < UINT64_C(10000000000000000))
         return u64_format_short(buf, v);
@@ -311,23 +328,26 @@ static size_t emit_digits(char *dest, const char *d, int n, int k)
     return i + goblin__u64_format(dest + i, (uint64_t)exp);
 }
 
-/* Most scores have few decimals. When a * 1000 is a whole number m of at
- * most 2^50 and m / 1000 reads back as a, no other decimal with three or
- * fewer fraction digits lies in a's rounding interval (it is narrower than
- * a * 2^-52 <= 1/4000), and a decimal with more fraction digits would need
- * more digits: so m * 10^-3 has the shortest, closest digits, the ones
- * Schubfach would find, for one multiply and one divide. */
+/* Most scores have few decimals. When an integer m of at most 2^50 (here
+ * a * 1000 rounded) gives m / 1000 reading back as a, no other decimal
+ * with three or fewer fraction digits lies in a's rounding interval (it
+ * is narrower than a * 2^-52 <= 1/4000), and a decimal with more fraction
+ * digits would need more digits: so m * 10^-3 has the shortest, closest
+ * digits, the ones Schubfach would find, for one multiply and one divide.
+ * a * 1000 need not be exact, which it is not for a score of 10 integer
+ * digits in one case out of a hundred: the division checks m. */
 static inline int short_decimal(double a, uint64_t *f)
 {
     double s = a * 1000.0;
-    uint64_t m;
+    int64_t m;
 
     if (!(s >= 1.0 && s <= 0x1p50))
         return 0;
-    m = (uint64_t)s;
-    if ((double)m != s || (double)m / 1000.0 != a)
+    /* s + 0.5 is exact below 2^50, and its truncation an int64. */
+    m = (int64_t)(s + 0.5);
+    if ((double)m / 1000.0 != a)
         return 0;
-    *f = m;
+    *f = (uint64_t)m;
     return 1;
 }
 
@@ -376,14 +396,17 @@ static size_t format_special(char *buf, uint64_t bits)
  * division loop and no variable-length copy. Returns its length. */
 static inline size_t thousandths_text(char *buf, uint64_t ip, unsigned f)
 {
-    unsigned q = f / 10, r = f - q * 10;
-    size_t n = u64_format_roomy(buf, ip);
-    char tens = digit_pairs[q * 2 + 1];
-    char frac[4] = {'.', digit_pairs[q * 2], tens, (char)('0' + r)};
+    /* f * 41 >> 12 is f / 100 for every f < 1000. */
+    unsigned a = (f * 41) >> 12, bc = f - a * 100;
+    /* ip < 2^40 (short_decimal's range); the longer ones out of line. */
+    size_t n = ip < UINT64_C(10000000000) ? ten_digits_format(buf, ip)
+                                          : goblin__u64_format(buf, ip);
 
-    /* q < 100 as f < 1000. The fraction keeps 3 digits, else 2, else 1. */
-    memcpy(buf + n, frac, 4);
-    return n + (r != 0 ? 4 : tens != '0' ? 3 : 2);
+    buf[n] = '.';
+    buf[n + 1] = (char)('0' + a);
+    memcpy(buf + n + 2, digit_pairs + bc * 2, 2);
+    /* Three digits, else two (bc ends in 0), else one (bc is 0). */
+    return n + 4 - (digit_pairs[bc * 2 + 1] == '0') - (bc == 0);
 }
 
 /* The shortest digits of a finite, nonzero, not whole v, laid out. */
@@ -422,16 +445,40 @@ static __attribute__((noinline)) size_t double_format_rest(char *buf,
     return shortest_text(buf, bits);
 }
 
-/* v, not a whole number, |v| < 2^62, ip = v truncated. A v with at most
- * three decimals (short_decimal's test) prints as ip, a point and the
- * decimals; m / 1000 then lies at least 0.001 from any integer and v
- * within 2^-13 of it, so |ip| is m / 1000 and the fraction is m less
- * 1000 |ip|. */
-static __attribute__((noinline)) size_t fraction_text(char *buf, double v,
-                                                      int64_t ip)
+/* v truncated toward zero, or INT64_MIN when that is not an int64 (NaN,
+ * |v| >= 2^63). x86-64's cvttsd2si does exactly this for every v; the C
+ * cast is undefined past the range, so elsewhere the range is tested. */
+static inline int64_t trunc_int64(double v)
 {
-    size_t neg = v < 0;
-    uint64_t m, ipa = neg ? 0 - (uint64_t)ip : (uint64_t)ip;
+#if defined(__x86_64__) && defined(__SSE2__)
+    return _mm_cvttsd_si64(_mm_set_sd(v));
+#else
+    return v > -0x1p63 && v < 0x1p63 ? (int64_t)v : INT64_MIN;
+#endif
+}
+
+/* A whole v of magnitude 10^10 or more, i = trunc_int64(v): up to 2^62
+ * an integer, as Redis's double2ll prints it. Out of line, as its digit
+ * writer keeps more registers than the common roads may save. */
+static __attribute__((noinline)) size_t whole_text(char *buf, double v,
+                                                   int64_t i)
+{
+    if (i < -(INT64_C(1) << 62) || i > INT64_C(1) << 62)
+        return double_format_rest(buf, v);
+    return int64_format(buf, i);
+}
+
+/* v that is not a whole number of magnitude below 2^63: a fraction, an
+ * infinity or NaN. i is trunc_int64(v). A fraction with at most three
+ * decimals (short_decimal's test: then |v| < 2^40) prints as |i|, a point
+ * and the decimals; m / 1000 and v then share their rounding interval,
+ * which holds no integer (that would be the one multiple of 0.001 in it,
+ * m / 1000, and v would be whole), so |i| is m / 1000 truncated and the
+ * fraction is m less 1000 |i|. */
+static __attribute__((noinline)) size_t fraction_text(char *buf, double v,
+                                                      int64_t i, size_t neg)
+{
+    uint64_t m, ipa = neg ? 0 - (uint64_t)i : (uint64_t)i;
 
     if (!short_decimal(fabs(v), &m))
         return double_format_rest(buf, v);
@@ -441,23 +488,23 @@ static __attribute__((noinline)) size_t fraction_text(char *buf, double v,
 
 size_t goblin_double_format(char *buf, double v)
 {
-    /* The common score first: a whole number of magnitude up to 2^62
-     * prints as that integer (Redis's double2ll), zero as "0" or "-0".
-     * NaN fails the range test. */
-    if (v >= -4611686018427387904.0 && v <= 4611686018427387904.0) {
-        int64_t i = (int64_t)v;
-        size_t neg;
+    /* The common score first: a whole number below 10^10 in magnitude
+     * prints as that integer, zero as "0" or "-0" (the sign comes from the
+     * bits, not from i). NaN and the magnitudes of 2^63 and more make i
+     * INT64_MIN, which is not v but for v = -2^63. */
+    int64_t i = trunc_int64(v);
+    uint64_t bits, u;
+    size_t neg;
 
-        if ((double)i != v)
-            return fraction_text(buf, v, i);
-        if (i != 0)
-            return int64_format(buf, i);
-        neg = signbit(v) != 0;
-        buf[0] = '-';
-        buf[neg] = '0';
-        return 1 + neg;
-    }
-    return double_format_rest(buf, v);
+    memcpy(&bits, &v, sizeof(bits));
+    neg = (size_t)(bits >> 63);
+    u = neg ? 0 - (uint64_t)i : (uint64_t)i;
+    if (__builtin_expect((double)i != v, 0))
+        return fraction_text(buf, v, i, neg);
+    if (__builtin_expect(u >= UINT64_C(10000000000), 0))
+        return whole_text(buf, v, i);
+    buf[0] = '-';
+    return neg + ten_digits_format(buf + neg, u);
 }
 
 /* ---- long double (INCRBYFLOAT) ---------------------------------------- */

@@ -500,6 +500,104 @@ static void test_integer_format_digit_count_edges(void **state)
     }
 }
 
+/* A whole double of magnitude up to 2^62 prints as the integer (Redis's
+ * double2ll): below 10^10 on goblin_double_format's own road, above on
+ * int64's. Every digit count's edges that a double holds, the roads'
+ * edges (2^32, 10^10, 2^62) and their neighbours, both signs, and -0. */
+static void test_double_format_prints_whole_numbers_as_integers(void **state)
+{
+    static const double edges[] = {
+        0x1p32 - 1, 0x1p32, 0x1p32 + 1, 9999999999.0, 1e10, 10000000001.0,
+        5999999999.0, 6000000000.0, 999999999.0, 1e9, 99999999.0, 1e8,
+        0x1p53, 0x1p53 + 2, 0x1p62 - 1024, 0x1p62,
+    };
+    char buf[GOBLIN_DOUBLE_TEXT_MAX], want[32];
+    double p10 = 1;
+
+    (void)state;
+    check_format(-0.0, "-0");
+    check_format(0.0, "0");
+    check_format(-0x1p62, "-4611686018427387904");
+    check_format(0x1p62 + 1024, "4611686018427389000");
+    for (int k = 0; k <= 18; k++, p10 *= 10) {
+        /* p10 is exact up to 10^18 < 2^62; its neighbours are the
+         * doubles next to it, whole from 2^53 on. */
+        const double vs[] = {p10 - 1, p10, p10 + 1, nextafter(p10, 0),
+                             nextafter(p10, INFINITY)};
+
+        for (int i = 0; i < 5; i++) {
+            for (int sign = 1; sign >= -1; sign -= 2) {
+                double v = vs[i] * sign;
+                size_t n;
+
+                if (v != floor(v) || v == 0) /* zeros: above */
+                    continue;
+                n = goblin_double_format(buf, v);
+                snprintf(want, sizeof(want), "%lld", (long long)v);
+                if (n != strlen(want) || memcmp(buf, want, n) != 0)
+                    fail_msg("%a: got '%.*s', want '%s'", v, (int)n, buf,
+                             want);
+            }
+        }
+    }
+    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+        for (int sign = 1; sign >= -1; sign -= 2) {
+            double v = edges[i] * sign;
+            size_t n = goblin_double_format(buf, v);
+
+            snprintf(want, sizeof(want), "%lld", (long long)v);
+            if (n != strlen(want) || memcmp(buf, want, n) != 0)
+                fail_msg("%a: got '%.*s', want '%s'", v, (int)n, buf, want);
+        }
+    }
+    for (int i = 0; i < 1000000; i++) {
+        /* Random whole numbers of every magnitude up to 2^62. */
+        int64_t m = (int64_t)(rnd() >> (2 + rnd() % 62));
+        double v = (double)(i & 1 ? -m : m);
+        size_t n = goblin_double_format(buf, v);
+
+        snprintf(want, sizeof(want), "%lld", (long long)v);
+        if (n != strlen(want) || memcmp(buf, want, n) != 0)
+            fail_msg("%a: got '%.*s', want '%s'", v, (int)n, buf, want);
+    }
+}
+
+/* The fraction road writes its integer part with the same digit writers:
+ * integer parts at every digit-count edge up to 2^40, with one to three
+ * decimals, against printf. */
+static void test_double_format_fraction_digit_count_edges(void **state)
+{
+    static const unsigned fracs[] = {1, 5, 10, 50, 100, 120, 125, 999};
+    char want[64], got[GOBLIN_DOUBLE_TEXT_MAX];
+    uint64_t p10 = 1;
+
+    (void)state;
+    for (int k = 0; k <= 12; k++, p10 *= 10) {
+        const uint64_t ips[] = {p10 - 1, p10, p10 + 1, UINT64_C(0xffffffff),
+                                UINT64_C(0x100000000)};
+
+        for (int i = 0; i < 5; i++) {
+            for (int j = 0; j < 8; j++) {
+                uint64_t m = ips[i] * 1000 + fracs[j];
+                double v = (double)m / 1000.0;
+                int n;
+                size_t len;
+
+                if (m > (UINT64_C(1) << 50))
+                    continue;
+                n = snprintf(want, sizeof(want), "%s%.3f", j & 1 ? "-" : "",
+                             v);
+                while (want[n - 1] == '0')
+                    n--;
+                len = goblin_double_format(got, j & 1 ? -v : v);
+                if (len != (size_t)n || memcmp(got, want, len) != 0)
+                    fail_msg("%.17g: got %.*s want %.*s", v, (int)len, got,
+                             n, want);
+            }
+        }
+    }
+}
+
 static void check_ld(long double v, const char *want)
 {
     char buf[GOBLIN_LONG_DOUBLE_TEXT_MAX];
@@ -713,6 +811,8 @@ int main(void)
         cmocka_unit_test(test_int64_parse_is_string2ll),
         cmocka_unit_test(test_int64_format_round_trips),
         cmocka_unit_test(test_integer_format_digit_count_edges),
+        cmocka_unit_test(test_double_format_prints_whole_numbers_as_integers),
+        cmocka_unit_test(test_double_format_fraction_digit_count_edges),
         cmocka_unit_test(test_long_double_format_is_ld2string_human),
         cmocka_unit_test(test_long_double_format_handles_the_largest_value),
         cmocka_unit_test(test_long_double_parse_is_string2ld),
