@@ -11,6 +11,7 @@
 
 #include "block.h"
 #include "commands/respond.h"
+#include "resp/parser_impl.h"
 #include "session.h"
 
 #define INPUT_CHUNK (16 * 1024)
@@ -18,40 +19,52 @@
 /* Moves the unparsed bytes to the front of the input buffer. */
 void goblin__input_compact(goblin_session *s)
 {
-    size_t left = s->in_len - s->in_pos;
+    size_t left = s->in_len - s->in_pos, from = s->in_pos;
 
-    if (s->in_pos == 0)
-        return;
-    if (left > 0)
-        memmove(s->in, s->in + s->in_pos, left);
     s->in_len = left;
     s->in_pos = 0;
+    if (left > 0 && from > 0)
+        memmove(s->in, s->in + from, left);
+}
+
+/* The input space's growth to room for want bytes: NULL if it cannot. */
+static __attribute__((noinline)) void *input_grow(goblin_session *s,
+                                                  size_t want)
+{
+    size_t cap;
+    unsigned char *p;
+
+    goblin__input_compact(s);
+    if (s->in_cap - s->in_len >= want)
+        return s->in + s->in_len;
+    cap = s->in_cap == 0 ? INPUT_CHUNK : s->in_cap;
+    while (cap - s->in_len < want)
+        cap *= 2;
+    if (s->in_len >= s->eng->qbuf_limit)
+        return NULL;
+    p = goblin__realloc(s->eng->st, s->in, s->in_cap, cap);
+    if (p == NULL)
+        return NULL;
+    s->in = p;
+    s->in_cap = cap;
+    return s->in + s->in_len;
 }
 
 void *goblin_session_input_space(goblin_session *s, size_t *room)
 {
-    size_t want = INPUT_CHUNK, cap;
-    uint64_t big = goblin_resp_parser_wanted(s->parser);
-    unsigned char *p;
+    size_t want = INPUT_CHUNK;
+    uint64_t big = goblin__resp_wanted(s->parser);
+    void *at;
 
     *room = 0;
     if (s->flags & SESS_CLOSE)
         return NULL;
     if (big > want && big < s->eng->qbuf_limit)
         want = (size_t)big;
-    if (s->in_cap - s->in_len < want)
-        goblin__input_compact(s);
     if (s->in_cap - s->in_len < want) {
-        cap = s->in_cap == 0 ? INPUT_CHUNK : s->in_cap;
-        while (cap - s->in_len < want)
-            cap *= 2;
-        if (s->in_len >= s->eng->qbuf_limit)
+        at = input_grow(s, want);
+        if (at == NULL)
             return NULL;
-        p = goblin__realloc(s->eng->st, s->in, s->in_cap, cap);
-        if (p == NULL)
-            return NULL;
-        s->in = p;
-        s->in_cap = cap;
     }
     *room = s->in_cap - s->in_len;
     return s->in + s->in_len;
@@ -102,8 +115,22 @@ static int protocol_error(goblin_session *s)
     return GOBLIN_EPROTO;
 }
 
-int goblin__resp_run(goblin_session *s, const char *in, size_t len,
-                     size_t *used)
+/* The next command at in[0..len) (len > 0) by goblin_resp_parse, with
+ * its limits brought up to date: bytes taken, 0 for more, or an error. */
+static __attribute__((noinline)) int64_t parse_general(
+    goblin_session *s, const char *in, size_t len,
+    struct goblin_resp_command *cmd)
+{
+    parser_limits(s);
+    return goblin_resp_parse(s->parser, in, len, cmd);
+}
+
+/* goblin__resp_run, inline in goblin__resp_input. A whole plain request,
+ * nearly every one, is taken in place (goblin__resp_take_whole) under
+ * the limits the parser would apply now; anything else goes to the
+ * parser, which gives the same verdicts. */
+static inline int resp_run(goblin_session *s, const char *in, size_t len,
+                           size_t *used)
 {
     struct goblin_resp_command cmd;
     size_t pos = 0;
@@ -114,21 +141,27 @@ int goblin__resp_run(goblin_session *s, const char *in, size_t len,
      * is served (block.h), nor a paused one until the pause ends. */
     while (!(s->flags & (SESS_CLOSE | SESS_BLOCKED | SESS_PAUSED)) &&
            pos < len) {
-        parser_limits(s);
-        n = goblin_resp_parse(s->parser, in + pos, len - pos, &cmd);
-        if (n == 0)
-            break;
-        if (n == GOBLIN_EPROTO) {
-            rc = protocol_error(s);
-            break;
-        }
-        if (n < 0) {
-            rc = (int)n;
-            break;
+        n = (int64_t)goblin__resp_take_whole(
+            s->parser, in + pos, len - pos, !(s->flags & SESS_AUTHED),
+            s->eng->proto_max_bulk_len, &cmd);
+        if (__builtin_expect(n == 0, 0)) {
+            n = parse_general(s, in + pos, len - pos, &cmd);
+            if (n == 0)
+                break;
+            if (n == GOBLIN_EPROTO) {
+                rc = protocol_error(s);
+                break;
+            }
+            if (n < 0) {
+                rc = (int)n;
+                break;
+            }
+            if (cmd.argc == 0) {
+                pos += (size_t)n;
+                continue;
+            }
         }
         pos += (size_t)n;
-        if (cmd.argc == 0)
-            continue;
         rc = goblin__execute(s, (int)cmd.argc, cmd.argv);
         if (rc != 0)
             break;
@@ -143,11 +176,17 @@ int goblin__resp_run(goblin_session *s, const char *in, size_t len,
     return rc;
 }
 
+int goblin__resp_run(goblin_session *s, const char *in, size_t len,
+                     size_t *used)
+{
+    return resp_run(s, in, len, used);
+}
+
 int goblin__resp_input(goblin_session *s)
 {
     size_t used = 0;
-    int rc = goblin__resp_run(s, (const char *)s->in + s->in_pos,
-                              s->in_len - s->in_pos, &used);
+    int rc = resp_run(s, (const char *)s->in + s->in_pos,
+                      s->in_len - s->in_pos, &used);
 
     s->in_pos += used;
     return rc;
@@ -195,13 +234,27 @@ static void output_settle(goblin_session *s)
     }
 }
 
-const void *goblin_session_output(goblin_session *s, size_t *len)
+/* goblin_session_output when messages wait, the output limit was passed
+ * or a blocking command was served. */
+static __attribute__((noinline)) const void *output_prepared(
+    goblin_session *s, size_t *len)
 {
-    if (__builtin_expect(s->push.len != 0 || (s->flags & SESS_OBUF_LIMIT),
-                         0))
+    if (s->push.len != 0 || (s->flags & SESS_OBUF_LIMIT))
         output_settle(s);
     if (s->blk != NULL && s->blk->done)
         goblin__block_flush(s);
+    *len = s->out.len - s->out_pos;
+    if (*len == 0)
+        return "";
+    return s->out.data + s->out_pos;
+}
+
+const void *goblin_session_output(goblin_session *s, size_t *len)
+{
+    if (__builtin_expect(s->push.len != 0 || (s->flags & SESS_OBUF_LIMIT) ||
+                             s->blk != NULL,
+                         0))
+        return output_prepared(s, len);
     *len = s->out.len - s->out_pos;
     /* Never NULL, so a caller may memcpy from it even when it is empty
      * (the buffer is unallocated until the first reply). */
@@ -222,26 +275,19 @@ void goblin_session_output_consume(goblin_session *s, size_t n)
         s->out.len = 0;
         s->out_pos = 0;
     } else if (s->out_pos >= s->out.cap / 2) {
-        goblin_buf_consume(&s->out, s->out_pos);
+        n = s->out_pos;
         s->out_pos = 0;
+        goblin_buf_consume(&s->out, n);
     }
 }
 
-/* Applies client-output-buffer-limit (class normal): past the hard limit,
- * or past the soft one for longer than its seconds, the output is dropped
- * and the session closes, as Redis's closeClientOnOutputBufferLimit. */
-void goblin__output_check(goblin_session *s)
+/* goblin__output_check past a class whose limits are set: lim. */
+static __attribute__((noinline)) void output_limits(goblin_session *s,
+                                                   const uint64_t *lim,
+                                                   size_t pending)
 {
-    /* A subscribed session is of the pubsub class, as in Redis. */
-    const uint64_t *lim =
-        s->eng->obuf_limit[goblin__ps_total(&s->ps) > 0 ? 2 : 0];
-    size_t pending = s->out.len - s->out_pos;
     int64_t now;
 
-    if (pending > s->out_peak)
-        s->out_peak = pending;
-    if (lim[0] == 0 && lim[1] == 0)
-        return;
     if (lim[0] != 0 && pending > lim[0])
         goto over;
     if (lim[1] == 0 || pending <= lim[1]) {
@@ -257,6 +303,22 @@ over:
     s->flags |= SESS_CLOSE | SESS_OBUF_LIMIT;
     s->out.len = 0;
     s->out_pos = 0;
+}
+
+/* Applies client-output-buffer-limit (class normal): past the hard limit,
+ * or past the soft one for longer than its seconds, the output is dropped
+ * and the session closes, as Redis's closeClientOnOutputBufferLimit. */
+void goblin__output_check(goblin_session *s)
+{
+    /* A subscribed session is of the pubsub class, as in Redis. */
+    const uint64_t *lim =
+        s->eng->obuf_limit[goblin__ps_total(&s->ps) > 0 ? 2 : 0];
+    size_t pending = s->out.len - s->out_pos;
+
+    if (pending > s->out_peak)
+        s->out_peak = pending;
+    if ((lim[0] | lim[1]) != 0)
+        output_limits(s, lim, pending);
 }
 
 /* ---- output straight into a transport's buffer ---- */

@@ -25,7 +25,9 @@
  *
  * A whole request already in the buffer, the common case, skips the state
  * machine: whole_multibulk reads it in one pass (and hands the request to
- * the state machine, from its first byte, whenever it is not plain).
+ * the state machine, from its first byte, whenever it is not plain). The
+ * most common of those, every length of one or two digits, is also read
+ * inline in a session's input loop (parser_impl.h), without a call.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -34,38 +36,18 @@
 
 #include "goblin/numtext.h"
 #include "goblin/resp.h"
+#include "resp/parser_impl.h"
 
-enum state {
-    ST_START,     /* between commands */
-    ST_INLINE,    /* waiting for the inline line's LF */
-    ST_MB_COUNT,  /* waiting for "*<count>\r?" */
-    ST_BULK_LEN,  /* waiting for "$<len>\r?" */
-    ST_BULK_DATA, /* waiting for <len> bytes and two more */
-    ST_FAILED,
-};
+/* The state machine's states (parser_impl.h), by their short names. */
+#define ST_START GOBLIN__RESP_START
+#define ST_INLINE GOBLIN__RESP_INLINE
+#define ST_MB_COUNT GOBLIN__RESP_MB_COUNT
+#define ST_BULK_LEN GOBLIN__RESP_BULK_LEN
+#define ST_BULK_DATA GOBLIN__RESP_BULK_DATA
+#define ST_FAILED GOBLIN__RESP_FAILED
 
-#define ARGV_KEEP 1024 /* a larger argv is freed before the next command */
+#define ARGV_KEEP GOBLIN__RESP_ARGV_KEEP
 #define CONTINUE INT64_MIN /* a step went on; call the next one */
-
-struct goblin_resp_parser {
-    struct goblin_allocator alloc;
-    bool has_alloc;
-    bool unauth;
-    enum state state;
-    uint64_t max_bulk;
-    size_t pos;
-    size_t line_scan; /* bytes of the current line searched in vain */
-    bool nul_seen;    /* a NUL hides the current line's end */
-    uint64_t mb_left; /* arguments still to come */
-    uint64_t bulk_len;
-    size_t last_len;
-    size_t argc;
-    size_t argv_cap;
-    struct goblin_slice *argv;
-    size_t scratch_cap;
-    char *scratch;
-    char err[GOBLIN_RESP_ERROR_TEXT_MAX];
-};
 
 /* ---- memory ------------------------------------------------------------ */
 
@@ -182,12 +164,7 @@ const char *goblin_resp_parser_error(const goblin_resp_parser *p)
 
 uint64_t goblin_resp_parser_wanted(const goblin_resp_parser *p)
 {
-    uint64_t end;
-
-    if (p->state != ST_BULK_DATA)
-        return 0;
-    end = (uint64_t)p->pos + p->bulk_len + 2;
-    return end > p->last_len ? end - p->last_len : 0;
+    return goblin__resp_wanted(p);
 }
 
 /* ---- helpers ------------------------------------------------------------- */
@@ -559,46 +536,6 @@ static int64_t parse_inline(goblin_resp_parser *p, const char *in,
  * machine then parses the request from its first byte, which gives the
  * same result, waits or fails with Redis's error. Only argv may have
  * grown (as the state machine would have grown it) when it returns 0. */
-/* whole_multibulk's loop when argv already has room for all n arguments
- * and every length has one or two digits (nearly every request): the
- * same verdicts with fewer tests, as a length below 100 is within every
- * limit but a proto-max-bulk-len below it. Returns the bytes the request
- * takes with argv filled, or 0 for whole_multibulk's own loop to decide. */
-static inline size_t short_arguments(const goblin_resp_parser *p,
-                                     const char *in, size_t len, size_t pos,
-                                     size_t n)
-{
-    struct goblin_slice *argv = p->argv;
-    const char *s = in + pos, *end = in + len;
-
-    if (p->max_bulk < 99)
-        return 0;
-    for (size_t k = 0; k < n; k++) {
-        unsigned d1, d2;
-        size_t ll;
-
-        if (end - s < 5 || s[0] != '$')
-            return 0;
-        d1 = (unsigned char)s[1] - (unsigned)'0';
-        d2 = (unsigned char)s[2] - (unsigned)'0';
-        if (s[2] == '\r' && d1 <= 9) {
-            ll = d1;
-            s += 4;
-        } else if (s[3] == '\r' && d1 - 1 < 9 && d2 < 10) {
-            ll = d1 * 10 + d2;
-            s += 5;
-        } else {
-            return 0;
-        }
-        if ((size_t)(end - s) < ll + 2)
-            return 0;
-        argv[k].ptr = s;
-        argv[k].len = ll;
-        s += ll + 2;
-    }
-    return (size_t)(s - in);
-}
-
 static int64_t whole_multibulk(goblin_resp_parser *p, const char *in,
                                size_t len, struct goblin_resp_command *cmd)
 {
@@ -609,9 +546,11 @@ static int64_t whole_multibulk(goblin_resp_parser *p, const char *in,
     if (!quick_line(in, len, &n, &at) || n <= 0 || n > INT_MAX ||
         (p->unauth && n > GOBLIN_RESP_UNAUTH_MULTIBULK_MAX))
         return 0;
-    pos = at + 2;
-    if ((uint64_t)n <= p->argv_cap &&
-        (pos = short_arguments(p, in, len, at + 2, (size_t)n)) > 0) {
+    /* Nearly every request: argv has room, and every length one or two
+     * digits, within every limit when proto-max-bulk-len is 99 or more. */
+    if ((uint64_t)n <= p->argv_cap && p->max_bulk >= 99 &&
+        (pos = goblin__resp_short_arguments(in, len, at + 2, p->argv,
+                                            (size_t)n)) > 0) {
         p->argc = (size_t)n;
         p->pos = pos;
         return finish(p, in, cmd, false);

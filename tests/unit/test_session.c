@@ -226,6 +226,137 @@ static void test_command_split_at_every_byte(void **state)
     assert_string_equal(take_output(f, f->s), want);
 }
 
+/* Feeds in[0..n) to one new session whole and to another byte by byte
+ * (the first takes whole requests in place, the second has the parser's
+ * state machine wait for every line): replies and verdicts must agree.
+ * Both first get warm, whole: a session's first command takes the state
+ * machine, which gives argv its room. */
+static void check_whole_and_split(struct cfix *f, const char *warm,
+                                  const char *in, size_t n)
+{
+    static char whole[1 << 18];
+    goblin_session *a = other(f), *b = other(f);
+    int rca, rcb = 0;
+    size_t wlen;
+
+    assert_int_equal(goblin_session_feed(a, warm, strlen(warm)), 0);
+    assert_int_equal(goblin_session_feed(b, warm, strlen(warm)), 0);
+    take_output(f, a);
+    take_output(f, b);
+    rca = goblin_session_feed(a, in, n);
+    take_output(f, a);
+    wlen = f->outlen;
+    memcpy(whole, f->out, wlen);
+    for (size_t i = 0; i < n && rcb == 0; i++)
+        rcb = goblin_session_feed(b, in + i, 1);
+    take_output(f, b);
+    if (rca != rcb || wlen != f->outlen || memcmp(whole, f->out, wlen) != 0)
+        fail_msg("'%.*s': whole %d '%.*s', split %d '%s'", (int)n, in, rca,
+                 (int)wlen, whole, rcb, f->out);
+    goblin_session_close(a);
+    goblin_session_close(b);
+}
+
+/* Requests at the edges of the whole-request road (counts and lengths of
+ * one, two and three digits, leading zeros, zero and negative counts,
+ * argv growing past its first room and past the size that is freed, a
+ * missing '$', a short input, unchecked bytes after CR) and pipelines of
+ * them, each fed whole and split. */
+static void whole_requests_answer_as_split_ones(struct cfix *f,
+                                                const char *warm)
+{
+    static const char *const cases[] = {
+        "*1\r\n$4\r\nPING\r\n",
+        "*2\r\n$4\r\nECHO\r\n$0\r\n\r\n",
+        "*2\r\n$4\r\nECHO\r\n$01\r\nx\r\n",
+        "*2\r\n$4\r\nECHO\r\n$9\r\n123456789\r\n",
+        "*2\r\n$4\r\nECHO\r\n$10\r\n0123456789\r\n",
+        "*01\r\n$4\r\nPING\r\n",
+        "*0\r\n*1\r\n$4\r\nPING\r\n",
+        "*-1\r\n*1\r\n$4\r\nPING\r\n",
+        "*2\r\n$4\r\nECHO\r\n:5\r\nhello\r\n",
+        "*2\r\n$4\r\nECHO\r\n$5\r\nhel",
+        "*2\r\n$4\r\nECHO\r\n$5\r\nhello",
+        "*2\r\n$4\r\nECHO\r\n$5\r\nhello\r",
+        "*2\r\n$4\r\nECHO\r\n$",
+        "*2\r\n$4\r\nECHO\r\n$5",
+        "*2\r\n$4\r\nECHO\r\n$5\r",
+        "*2\r\n$4\r\nECHO\r\n$-1\r\n",
+        "*1\r\n$4\r\nPING\rX*1\r\n$4\r\nPINGxy",
+        "*2\r\n$4\r\nECHO\r\n$1\r\nx\r\n*1\r\n$4\r\nPING\r\nPING\r\n",
+        "*1\r\n$4\r\nPING\r\n*1",
+        "*",
+        "*1",
+        "*1\r",
+        "*1\r\n",
+        "*12\r",
+        /* The bytes next to the digits: '/' and ':'. */
+        "*2\r\n$4\r\nECHO\r\n$:\r\n0123456789\r\n",
+        "*2\r\n$4\r\nECHO\r\n$/\r\n0123456789\r\n",
+        "*2\r\n$4\r\nECHO\r\n$1:\r\n012345678901234567890123456789\r\n",
+        "*2\r\n$4\r\nECHO\r\n$:1\r\n0123456789\r\n",
+        "*2\r\n$4\r\nECHO\r\n$1/\r\n0123456789\r\n",
+        "*:\r\n$4\r\nPING\r\n$4\r\nPING\r\n$4\r\nPING\r\n$4\r\nPING\r\n"
+        "$4\r\nPING\r\n$4\r\nPING\r\n$4\r\nPING\r\n$4\r\nPING\r\n"
+        "$4\r\nPING\r\n$4\r\nPING\r\n",
+        "*/\r\n$4\r\nPING\r\n",
+        "*1:\r\n$4\r\nPING\r\n",
+        "*:1\r\n$4\r\nPING\r\n",
+    };
+    char in[64 * 1024];
+    size_t n;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        check_whole_and_split(f, warm, cases[i], strlen(cases[i]));
+    /* ECHO of 99 and 100 bytes: lengths of two and three digits. */
+    for (int len = 98; len <= 101; len++) {
+        n = (size_t)snprintf(in, sizeof(in), "*2\r\n$4\r\nECHO\r\n$%d\r\n",
+                             len);
+        memset(in + n, 'x', (size_t)len);
+        n += (size_t)len;
+        n += (size_t)snprintf(in + n, sizeof(in) - n,
+                              "\r\n*1\r\n$4\r\nPING\r\n");
+        check_whole_and_split(f, warm, in, n);
+    }
+    /* DEL of 7 to 12 keys (argv's first room is 8), of 99 and 100 (the
+     * count's digits) and of 1100, past what argv keeps, then a short
+     * command again. */
+    static const int counts[] = {7, 8, 9, 10, 11, 12, 98, 99, 100, 1100};
+    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+        n = (size_t)snprintf(in, sizeof(in), "*%d\r\n$3\r\nDEL\r\n",
+                             counts[c] + 1);
+        for (int k = 0; k < counts[c]; k++)
+            n += (size_t)snprintf(in + n, sizeof(in) - n, "$2\r\nk%c\r\n",
+                                  'a' + k % 26);
+        n += (size_t)snprintf(in + n, sizeof(in) - n,
+                              "*2\r\n$3\r\nGET\r\n$2\r\nka\r\n");
+        check_whole_and_split(f, warm, in, n);
+    }
+}
+
+/* A DEL of 16 keys: room for 17 arguments. */
+#define WARM_DEL                                                          \
+    "*17\r\n$3\r\nDEL\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\nd\r\n" \
+    "$1\r\ne\r\n$1\r\nf\r\n$1\r\ng\r\n$1\r\nh\r\n$1\r\ni\r\n$1\r\nj\r\n"     \
+    "$1\r\nk\r\n$1\r\nl\r\n$1\r\nm\r\n$1\r\nn\r\n$1\r\no\r\n$1\r\np\r\n"
+
+static void test_whole_requests_answer_as_split_ones(void **state)
+{
+    whole_requests_answer_as_split_ones(*state, "*1\r\n$4\r\nPING\r\n");
+    whole_requests_answer_as_split_ones(*state, WARM_DEL);
+}
+
+/* The same while unauthenticated (counts above 10 are refused), also
+ * after argv had room for more while authenticated. */
+static void test_whole_requests_answer_as_split_ones_unauthenticated(
+    void **state)
+{
+    whole_requests_answer_as_split_ones(*state, "*1\r\n$4\r\nPING\r\n");
+    whole_requests_answer_as_split_ones(
+        *state, "*2\r\n$4\r\nAUTH\r\n$6\r\nsekret\r\n" WARM_DEL
+                "*1\r\n$5\r\nRESET\r\n");
+}
+
 static void test_zero_copy_input_and_partial_output(void **state)
 {
     struct cfix *f = *state;
@@ -423,6 +554,8 @@ int main(void)
         CMD_TEST_PASS(test_unauthenticated_limits_apply),
         CMD_TEST(test_pipeline_in_one_feed),
         CMD_TEST(test_command_split_at_every_byte),
+        CMD_TEST(test_whole_requests_answer_as_split_ones),
+        CMD_TEST_PASS(test_whole_requests_answer_as_split_ones_unauthenticated),
         CMD_TEST(test_zero_copy_input_and_partial_output),
         CMD_TEST(test_large_value_through_input_space),
         CMD_TEST(test_output_buffer_limit_closes),
