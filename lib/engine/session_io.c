@@ -27,46 +27,44 @@ void goblin__input_compact(goblin_session *s)
         memmove(s->in, s->in + from, left);
 }
 
-/* The input space's growth to room for want bytes: NULL if it cannot. */
+/* goblin_session_input_space when the space holds fewer than want
+ * bytes: compacts, else grows the buffer. */
 static __attribute__((noinline)) void *input_grow(goblin_session *s,
-                                                  size_t want)
+                                                  size_t want, size_t *room)
 {
     size_t cap;
     unsigned char *p;
 
     goblin__input_compact(s);
-    if (s->in_cap - s->in_len >= want)
-        return s->in + s->in_len;
-    cap = s->in_cap == 0 ? INPUT_CHUNK : s->in_cap;
-    while (cap - s->in_len < want)
-        cap *= 2;
-    if (s->in_len >= s->eng->qbuf_limit)
-        return NULL;
-    p = goblin__realloc(s->eng->st, s->in, s->in_cap, cap);
-    if (p == NULL)
-        return NULL;
-    s->in = p;
-    s->in_cap = cap;
+    if (s->in_cap - s->in_len < want) {
+        cap = s->in_cap == 0 ? INPUT_CHUNK : s->in_cap;
+        while (cap - s->in_len < want)
+            cap *= 2;
+        if (s->in_len >= s->eng->qbuf_limit)
+            return NULL;
+        p = goblin__realloc(s->eng->st, s->in, s->in_cap, cap);
+        if (p == NULL)
+            return NULL;
+        s->in = p;
+        s->in_cap = cap;
+    }
+    *room = s->in_cap - s->in_len;
     return s->in + s->in_len;
 }
 
 void *goblin_session_input_space(goblin_session *s, size_t *room)
 {
-    size_t want = INPUT_CHUNK;
+    size_t want = INPUT_CHUNK, have = s->in_cap - s->in_len;
     uint64_t big = goblin__resp_wanted(s->parser);
-    void *at;
 
     *room = 0;
     if (s->flags & SESS_CLOSE)
         return NULL;
     if (big > want && big < s->eng->qbuf_limit)
         want = (size_t)big;
-    if (s->in_cap - s->in_len < want) {
-        at = input_grow(s, want);
-        if (at == NULL)
-            return NULL;
-    }
-    *room = s->in_cap - s->in_len;
+    if (have < want)
+        return input_grow(s, want, room);
+    *room = have;
     return s->in + s->in_len;
 }
 
