@@ -120,13 +120,23 @@ static inline size_t u64_format_short(char *buf, uint64_t v)
 }
 #endif
 
-/* The next two digits of the binary fraction *f / 2^64. */
+/* The next two digits of the binary fraction *f / 2^64. On x86-64 one
+ * mulq, which GCC writes with two copies of the fraction around it. */
 static inline size_t next_pair(uint64_t *f)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+    uint64_t hi, lo = *f;
+
+    __asm__("mulq %3" : "=a"(lo), "=d"(hi) : "0"(lo), "r"(UINT64_C(100))
+            : "cc");
+    *f = lo;
+    return (size_t)hi;
+#else
     unsigned __int128 t = (unsigned __int128)*f * 100;
 
     *f = (uint64_t)t;
     return (size_t)(t >> 64);
+#endif
 }
 
 /* The 9 or 10 digits of 10^8 <= v < 10^10 at buf, in one multiply and
