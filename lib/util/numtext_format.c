@@ -11,7 +11,7 @@
  * saving a register; those up to 2^62 print as integers too (Redis's
  * double2ll fast path), out of line. Special values are fixed texts. A
  * value with at most three decimals (short_decimal) prints as integer
- * part, point and fraction (thousandths_text). Everything else
+ * part, point and fraction (thousandths_after). Everything else
  * gets its shortest round-trip digits from the Schubfach algorithm
  * (R. Giulietti, "The Schubfach way to render doubles", 2020): the rounding
  * interval of v = c * 2^q is scaled by 10^-k with a 126-bit approximation
@@ -399,24 +399,33 @@ static size_t format_special(char *buf, uint64_t bits)
     return 3;
 }
 
-/* The text of ip + f / 1000 (0 < f < 1000): the integer part, a point
- * and the fraction's one to three digits without trailing zeros, which is
- * what strip_zeros and emit_digits make of short_decimal's m * 10^-3 (a
- * fraction of three or fewer digits never takes an exponent), with no
- * division loop and no variable-length copy. Returns its length. */
-static inline size_t thousandths_text(char *buf, uint64_t ip, unsigned f)
+/* The fraction f / 1000 (0 < f < 1000) after the n digits of an integer
+ * part at buf: a point and one to three digits without trailing zeros,
+ * which is what strip_zeros and emit_digits make of short_decimal's
+ * m * 10^-3 (a fraction of three or fewer digits never takes an
+ * exponent), with no division and no variable-length copy. Returns the
+ * whole text's length. */
+static inline size_t thousandths_after(char *buf, size_t n, unsigned f)
 {
     /* f * 41 >> 12 is f / 100 for every f < 1000. */
     unsigned a = (f * 41) >> 12, bc = f - a * 100;
-    /* ip < 2^40 (short_decimal's range); the longer ones out of line. */
-    size_t n = ip < UINT64_C(10000000000) ? ten_digits_format(buf, ip)
-                                          : goblin__u64_format(buf, ip);
 
     buf[n] = '.';
     buf[n + 1] = (char)('0' + a);
     memcpy(buf + n + 2, digit_pairs + bc * 2, 2);
     /* Three digits, else two (bc ends in 0), else one (bc is 0). */
     return n + 4 - (digit_pairs[bc * 2 + 1] == '0') - (bc == 0);
+}
+
+/* The text of -ip - f / 1000 if neg, else ip + f / 1000, for an ip of
+ * 10^10 or more (short_decimal's range ends below 2^40). */
+static __attribute__((noinline)) size_t thousandths_long(char *buf,
+                                                         size_t neg,
+                                                         uint64_t ip,
+                                                         unsigned f)
+{
+    return neg + thousandths_after(buf + neg, goblin__u64_format(buf + neg,
+                                                                 ip), f);
 }
 
 /* The shortest digits of a finite, nonzero, not whole v, laid out. */
@@ -489,11 +498,16 @@ static __attribute__((noinline)) size_t fraction_text(char *buf, double v,
                                                       int64_t i, size_t neg)
 {
     uint64_t m, ipa = neg ? 0 - (uint64_t)i : (uint64_t)i;
+    unsigned f;
 
     if (!short_decimal(fabs(v), &m))
         return double_format_rest(buf, v);
+    f = (unsigned)(m - ipa * 1000);
     buf[0] = '-';
-    return neg + thousandths_text(buf + neg, ipa, (unsigned)(m - ipa * 1000));
+    if (ipa >= UINT64_C(10000000000))
+        return thousandths_long(buf, neg, ipa, f);
+    return neg + thousandths_after(buf + neg,
+                                   ten_digits_format(buf + neg, ipa), f);
 }
 
 size_t goblin_double_format(char *buf, double v)
