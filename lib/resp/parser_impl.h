@@ -98,9 +98,10 @@ static inline size_t goblin__resp_short_arguments(const char *in, size_t len,
  * request "*N\r\n" of 1 to 99 arguments that argv has room for, each
  * taken by goblin__resp_short_arguments, under the limits given (those
  * goblin_resp_parse would apply: not authenticated, proto-max-bulk-len).
- * Returns the bytes it takes, with *cmd set and the parser left as
- * goblin_resp_parse would leave it (between commands, argc and last_len
- * set); or 0, having changed nothing, for goblin_resp_parse to decide. */
+ * Returns the bytes it takes, with *cmd set and the parser between
+ * commands as goblin_resp_parse would leave it (argc and last_len, which
+ * nothing reads between commands, aside); or 0, having changed nothing
+ * but argv's contents and *cmd, for goblin_resp_parse to decide. */
 static inline size_t goblin__resp_take_whole(goblin_resp_parser *p,
                                              const char *in, size_t len,
                                              bool unauth, uint64_t max_bulk,
@@ -127,14 +128,10 @@ static inline size_t goblin__resp_take_whole(goblin_resp_parser *p,
     if (p->argv_cap - n > GOBLIN__RESP_ARGV_KEEP - n || max_bulk < 99 ||
         (unauth && n > GOBLIN_RESP_UNAUTH_MULTIBULK_MAX))
         return 0;
-    pos = goblin__resp_short_arguments(in, len, pos, p->argv, n);
-    if (pos == 0)
-        return 0;
-    p->last_len = len;
-    p->argc = n;
+    /* Set first, so that nothing need be kept across the arguments. */
     cmd->argc = n;
     cmd->argv = p->argv;
-    return pos;
+    return goblin__resp_short_arguments(in, len, pos, p->argv, n);
 }
 
 /* goblin_resp_parser_wanted, inline. */
