@@ -318,16 +318,42 @@ static int next_record(goblin_ring *r, struct goblin_slice *rec)
     return queue_peek(r, &r->rx, rec);
 }
 
-int goblin_ring_peek(goblin_ring *r, struct goblin_slice *rec)
-{                                                 /* consumer side */
-    int rc;
+/* Server: whether peek and poll may look at SQ before the session check.
+ * Without a client yet, or with the ring failed, the check comes first:
+ * it alone can change the answer. */
+static bool sync_first(const goblin_ring *r)
+{
+    return r->epoch == 0 || r->err != 0;
+}
 
-    if (r->server) {
+/* A server's peek and poll load the next stamp first and the client's
+ * epoch after it, so the load a spinning server waits on comes first and
+ * the epoch check runs beside it rather than ahead of it. A moved epoch
+ * still wins: the reset moves the cursor back over whatever was found,
+ * and no record of the old session is returned. A server has no drain
+ * buffer. */
+static int server_peek(goblin_ring *r, struct goblin_slice *rec)
+{
+    int rc, s;
+
+    if (sync_first(r)) {
         if ((rc = goblin__ring_sync(r)) != 0)
             return rc;
         if (r->epoch == 0)
             return 0;                       /* no client yet */
+        if (r->err != 0)
+            return r->err;
     }
+    rc = queue_peek(r, &r->rx, rec);
+    if ((s = goblin__ring_sync(r)) != 0)
+        return s;
+    return rc;
+}
+
+int goblin_ring_peek(goblin_ring *r, struct goblin_slice *rec)
+{                                                 /* consumer side */
+    if (r->server)
+        return server_peek(r, rec);
     if (r->err != 0)
         return r->err;
     if (r->acc_pos < r->acc_len)
@@ -338,11 +364,11 @@ int goblin_ring_peek(goblin_ring *r, struct goblin_slice *rec)
 int goblin_ring_poll(goblin_ring *r, struct goblin_slice *recs, unsigned max)
 {                                                 /* consumer side */
     unsigned n = 0;
-    int rc;
+    int rc = 0, s;
 
     if (max > 65536 || (recs == NULL && max > 0))
         return GOBLIN_EINVAL;
-    if (r->server && (rc = goblin__ring_sync(r)) != 0)
+    if (r->server && sync_first(r) && (rc = goblin__ring_sync(r)) != 0)
         return rc;
     if (r->err != 0)
         return r->err;
@@ -351,10 +377,12 @@ int goblin_ring_poll(goblin_ring *r, struct goblin_slice *recs, unsigned max)
     while (n < max) {
         rc = next_record(r, &recs[n]);
         if (rc <= 0)
-            return n > 0 ? (int)n : rc;
+            break;
         n++;
     }
-    return (int)n;
+    if (r->server && (s = goblin__ring_sync(r)) != 0)
+        return s;
+    return n > 0 ? (int)n : rc;
 }
 
 void goblin_ring_release(goblin_ring *r)

@@ -52,7 +52,19 @@ static inline int goblin__ring_queue_peek_plain(struct goblin__ring_queue *q,
     return 1;
 }
 
-/* goblin_ring_peek: the usual case inline. */
+/* Server: whether the client's epoch moved, or no client came yet. */
+static inline bool goblin__ring_session_moved(goblin_ring *r)
+{
+    /* Pairs with the client's store of epoch (goblin__ring_sync). */
+    uint64_t e = atomic_load_explicit(&r->hdr->epoch, memory_order_acquire);
+
+    return e != r->epoch || e == 0;
+}
+
+/* goblin_ring_peek: the usual case inline. A server loads the epoch
+ * after the stamp, as goblin_ring_peek does (see there); if it moved,
+ * goblin_ring_peek starts the new session, which resets the cursor
+ * this peek may have advanced. */
 static inline int goblin__ring_peek_fast(goblin_ring *r,
                                          struct goblin_slice *rec)
 {
@@ -60,15 +72,9 @@ static inline int goblin__ring_peek_fast(goblin_ring *r,
 
     if (__builtin_expect(r->err != 0 || r->acc_pos < r->acc_len, 0))
         return goblin_ring_peek(r, rec);
-    if (r->server &&
-        __builtin_expect(atomic_load_explicit(&r->hdr->epoch,
-                                              memory_order_acquire) !=
-                                 r->epoch ||
-                             r->epoch == 0,
-                         0))
-        return goblin_ring_peek(r, rec);
     rc = goblin__ring_queue_peek_plain(&r->rx, rec);
-    if (__builtin_expect(rc < 0, 0))
+    if (__builtin_expect(rc < 0, 0) ||
+        (r->server && __builtin_expect(goblin__ring_session_moved(r), 0)))
         return goblin_ring_peek(r, rec);
     return rc;
 }

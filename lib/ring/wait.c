@@ -102,6 +102,11 @@ bool goblin__ring_ready(goblin_ring *r, bool check_tail)
 
     if (r->err != 0 || r->acc_pos < r->acc_len)
         return true;
+    /* The stamp first, as in peek (queue.c). Without a client a match is
+     * harmless: peek then answers 0. */
+    if (atomic_load_explicit(goblin__ring_stamp(q, q->pos),
+                             memory_order_acquire) == (q->pos ^ q->key))
+        return true;
     if (r->server && atomic_load_explicit(&r->nudged, mo))
         return true;
     if (r->server) {
@@ -110,9 +115,6 @@ bool goblin__ring_ready(goblin_ring *r, bool check_tail)
         if (r->epoch == 0)
             return false;                   /* no client yet */
     }
-    if (atomic_load_explicit(goblin__ring_stamp(q, q->pos),
-                             memory_order_acquire) == (q->pos ^ q->key))
-        return true;
     return check_tail && tail_says_ready(r, q);
 }
 

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "ring/ring_fast.h"
 #include "test_ring_util.h"
 
 #define PAGE 4096u
@@ -573,6 +574,33 @@ static void test_a_new_session_discards_what_the_old_client_left(void **st)
     pair_close(&p);
 }
 
+/* The server looks at the next stamp before the epoch: a record found
+ * while a new client bumps the epoch must still not be handed out, by
+ * any of the three ways a server peeks. */
+static void test_a_record_met_as_the_epoch_moves_is_dropped(void **state)
+{
+    struct goblin_slice rec;
+    struct pair p;
+    int way, rc;
+
+    (void)state;
+    pair_open(&p, "moved", PAGE);
+    for (way = 0; way < 3; way++) {
+        assert_int_equal(goblin_ring_publish(p.cli, "old", 3), 0);
+        atomic_fetch_add(&p.srv->hdr->epoch, 1);    /* a new client */
+        if (way == 0)
+            rc = goblin__ring_peek_fast(p.srv, &rec);
+        else if (way == 1)
+            rc = goblin_ring_peek(p.srv, &rec);
+        else
+            rc = goblin_ring_poll(p.srv, &rec, 1);
+        assert_int_equal(rc, GOBLIN_RING_SESSION);
+        assert_int_equal(goblin_ring_peek(p.srv, &rec), 0);
+        assert_int_equal(goblin__ring_peek_fast(p.srv, &rec), 0);
+    }
+    pair_close(&p);
+}
+
 static void test_the_server_reports_each_new_session(void **state)
 {
     struct goblin_slice rec;
@@ -816,6 +844,7 @@ int main(void)
         cmocka_unit_test(test_commit_checks_its_reservation),
         cmocka_unit_test(test_drain_sets_replies_aside_in_order),
         cmocka_unit_test(test_a_new_session_discards_what_the_old_client_left),
+        cmocka_unit_test(test_a_record_met_as_the_epoch_moves_is_dropped),
         cmocka_unit_test(test_the_server_reports_each_new_session),
         cmocka_unit_test(test_a_client_reconnects_after_a_server_restart),
         cmocka_unit_test(test_a_stale_file_is_refused_then_taken_over),
