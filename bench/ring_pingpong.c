@@ -10,13 +10,17 @@
  *   ring: the client publishes a record (12 bytes by default) to SQ, the
  *         server peeks it, publishes a copy to CQ and releases it, the
  *         client peeks and releases the reply. Both sides busy-poll
- *         (spin), or wait with goblin_ring_wait (-i backoff).
+ *         with their own loop of peek and the relax hint (-i spin), or
+ *         wait with goblin_ring_wait as libgoblin's client and server
+ *         do: on rings that never sleep (-i wait), or that spin then
+ *         sleep (-i backoff).
  * Each round trip is timed with rdtscp (calibrated against
  * CLOCK_MONOTONIC after pinning); results are exact percentiles from a
  * one-cycle histogram.
  *
  * usage: ring_pingpong [-c CPU] [-s CPU] [-t SECONDS] [-w WINDOWS]
- *                      [-l LEN] [-z SIZE] [-p PATH] [-i spin|backoff]
+ *                      [-l LEN] [-z SIZE] [-p PATH]
+ *                      [-i spin|wait|backoff]
  */
 #include <getopt.h>
 #include <pthread.h>
@@ -71,6 +75,7 @@ struct hist {
 
 struct opts {
     int client_cpu, server_cpu, windows, idle;
+    int wait;           /* wait with goblin_ring_wait */
     double seconds;
     uint32_t len;
     uint64_t size;
@@ -86,7 +91,7 @@ struct shared {
     struct line ping, pong;
     goblin_ring *srv;
     int cpu;
-    int wait;           /* backoff: wait with goblin_ring_wait */
+    int wait;           /* wait with goblin_ring_wait */
 };
 
 static int pin(int cpu)
@@ -286,7 +291,7 @@ static void usage(void)
 {
     fprintf(stderr, "usage: ring_pingpong [-c CLIENT_CPU] [-s SERVER_CPU] "
                     "[-t SECONDS] [-w WINDOWS] [-l LEN] [-z SIZE] [-p PATH] "
-                    "[-i spin|backoff]\n");
+                    "[-i spin|wait|backoff]\n");
     exit(2);
 }
 
@@ -294,7 +299,7 @@ static void parse(int argc, char **argv, struct opts *o)
 {
     int c;
 
-    *o = (struct opts){0, 1, 20, GOBLIN_RING_IDLE_SPIN, 2.0, 12, 1 << 20,
+    *o = (struct opts){0, 1, 20, GOBLIN_RING_IDLE_SPIN, 0, 2.0, 12, 1 << 20,
                        ""};
     snprintf(o->path, sizeof(o->path), "/dev/shm/goblin-pingpong-%d.ring",
              (int)getpid());
@@ -307,11 +312,17 @@ static void parse(int argc, char **argv, struct opts *o)
         else if (c == 'z' && goblin_ring_size_parse(optarg, strlen(optarg),
                                                     &o->size) == 0) ;
         else if (c == 'p') snprintf(o->path, sizeof(o->path), "%s", optarg);
-        else if (c == 'i' && strcmp(optarg, "spin") == 0)
+        else if (c == 'i' && strcmp(optarg, "spin") == 0) {
             o->idle = GOBLIN_RING_IDLE_SPIN;
-        else if (c == 'i' && strcmp(optarg, "backoff") == 0)
+            o->wait = 0;
+        } else if (c == 'i' && strcmp(optarg, "wait") == 0) {
+            o->idle = GOBLIN_RING_IDLE_SPIN;
+            o->wait = 1;
+        } else if (c == 'i' && strcmp(optarg, "backoff") == 0) {
             o->idle = GOBLIN_RING_IDLE_BACKOFF;
-        else usage();
+            o->wait = 1;
+        } else
+            usage();
     }
     if (o->windows < 1 || o->seconds <= 0 || o->len < 2)
         usage();
@@ -328,7 +339,7 @@ static int setup(const struct opts *o, struct shared *sh, pthread_t *th,
     if ((rc = goblin_ring_create(o->path, &cfg, &sh->srv)) != 0)
         return rc;
     sh->cpu = o->server_cpu;
-    sh->wait = o->idle == GOBLIN_RING_IDLE_BACKOFF;
+    sh->wait = o->wait;
     if (pthread_create(th, NULL, server_main, sh) != 0)
         return GOBLIN_ENOMEM;
     return goblin_ring_open(o->path, &cfg, cli);
@@ -357,8 +368,10 @@ static void print_results(const struct opts *o, double ns, struct hist *raw,
            "%s, %d windows of each, %.1f s of each in all\n", o->client_cpu,
            o->server_cpu, ns, (unsigned)o->len,
            (unsigned long long)goblin_ring_capacity(o->size),
-           o->idle == GOBLIN_RING_IDLE_SPIN ? "spin" : "backoff", o->windows,
-           o->seconds);
+           o->idle == GOBLIN_RING_IDLE_BACKOFF ? "backoff"
+           : o->wait                           ? "wait"
+                                               : "spin",
+           o->windows, o->seconds);
     report("raw", raw, ns);
     report("ring", ring, ns);
     printf("ring/raw p50 %.2f  p99 %.2f  min %.2f  mean<p99 %.2f\n",
