@@ -443,6 +443,8 @@ def main():
     for name, title in [("shootout.md", "Latency shootout"),
                         ("icount.md", "Instructions per round trip"),
                         ("throughput.md", "Throughput (redis-benchmark)"),
+                        ("server_icount.md",
+                         "Server instructions per pipelined request"),
                         ("scripting.md",
                          "Scripting throughput (EVALSHA, FCALL)"),
                         ("pubsub.md", "Pub/Sub latency and memory"),

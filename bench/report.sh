@@ -12,8 +12,8 @@
 #
 #   bench/report.sh [--quick] [--out DIR] [--window-ms N] [--reps N]
 #                   [--requests N] [--repeat N]
-#                   [--skip shootout,icount,throughput,scripting,pubsub,
-#                          memory,microbench,aof,repl]
+#                   [--skip shootout,icount,server_icount,throughput,
+#                          scripting,pubsub,memory,microbench,aof,repl]
 #
 # --quick is the smoke run (a few seconds per step, tiny sizes): it proves
 # every step starts and prints; its figures and verdicts mean nothing.
@@ -68,7 +68,8 @@ OUT=${OUT:-$BUILD_DIR/report}
 mkdir -p "$OUT"
 rm -f "$OUT"/REPORT.md "$OUT"/shootout* "$OUT"/throughput.* "$OUT"/scripting.* \
     "$OUT"/pubsub.* \
-    "$OUT"/memory.* "$OUT"/microbench.* "$OUT"/icount.* "$OUT"/*.log
+    "$OUT"/memory.* "$OUT"/microbench.* "$OUT"/icount.* \
+    "$OUT"/server_icount.* "$OUT"/*.log
 rm -rf "$OUT/plots"
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
@@ -138,8 +139,12 @@ else
 fi
 if [ -n "${ICOUNT:-}" ] && command -v valgrind >/dev/null; then
     step icount bench/icount.sh "${ICOUNT_ARGS[@]}" --out "$OUT"
+    SIC_ARGS=()
+    [ "$QUICK" = 1 ] && SIC_ARGS=(--quick)
+    step server_icount bench/server_icount.sh "${SIC_ARGS[@]}" --out "$OUT"
 else
-    echo "report: icount skipped (needs valgrind, Debian: valgrind)"
+    echo "report: icount and server_icount skipped (need valgrind," \
+         "Debian: valgrind)"
 fi
 if [ -n "${MICROBENCH:-}" ]; then
     step microbench bench/microbench.sh --out "$OUT" "${MB_ARGS[@]}"
