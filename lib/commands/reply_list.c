@@ -32,19 +32,6 @@ static inline size_t bulk_size(size_t len)
     return len + (len < 10 ? 6 : len < 100 ? 7 : HDR + 2);
 }
 
-/* Room for need more bytes at the end of b, or NULL when b failed (as
- * each op of the writer, the rest of the reply is then dropped). Each
- * item asks for what it takes, so a reply that fits a transport's
- * buffer (goblin__output_redirect) stays there. */
-static inline char *room(struct goblin_buf *b, size_t need)
-{
-    if (__builtin_expect(b->cap - b->len >= need, 1))
-        return b->data + b->len;
-    if (b->failed || goblin_buf_reserve(b, need) != 0)
-        return NULL;
-    return b->data + b->len;
-}
-
 /* goblin__reply_strings into a RESP writer b. */
 static void resp_strings(goblin__exec *x, struct goblin_buf *b,
                          const struct goblin_slice *v, size_t n,
@@ -52,32 +39,28 @@ static void resp_strings(goblin__exec *x, struct goblin_buf *b,
 {
     char *p;
 
-    if (b->failed || (p = room(b, HDR)) == NULL)
+    if ((p = goblin__resp_room(b, HDR)) == NULL)
         return;
     b->len += goblin__resp_put_header(p, '*', n);
     for (size_t i = 0; i < n; i++) {
         if (nullable && v[i].ptr == NULL) {
-            if ((p = room(b, 5)) == NULL)
-                return;
-            if (x->resp == 3)
-                memcpy(p, "_\r\n", 3);
-            else
-                memcpy(p, "$-1\r\n", 5);
-            b->len += x->resp == 3 ? 3 : 5;
+            goblin__reply_null(x); /* the writer's own op, into b */
             continue;
         }
         if (v[i].len > SIZE_MAX - HDR - 2) {
             b->failed = true;
             return;
         }
-        if ((p = room(b, bulk_size(v[i].len))) == NULL)
+        if ((p = goblin__resp_room(b, bulk_size(v[i].len))) == NULL)
             return;
         b->len += goblin__resp_put_bulk(p, v[i].ptr, v[i].len);
     }
 }
 
 /* goblin__reply_scored into a RESP writer b. A score's text is made
- * first, so its item asks for exactly the room it takes. */
+ * first, so its item asks for exactly the room it takes (each item
+ * asking for what it takes keeps a reply that fits a transport's buffer,
+ * goblin__output_redirect, there). */
 static void resp_scored(goblin__exec *x, struct goblin_buf *b,
                         const struct goblin__scored *v, size_t n,
                         bool withscores)
@@ -86,7 +69,7 @@ static void resp_scored(goblin__exec *x, struct goblin_buf *b,
     char text[GOBLIN_DOUBLE_TEXT_MAX], *p;
     size_t t = 0, need, k;
 
-    if (b->failed || (p = room(b, HDR)) == NULL)
+    if ((p = goblin__resp_room(b, HDR)) == NULL)
         return;
     b->len += goblin__resp_put_header(p, '*',
                                       withscores && !pairs ? 2 * n : n);
@@ -102,7 +85,7 @@ static void resp_scored(goblin__exec *x, struct goblin_buf *b,
             t = goblin_double_format(text, v[i].score);
             need += pairs ? 4 + t + 3 : bulk_size(t);
         }
-        if ((p = room(b, need)) == NULL)
+        if ((p = goblin__resp_room(b, need)) == NULL)
             return;
         k = 0;
         if (pairs) {
@@ -110,14 +93,8 @@ static void resp_scored(goblin__exec *x, struct goblin_buf *b,
             k = 4;
         }
         k += goblin__resp_put_bulk(p + k, m.ptr, m.len);
-        if (pairs) {
-            p[k] = ',';
-            memcpy(p + k + 1, text, t);
-            memcpy(p + k + 1 + t, "\r\n", 2);
-            k += t + 3;
-        } else if (withscores) {
-            k += goblin__resp_put_bulk(p + k, text, t);
-        }
+        if (withscores)
+            k += goblin__resp_put_double_text(p + k, x->resp, text, t);
         b->len += k;
     }
 }

@@ -33,13 +33,7 @@ static inline struct goblin_resp_writer *W(struct goblin_sink *s)
 /* Room for n more bytes, or NULL when the buffer failed. */
 static inline char *room(struct goblin_sink *s, size_t n)
 {
-    struct goblin_buf *b = W(s)->out;
-
-    if (b->failed)
-        return NULL;
-    if (b->cap - b->len < n && goblin_buf_reserve(b, n) != 0)
-        return NULL;
-    return b->data + b->len;
+    return goblin__resp_room(W(s)->out, n);
 }
 
 static inline void advance(struct goblin_sink *s, size_t n)

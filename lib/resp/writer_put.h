@@ -54,15 +54,41 @@ static inline size_t goblin__resp_put_bulk(char *p, const void *data,
     return h + len + 2;
 }
 
-/* A double as RESP2 sends it (the bulk string of its text) or as RESP3
+/* Room for n more bytes at the end of b, or NULL when b failed: after
+ * a failure nothing more of the reply is written. */
+static inline char *goblin__resp_room(struct goblin_buf *b, size_t n)
+{
+    if (b->failed)
+        return NULL;
+    if (b->cap - b->len < n && goblin_buf_reserve(b, n) != 0)
+        return NULL;
+    return b->data + b->len;
+}
+
+/* A double's text t[0..n) as RESP2 sends it (a bulk string) or as RESP3
  * does (",text CRLF"). */
+static inline size_t goblin__resp_put_double_text(char *p, int proto,
+                                                  const char *t, size_t n)
+{
+    if (proto != 3)
+        return goblin__resp_put_bulk(p, t, n);
+    p[0] = ',';
+    goblin__copy_short(p + 1, t, n);
+    p[n + 1] = '\r';
+    p[n + 2] = '\n';
+    return n + 3;
+}
+
+/* A double, as goblin__resp_put_double_text; RESP3's text is formatted
+ * in place. */
 static inline size_t goblin__resp_put_double(char *p, int proto, double v)
 {
     char text[GOBLIN_DOUBLE_TEXT_MAX];
     size_t k;
 
     if (proto != 3)
-        return goblin__resp_put_bulk(p, text, goblin_double_format(text, v));
+        return goblin__resp_put_double_text(p, proto, text,
+                                            goblin_double_format(text, v));
     k = goblin_double_format(p + 1, v);
     p[0] = ',';
     p[k + 1] = '\r';

@@ -177,8 +177,6 @@ int goblin__sbe_direct(goblin_session *s, const void *rec, size_t len,
                          1))
         *rc = 0;
     else
-        *rc = s->out.failed                ? GOBLIN_ENOMEM
-              : (s->flags & SESS_OBUF_LIMIT) ? GOBLIN_ELIMIT
-                                             : GOBLIN_ECONNABORTED;
+        *rc = goblin__input_verdict(s, 0);
     return 1;
 }
