@@ -36,8 +36,8 @@ static void end(struct goblin__sbe_sink *k, int n)
 
 /* The entries of a group written by hand, the frame's exact size
  * reserved and its count checked already (begin): per entry its block
- * (block bytes from put_block, none for an ArrayReply), the member's
- * length and bytes, then the group's count once, where the generated
+ * (the score's 8 bytes; none for an ArrayReply), the member's length and
+ * bytes, then the group's count once, where the generated
  * writer checks and counts entry by entry. The layout is the schema's;
  * these pin what the loops rely on. */
 _Static_assert(GOBLIN_SBE_ARRAY_REPLY_ITEMS_BLOCK_LENGTH == 0 &&
