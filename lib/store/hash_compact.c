@@ -12,6 +12,7 @@
 #include "hash.h"
 #include "hash_entry.h"
 #include "hash_impl.h"
+#include "util/bytes_cmp.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -91,8 +92,7 @@ static bool entry_is(const uint8_t *p, struct goblin_slice field,
     struct goblin_slice f, val;
 
     (void)entry_read(p, &f, &val);
-    if (f.len != field.len ||
-        (f.len != 0 && memcmp(f.ptr, field.ptr, f.len) != 0))
+    if (f.len != field.len || !goblin__bytes_eq(f.ptr, field.ptr, f.len))
         return false;
     *v = val;
     return true;

@@ -38,6 +38,7 @@
 #include "hash_entry.h"
 #include "hash_impl.h"
 #include "hash_ttl.h"
+#include "util/bytes_cmp.h"
 
 #define CHUNK_SHIFT 18
 #define CHUNK ((uint32_t)1 << CHUNK_SHIFT)
@@ -109,7 +110,7 @@ static bool ops_eq(const void *owner, uint32_t id, const void *key,
     struct goblin_slice f, v;
 
     goblin__hf_pair(owner, id, &f, &v);
-    return f.len == len && (len == 0 || memcmp(f.ptr, key, len) == 0);
+    return f.len == len && goblin__bytes_eq(f.ptr, key, len);
 }
 
 static const struct goblin__swiss_ops ops = {ops_hash, ops_eq};

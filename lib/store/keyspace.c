@@ -35,6 +35,7 @@
 #include "set.h"
 #include "store.h"
 #include "zset.h"
+#include "util/bytes_cmp.h"
 
 #define KF_TYPE GOBLIN__REC_TYPE_MASK
 #define KF_EXP 0x08
@@ -517,22 +518,8 @@ static uint64_t ks_hash(const void *owner, uint32_t id)
     return rec_hash(st, rec_at(&st->ks, id));
 }
 
-/* Whether a[0, n) == b[0, n). Keys are mostly short: up to 16 bytes they
- * are compared with two overlapping loads from each side, no call. */
-static inline bool bytes_eq(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    if (n >= 8) {
-        if (n > 16)
-            return memcmp(a, b, n) == 0;
-        return goblin__hash_load64(a) == goblin__hash_load64(b) &&
-               goblin__hash_load64(a + n - 8) ==
-                   goblin__hash_load64(b + n - 8);
-    }
-    if (n >= 4)
-        return get32(a) == get32(b) && get32(a + n - 4) == get32(b + n - 4);
-    return n == 0 ||
-           (a[0] == b[0] && a[n >> 1] == b[n >> 1] && a[n - 1] == b[n - 1]);
-}
+/* Keys are mostly short: compared without a call (util/bytes_cmp.h). */
+#define bytes_eq goblin__bytes_eq
 
 static bool ks_eq(const void *owner, uint32_t id, const void *key,
                   size_t len)
@@ -812,15 +799,17 @@ static uint8_t *rec_new_obj(goblin_store *st, struct goblin_slice key,
 int goblin__key_lookup(goblin_store *st, struct goblin_slice key,
                        enum goblin_type type, void ***slot)
 {
+    struct probe p;
     uint32_t id;
-    uint8_t *rec;
 
-    if (!goblin__key_find(st, key, &id))
+    /* The probe's match holds the record and where its value starts. */
+    if (!key_find(st, key, &id, &p))
         return 0;
-    rec = rec_at(&st->ks, id);
-    if ((rec[0] & KF_TYPE) != (unsigned)type)
+    if ((p.rec[0] & KF_TYPE) != (unsigned)type)
         return GOBLIN_EWRONGTYPE;
-    *slot = type == GOBLIN_TYPE_STRING ? NULL : obj_slot(rec);
+    *slot = type == GOBLIN_TYPE_STRING
+                ? NULL
+                : (void **)(void *)(p.rec + align8(p.voff));
     return 1;
 }
 

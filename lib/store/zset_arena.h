@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "store.h"
+#include "util/bytes_cmp.h"
 
 #define ZA_SHIFT 16
 #define ZA_CHUNK ((uint32_t)1 << ZA_SHIFT)
@@ -183,12 +184,8 @@ static inline int za_cmp(const struct zarena *a, uint32_t pos,
 {
     size_t n;
     const uint8_t *p = za_member(a, pos, &n);
-    size_t k = n < len ? n : len;
-    int c = k > 0 ? memcmp(p, m, k) : 0;
 
-    if (c != 0)
-        return c;
-    return n < len ? -1 : n > len;
+    return goblin__bytes_cmp(p, n, m, len);
 }
 
 static inline int za_cmp_ids(const struct zarena *a, uint32_t x, uint32_t y)

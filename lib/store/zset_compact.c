@@ -113,7 +113,7 @@ static inline bool entry_is(const uint8_t *p, const void *m, size_t len,
         return false;
     if (len >= 8 && load64(p + 1 + len - 8) != tail)
         return false;
-    return len == 0 || memcmp(p + 1, m, len) == 0;
+    return goblin__bytes_eq(p + 1, m, len);
 }
 
 static inline uint64_t tail_of(const void *m, size_t len)
@@ -163,15 +163,7 @@ size_t goblin__zc_rank_score(const void *obj, double s, bool excl)
     return r;
 }
 
-static int mem_cmp(const void *a, size_t alen, const void *b, size_t blen)
-{
-    size_t n = alen < blen ? alen : blen;
-    int c = n > 0 ? memcmp(a, b, n) : 0;
-
-    if (c != 0)
-        return c;
-    return alen < blen ? -1 : alen > blen;
-}
+#define mem_cmp goblin__bytes_cmp
 
 size_t goblin__zc_rank_lex(const void *obj, const void *m, size_t len, bool excl)
 {

@@ -40,7 +40,7 @@ static bool ops_eq(const void *owner, uint32_t id, const void *key,
     size_t n;
     const uint8_t *m = za_member(&z->ar, id, &n);
 
-    return n == len && (len == 0 || memcmp(m, key, len) == 0);
+    return n == len && goblin__bytes_eq(m, key, len);
 }
 
 const struct goblin__swiss_ops goblin__zf_swiss_ops = {ops_hash, ops_eq};

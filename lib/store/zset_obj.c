@@ -132,12 +132,7 @@ size_t goblin__zset_obj_rank_lex(const void *obj, struct goblin_slice m,
 
 static int slice_cmp(struct goblin_slice a, struct goblin_slice b)
 {
-    size_t n = a.len < b.len ? a.len : b.len;
-    int c = n > 0 ? memcmp(a.ptr, b.ptr, n) : 0;
-
-    if (c != 0)
-        return c;
-    return a.len < b.len ? -1 : a.len > b.len;
+    return goblin__bytes_cmp(a.ptr, a.len, b.ptr, b.len);
 }
 
 /* Stable merge sort of pair indexes by member bytes. */
@@ -591,7 +586,7 @@ static int check_compact(const void *obj)
 {
     const struct zc_hdr *h = zc_hdr(obj);
     const uint8_t *p = zc_first(obj), *end = zc_end(obj);
-    struct zc_ent e, prev;
+    struct zc_ent e, prev = {0};
     size_t n = 0;
 
     if (h->used > h->cap || h->used < ZC_HDR || (h->flags & ~ZC_F_SKIPLIST))

@@ -41,12 +41,7 @@ struct input {
 
 static int slice_cmp(struct goblin_slice a, struct goblin_slice b)
 {
-    size_t n = a.len < b.len ? a.len : b.len;
-    int c = n > 0 ? memcmp(a.ptr, b.ptr, n) : 0;
-
-    if (c != 0)
-        return c;
-    return a.len < b.len ? -1 : a.len > b.len;
+    return goblin__bytes_cmp(a.ptr, a.len, b.ptr, b.len);
 }
 
 static int by_member(const struct elem *a, const struct elem *b)
