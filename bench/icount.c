@@ -88,6 +88,7 @@ static const struct op ops[] = {
     { "HGET", c_hget, a_hget },     { "ZADD", c_zadd, a_zadd },
     { "ZSCORE", c_zscore, a_zscore }, { "ZRANK", c_zrank, a_zrank },
     { "ZRANGE", c_zrange, a_zrange }, { "GET5", c_get5, a_get5 },
+    { "HSET10", c_hset10, a_hset10 }, { "ZADD10", c_zadd10, a_zadd10 },
 #ifdef GOBLIN_SCRIPTING
     { "EVALSHA", c_evalsha, NULL },   { "FCALL", c_fcall, NULL },
 #endif

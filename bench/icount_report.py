@@ -18,11 +18,13 @@ HEADS = {"ring-sbe": "ring SBE", "ring-resp": "ring RESP",
          "session-sbe": "session SBE", "session-resp": "session RESP",
          "capi": "C API", "capi-1key": "C API, one-key store"}
 OPS = ["PING", "SET", "GET", "HSET", "HGET", "ZADD", "ZSCORE", "ZRANK",
-       "ZRANGE", "GET5", "EVALSHA", "FCALL"]
+       "ZRANGE", "GET5", "HSET10", "ZADD10", "EVALSHA", "FCALL"]
 OP_NAMES = {"EVALSHA": "EVALSHA (GET, INCR, EXPIRE)",
             "FCALL": "FCALL (GET, INCR, EXPIRE)",
             "ZRANGE": "ZRANGE 0 9 WITHSCORES (10 members)",
-            "GET5": "GET of a 5-byte key"}
+            "GET5": "GET of a 5-byte key",
+            "HSET10": "HSET of 10 fields (all exist)",
+            "ZADD10": "ZADD of 10 members (all exist, one moves)"}
 
 # The targets stated on these counts: (row, op, at most, what).
 TARGETS = [("capi-1key", "GET5", 200,
