@@ -179,20 +179,29 @@ static int compact_set(goblin_store *st, void **objp,
     enum { MAX = GOBLIN__HASH_COMPACT_MAX_ENTRIES };
     struct goblin_slice repl[MAX], add[2 * MAX], v;
     uint64_t hs[MAX];
+    uint8_t *at[MAX];
     struct goblin__hc_edit e = {NULL, repl, add, hs, 0};
     const uint8_t *b = *objp;
     size_t n = b != NULL ? goblin__hc_len(b) : 0;
+    const uint8_t *end = b != NULL ? b + goblin__hc_bytes(b) : NULL;
+    bool in_place = b != NULL;
     uint8_t *nb;
 
     memset(repl, 0, n * sizeof(repl[0]));
     for (size_t i = 0; i < npairs; i++) {
-        struct goblin_slice f = fv[2 * i];
+        struct goblin_slice f = fv[2 * i], nv = fv[2 * i + 1];
         uint64_t h = field_hash(st, f);
         int idx = b != NULL ? goblin__hc_find(b, h, f, &v) : -1;
         size_t j;
 
         if (idx >= 0) {
-            repl[idx] = fv[2 * i + 1];
+            /* In place only if no value changes length and none is a
+             * view into the object itself. */
+            in_place &= v.len == nv.len &&
+                        ((const uint8_t *)nv.ptr >= end ||
+                         (const uint8_t *)nv.ptr + nv.len <= b);
+            at[idx] = (uint8_t *)v.ptr;
+            repl[idx] = nv;
             continue;
         }
         j = find_new(add, hs, e.nadd, h, f);
@@ -203,6 +212,14 @@ static int compact_set(goblin_store *st, void **objp,
             add[2 * j] = f;
         }
         add[2 * j + 1] = fv[2 * i + 1];
+    }
+    if (in_place && e.nadd == 0) {
+        /* Every field exists and keeps its value's length (a counter, a
+         * flag, a rewrite): the values are written where they lie. */
+        for (size_t i = 0; i < n; i++)
+            if (repl[i].len != 0)
+                memcpy(at[i], repl[i].ptr, repl[i].len);
+        return 0;
     }
     if (goblin__hc_rebuild(st, b, &e, &nb) != 0)
         return GOBLIN_ENOMEM;

@@ -135,10 +135,29 @@ static int slice_cmp(struct goblin_slice a, struct goblin_slice b)
     return goblin__bytes_cmp(a.ptr, a.len, b.ptr, b.len);
 }
 
-/* Stable merge sort of pair indexes by member bytes. */
+/* Pairs up to this many are sorted by insertion, and planned in
+ * space on the stack. */
+#define SMALL_ZADD 16
+
+/* Stable sort of pair indexes by member bytes: insertion for a few (no
+ * more compares than a merge sort's for members already in order, the
+ * usual case), merge otherwise. */
 static void sort_by_member(const struct goblin_zpair *pairs, uint32_t *ix,
                            uint32_t *tmp, size_t n)
 {
+    if (n <= SMALL_ZADD) {
+        for (size_t i = 1; i < n; i++) {
+            uint32_t v = ix[i];
+            size_t j = i;
+
+            for (; j > 0 && slice_cmp(pairs[ix[j - 1]].member,
+                                      pairs[v].member) > 0;
+                 j--)
+                ix[j] = ix[j - 1];
+            ix[j] = v;
+        }
+        return;
+    }
     for (size_t w = 1; w < n; w *= 2) {
         for (size_t lo = 0; lo < n; lo += 2 * w) {
             size_t mid = lo + w < n ? lo + w : n;
@@ -262,22 +281,23 @@ int goblin__zset_obj_add(goblin_store *st, void **objp, unsigned flags,
                          bool incr, const struct goblin_zpair *pairs,
                          size_t n, struct goblin__zadd_result *res)
 {
-    struct zchange one, *c = &one;
-    uint32_t first = 0, *ix = &first, *tmp = NULL;
+    struct zchange small_c[SMALL_ZADD], *c = small_c;
+    uint32_t small_ix[SMALL_ZADD], *ix = small_ix, *tmp = NULL;
     size_t k = 0, bytes = 0;
     int rc = 0;
 
     memset(res, 0, sizeof(*res));
-    if (n > 1) {
+    if (n > SMALL_ZADD) {
         bytes = goblin__mul(n, 2 * sizeof(uint32_t) + sizeof(*c));
         if (n > UINT32_MAX || (ix = goblin__alloc(st, bytes)) == NULL)
             return GOBLIN_ENOMEM;
         tmp = ix + n;
         c = (struct zchange *)(void *)(tmp + n);
-        for (size_t i = 0; i < n; i++)
-            ix[i] = (uint32_t)i;
-        sort_by_member(pairs, ix, tmp, n);
     }
+    for (size_t i = 0; i < n; i++)
+        ix[i] = (uint32_t)i;
+    if (n > 1)
+        sort_by_member(pairs, ix, tmp, n);
     for (size_t i = 0, g; i < n; i += g) {
         for (g = 1; i + g < n; g++)
             if (slice_cmp(pairs[ix[i]].member, pairs[ix[i + g]].member) != 0)
@@ -291,7 +311,7 @@ int goblin__zset_obj_add(goblin_store *st, void **objp, unsigned flags,
     if (k > 0)
         rc = apply(st, objp, c, k);
 out:
-    if (n > 1)
+    if (n > SMALL_ZADD)
         goblin__free(st, ix, bytes);
     return rc;
 }

@@ -549,6 +549,43 @@ static void test_conversion_at_length_limits(void **state)
 
 /* Redis 7.0 counts distinct fields: 129 pairs of one field stay compact
  * (7.2 would convert; redis-server 7.0.15 answers listpack). */
+/* Several existing fields at once, every value keeping its length: written
+ * in place, the last of a repeated field winning, and a value that is a
+ * view into the hash itself read as it was before the call. */
+static void test_same_length_overwrite_of_many_fields(void **state)
+{
+    struct fixture *fx = *state;
+    goblin_store *st = fx->st;
+    struct goblin_slice fv[8] = {S("a"), S("11"), S("b"), S("22"),
+                                 S("c"), S("33"), S("d"), S("")};
+    struct goblin_slice va, vb;
+
+    assert_int_equal(goblin_hash_set(st, S("h"), fv, 4), 4);
+    fv[1] = S("44"), fv[3] = S("55"), fv[4] = S("a"), fv[5] = S("66");
+    assert_int_equal(goblin_hash_set(st, S("h"), fv, 4), 0);
+    assert_value(st, S("h"), S("a"), "66", 2);
+    assert_value(st, S("h"), S("b"), "55", 2);
+    assert_value(st, S("h"), S("c"), "33", 2);
+    assert_value(st, S("h"), S("d"), "", 0);
+    assert_int_equal(goblin_hash_len(st, S("h")), 4);
+    /* b := a's value, a := b's value, both views into the hash. */
+    assert_int_equal(goblin_hash_get(st, S("h"), S("a"), &va), 1);
+    assert_int_equal(goblin_hash_get(st, S("h"), S("b"), &vb), 1);
+    {
+        struct goblin_slice swap[4] = {S("b"), va, S("a"), vb};
+
+        assert_int_equal(goblin_hash_set(st, S("h"), swap, 2), 0);
+    }
+    assert_value(st, S("h"), S("a"), "55", 2);
+    assert_value(st, S("h"), S("b"), "66", 2);
+    /* One value changing length among same-length ones. */
+    fv[1] = S("7"), fv[3] = S("88"), fv[5] = S("99");
+    assert_int_equal(goblin_hash_set(st, S("h"), fv, 3), 0);
+    assert_value(st, S("h"), S("a"), "99", 2);
+    assert_value(st, S("h"), S("b"), "88", 2);
+    assert_string_equal(encoding(st, S("h")), "listpack");
+}
+
 static void test_many_pairs_in_one_call_count_distinct_fields(void **state)
 {
     struct fixture *fx = *state;
@@ -1070,6 +1107,7 @@ int main(void)
         FIXTURE_TEST(test_incrbyfloat_errors),
         FIXTURE_TEST(test_conversion_at_entry_limit),
         FIXTURE_TEST(test_conversion_at_length_limits),
+        FIXTURE_TEST(test_same_length_overwrite_of_many_fields),
         FIXTURE_TEST(test_many_pairs_in_one_call_count_distinct_fields),
         FIXTURE_TEST(test_full_hash_keeps_working_when_small_again),
         FIXTURE_TEST(test_growth_with_interleaved_deletes),
