@@ -46,13 +46,16 @@ void goblin__sbe_zadd(struct goblin__sbe_req *r)
         (pairs = goblin__sbe_scratch(r, v.members.count,
                                      sizeof(*pairs))) == NULL)
         return;
-    for (; goblin_sbe_zadd_members_next(&v.members, &e); n++) {
+    /* goblin_sbe_zadd_members_next without its checks (the decoder's
+     * are enough); the score is the block's first field. */
+    while ((e.block = goblin__sbe_next(&v.members, 1, &e.member)) != NULL) {
         pairs[n].score = goblin_sbe_zadd_members_score(&e);
         pairs[n].member = e.member;
         if (isnan(pairs[n].score)) {
             goblin__reply_error(&r->x, ERR_NOTFLOAT);
             return;
         }
+        n++;
     }
     goblin__exec_zadd(&r->x, v.key, flags, incr, pairs, n);
 }

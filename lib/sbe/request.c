@@ -38,7 +38,7 @@ struct goblin_slice *goblin__sbe_gather(struct goblin__sbe_req *r,
 
     if (v == NULL)
         return NULL;
-    while (goblin_sbe_rt_entry_next(&g, nvar, v + i) != NULL)
+    while (goblin__sbe_next(&g, nvar, v + i) != NULL)
         i += nvar;
     *n = i;
     return v;

@@ -94,6 +94,32 @@ bool goblin__sbe_decoded(struct goblin__sbe_req *r, int rc);
  * dropped); replies OOM and returns NULL when it cannot grow. */
 void *goblin__sbe_scratch(struct goblin__sbe_req *r, size_t n, size_t size);
 
+/* The next entry of g, a group of a message its decoder accepted: its
+ * block (NULL after the last), and its nvar data fields in out[]. The
+ * decoder (goblin_sbe_rt_group) has checked every entry's block and data
+ * fields against the frame, which no one writes meanwhile (a ring record
+ * is copied first), so unlike goblin_sbe_rt_entry_next this walk checks
+ * nothing. */
+static inline const uint8_t *goblin__sbe_next(struct goblin_sbe_group *g,
+                                              unsigned nvar,
+                                              struct goblin_slice *out)
+{
+    const uint8_t *block = g->p, *p = g->p + g->block_length;
+
+    if (g->count == 0)
+        return NULL;
+    for (unsigned j = 0; j < nvar; j++) {
+        uint32_t len = goblin_sbe_rd_u32(p);
+
+        out[j].ptr = p + GOBLIN_SBE_VAR_HEADER_LENGTH;
+        out[j].len = len;
+        p += GOBLIN_SBE_VAR_HEADER_LENGTH + len;
+    }
+    g->p = p;
+    g->count--;
+    return block;
+}
+
 /* The data fields of every entry of g (nvar per entry, entry by entry)
  * as slices in the scratch area, with one spare slot after them; *n gets
  * how many. NULL after an OOM reply. */
