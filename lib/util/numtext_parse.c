@@ -281,6 +281,39 @@ static double num_value(const struct num *n, int *range_err)
     return n->neg ? -v : v;
 }
 
+/* The usual score: [-]DIGITS[.DIGITS], at most 19 digits, whose digits
+ * as an integer w fit in 53 bits. Then w and 10^f (f fraction digits,
+ * at most 19) are exact doubles and one division rounds correctly, to
+ * the value every correctly rounded reading gives (num_value's). 1 with
+ * *out, 0 for anything else (left to the full scan). */
+static int short_decimal_value(const char *s, size_t len, double *out)
+{
+    size_t i = s[0] == '-', point = 0, digits = 0;
+    uint64_t w = 0;
+
+    if (len - i > 20)
+        return 0;
+    for (; i < len; i++) {
+        unsigned d = (unsigned)(unsigned char)s[i] - '0';
+
+        if (d < 10) {
+            if (++digits > 19)
+                return 0;
+            w = w * 10 + d;
+        } else if (s[i] == '.' && point == 0 && digits > 0 && i + 1 < len) {
+            point = digits;
+        } else {
+            return 0;
+        }
+    }
+    if (digits == 0 || w > (UINT64_C(1) << 53))
+        return 0;
+    *out = point ? (double)w / exact_pow10[digits - point] : (double)w;
+    if (s[0] == '-')
+        *out = -*out;
+    return 1;
+}
+
 int goblin_double_parse(const char *s, size_t len, double *out)
 {
     struct num n;
@@ -289,6 +322,8 @@ int goblin_double_parse(const char *s, size_t len, double *out)
 
     if (len == 0 || is_c_space(s[0]))
         return GOBLIN_ENOTFLOAT;
+    if (short_decimal_value(s, len, out))
+        return 0;
     scan_number(s, len, &n);
     if (n.kind == NUM_NONE || n.kind == NUM_NAN || n.len != len)
         return GOBLIN_ENOTFLOAT;

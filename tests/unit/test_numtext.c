@@ -359,6 +359,47 @@ static void test_double_parse_is_correctly_rounded(void **state)
     }
 }
 
+/* The plain decimals scores mostly are ([-]DIGITS[.DIGITS], no exponent,
+ * up to 20 digits: both sides of the short path's limits of 19 digits and
+ * 2^53) give what strtod gives, bit for bit, signed zeros included. */
+static void test_double_parse_of_plain_decimals(void **state)
+{
+    static const char *edge[] = {
+        "9007199254740992", "9007199254740993", "900719925474099.3",
+        "0.9999999999999999999", "1234567890123456789",
+        "12345678901234567890", "1.234567890123456789", "-0.0", "-0",
+        "0.0000000000000000001", "000000000000000000001", "5.75", "-10.1",
+    };
+    char text[32];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+        double got, want = strtod(edge[i], NULL);
+
+        assert_int_equal(goblin_double_parse(edge[i], strlen(edge[i]), &got),
+                         0);
+        if (memcmp(&got, &want, sizeof(got)) != 0)
+            fail_msg("'%s': %a, want %a", edge[i], got, want);
+    }
+    for (int i = 0; i < 500000; i++) {
+        int nd = 1 + (int)(rnd() % 20), k = 0, point = (int)(rnd() % nd);
+        double want, got;
+
+        if (rnd() % 2)
+            text[k++] = '-';
+        for (int j = 0; j < nd; j++) {
+            if (j == point && j > 0)
+                text[k++] = '.';
+            text[k++] = (char)('0' + rnd() % 10);
+        }
+        text[k] = '\0';
+        want = strtod(text, NULL);
+        assert_int_equal(goblin_double_parse(text, (size_t)k, &got), 0);
+        if (memcmp(&got, &want, sizeof(got)) != 0)
+            fail_msg("'%s': %a, want %a", text, got, want);
+    }
+}
+
 /* Halfway between two doubles, a digit far past the 800th decides. */
 static void test_double_parse_uses_digits_past_the_limit(void **state)
 {
@@ -806,6 +847,7 @@ int main(void)
         cmocka_unit_test(test_double_parse_accepts_what_redis_accepts),
         cmocka_unit_test(test_double_parse_rejects_what_redis_rejects),
         cmocka_unit_test(test_double_parse_is_correctly_rounded),
+        cmocka_unit_test(test_double_parse_of_plain_decimals),
         cmocka_unit_test(test_double_parse_uses_digits_past_the_limit),
         cmocka_unit_test(test_parse_ignores_the_process_locale),
         cmocka_unit_test(test_int64_parse_is_string2ll),
