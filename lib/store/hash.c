@@ -185,13 +185,20 @@ static int compact_set(goblin_store *st, void **objp,
     size_t n = b != NULL ? goblin__hc_len(b) : 0;
     const uint8_t *end = b != NULL ? b + goblin__hc_bytes(b) : NULL;
     bool in_place = b != NULL;
+    uint32_t offs[MAX], *off = NULL;
     uint8_t *nb;
 
     memset(repl, 0, n * sizeof(repl[0]));
+    if (npairs > 1 && n > 1) {
+        goblin__hc_offsets(b, offs); /* one pass for all the lookups */
+        off = offs;
+    }
     for (size_t i = 0; i < npairs; i++) {
         struct goblin_slice f = fv[2 * i], nv = fv[2 * i + 1];
         uint64_t h = field_hash(st, f);
-        int idx = b != NULL ? goblin__hc_find(b, h, f, &v) : -1;
+        int idx = b == NULL ? -1
+                  : off != NULL ? goblin__hc_find_at(b, off, h, f, &v)
+                                : goblin__hc_find(b, h, f, &v);
         size_t j;
 
         if (idx >= 0) {

@@ -86,8 +86,8 @@ void goblin__hc_pair(const uint8_t *b, size_t i, struct goblin_slice *f,
 }
 
 /* Whether the entry at p holds field; sets *v only when it does. */
-static bool entry_is(const uint8_t *p, struct goblin_slice field,
-                     struct goblin_slice *v)
+static inline __attribute__((always_inline)) bool entry_is(
+    const uint8_t *p, struct goblin_slice field, struct goblin_slice *v)
 {
     struct goblin_slice f, val;
 
@@ -115,8 +115,17 @@ static inline uint32_t match16(const uint8_t *fps, uint8_t fp)
 #endif
 }
 
-int goblin__hc_find(const uint8_t *b, uint64_t h, struct goblin_slice field,
-                    struct goblin_slice *v)
+/* The entry of b at i: through at[] when the caller has every entry's
+ * offset, else by stepping from the directory. */
+static inline const uint8_t *entry_of(const uint8_t *b, const uint32_t *at,
+                                      size_t i)
+{
+    return at != NULL ? b + at[i] : entry_at(b, i);
+}
+
+static inline __attribute__((always_inline)) int find(
+    const uint8_t *b, const uint32_t *at, uint64_t h,
+    struct goblin_slice field, struct goblin_slice *v)
 {
     size_t n = goblin__hc_len(b), i = 0;
     const uint8_t *fps = b + GOBLIN__HC_HDR;
@@ -126,15 +135,38 @@ int goblin__hc_find(const uint8_t *b, uint64_t h, struct goblin_slice field,
         for (uint32_t m = match16(fps + i, fp); m != 0; m &= m - 1) {
             size_t k = i + (size_t)__builtin_ctz(m);
 
-            if (entry_is(entry_at(b, k), field, v))
+            if (entry_is(entry_of(b, at, k), field, v))
                 return (int)k;
         }
     }
     for (; i < n; i++) {
-        if (fps[i] == fp && entry_is(entry_at(b, i), field, v))
+        if (fps[i] == fp && entry_is(entry_of(b, at, i), field, v))
             return (int)i;
     }
     return -1;
+}
+
+int goblin__hc_find(const uint8_t *b, uint64_t h, struct goblin_slice field,
+                    struct goblin_slice *v)
+{
+    return find(b, NULL, h, field, v);
+}
+
+void goblin__hc_offsets(const uint8_t *b, uint32_t *at)
+{
+    size_t n = goblin__hc_len(b);
+    const uint8_t *p = entries(b, n);
+
+    for (size_t i = 0; i < n; i++) {
+        at[i] = (uint32_t)(p - b);
+        p = entry_skip(p);
+    }
+}
+
+int goblin__hc_find_at(const uint8_t *b, const uint32_t *at, uint64_t h,
+                       struct goblin_slice field, struct goblin_slice *v)
+{
+    return find(b, at, h, field, v);
 }
 
 void goblin__hc_iter_init(struct goblin__hc_iter *it, const uint8_t *b)

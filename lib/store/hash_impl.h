@@ -41,6 +41,15 @@ size_t goblin__hc_bytes(const uint8_t *b);
 int goblin__hc_find(const uint8_t *b, uint64_t h, struct goblin_slice field,
                     struct goblin_slice *v);
 
+/* Every entry's offset from b (goblin__hc_len(b) of them), so that a
+ * call looking up many fields steps over the entries once, not once per
+ * field. */
+void goblin__hc_offsets(const uint8_t *b, uint32_t *at);
+
+/* goblin__hc_find with the offsets goblin__hc_offsets gave. */
+int goblin__hc_find_at(const uint8_t *b, const uint32_t *at, uint64_t h,
+                       struct goblin_slice field, struct goblin_slice *v);
+
 /* The pair at index i (< n). */
 void goblin__hc_pair(const uint8_t *b, size_t i, struct goblin_slice *f,
                      struct goblin_slice *v);
