@@ -215,7 +215,53 @@ static int play(unsigned flags, bool incr, bool *exists, double *cur,
 /* Plays a group of pairs (indexes ix[0, g)) for one member and records
  * the change it makes, if any, at *c. Returns 1 if it did, 0, or an
  * error. */
-static int plan_group(const void *obj, unsigned flags, bool incr,
+/* A compact set's members and scores, decoded once for a ZADD of
+ * several members, each with its first 8 bytes as a word: a lookup then
+ * compares a length and a word per entry (all of a member of up to 8
+ * bytes), not decoding every entry it passes. */
+struct zc_table {
+    size_t n;
+    struct zc_ent e[GOBLIN__ZSET_COMPACT_MAX_ENTRIES];
+    uint64_t head[GOBLIN__ZSET_COMPACT_MAX_ENTRIES];
+};
+
+static uint64_t head_of(const void *m, size_t len)
+{
+    uint64_t w = 0;
+
+    memcpy(&w, m, len < 8 ? len : 8);
+    return w;
+}
+
+static void table_fill(const void *obj, struct zc_table *t)
+{
+    const uint8_t *p = zc_first(obj), *end = zc_end(obj);
+
+    for (t->n = 0; p < end; p += t->e[t->n++].size) {
+        zc_decode(p, &t->e[t->n]);
+        t->head[t->n] = head_of(t->e[t->n].m, t->e[t->n].len);
+    }
+}
+
+static bool table_lookup(const struct zc_table *t, struct goblin_slice m,
+                         double *score)
+{
+    uint64_t head = head_of(m.ptr, m.len);
+
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->head[i] == head && t->e[i].len == m.len &&
+            (m.len <= 8 ||
+             memcmp(t->e[i].m + 8, (const uint8_t *)m.ptr + 8, m.len - 8) ==
+                 0)) {
+            *score = t->e[i].score;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int plan_group(const void *obj, const struct zc_table *t,
+                      unsigned flags, bool incr,
                       const struct goblin_zpair *pairs, const uint32_t *ix,
                       size_t g, struct zchange *c,
                       struct goblin__zadd_result *res)
@@ -223,7 +269,9 @@ static int plan_group(const void *obj, unsigned flags, bool incr,
     struct goblin_slice m = pairs[ix[0]].member;
     double old = 0, cur;
     uint32_t id = 0;
-    bool was = lookup(obj, m.ptr, m.len, &old, &id), now = was;
+    bool was = t != NULL ? table_lookup(t, m, &old)
+                         : lookup(obj, m.ptr, m.len, &old, &id),
+         now = was;
     int rc;
 
     cur = old;
@@ -282,6 +330,7 @@ int goblin__zset_obj_add(goblin_store *st, void **objp, unsigned flags,
                          size_t n, struct goblin__zadd_result *res)
 {
     struct zchange small_c[SMALL_ZADD], *c = small_c;
+    struct zc_table table, *t = NULL;
     uint32_t small_ix[SMALL_ZADD], *ix = small_ix, *tmp = NULL;
     size_t k = 0, bytes = 0;
     int rc = 0;
@@ -298,11 +347,16 @@ int goblin__zset_obj_add(goblin_store *st, void **objp, unsigned flags,
         ix[i] = (uint32_t)i;
     if (n > 1)
         sort_by_member(pairs, ix, tmp, n);
+    if (n > 1 && kind_of(*objp) == ZK_COMPACT) {
+        table_fill(*objp, &table);
+        t = &table;
+    }
     for (size_t i = 0, g; i < n; i += g) {
         for (g = 1; i + g < n; g++)
             if (slice_cmp(pairs[ix[i]].member, pairs[ix[i + g]].member) != 0)
                 break;
-        rc = plan_group(*objp, flags, incr, pairs, ix + i, g, &c[k], res);
+        rc = plan_group(*objp, t, flags, incr, pairs, ix + i, g, &c[k],
+                        res);
         if (rc < 0)
             goto out;
         k += (size_t)rc;

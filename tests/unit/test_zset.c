@@ -191,6 +191,55 @@ static void test_zadd_pairs_apply_left_to_right(void **state)
     assert_true(s == 3);
 }
 
+/* A ZADD of many pairs on a compact set finds members that share their
+ * first 8 bytes or are prefixes of each other, repeated members included,
+ * whether the call sorts by insertion (up to 16 pairs) or by merging. */
+static void test_zadd_many_pairs_of_members_sharing_a_prefix(void **state)
+{
+    goblin_store *st = ((struct fixture *)*state)->st;
+    /* Binary members too: a member's first word pads with zero bytes,
+     * so "ab" and "ab\0" differ only by length. */
+    static const struct goblin_slice names[] = {
+        S("user:00"), S("user:0001"), S("user:0001x"), {"ab\0", 3},
+        {"ab\0\0\0\0\0\0\0", 9}, S("user:00000000001"), S("user:000"),
+        S("user:0001y"), S("user:00000000002"), S("user:0000000000123"),
+        S("u"), S(""), {"ab", 2}, {"ab\0\0\0\0\0\0", 8},
+    };
+    enum { N = sizeof(names) / sizeof(names[0]) };
+    struct goblin_zpair p[2 * N];
+    double want[N], s;
+
+    for (size_t i = 0; i < N; i++) {
+        p[i] = (struct goblin_zpair){(double)i, names[i]};
+        want[i] = (double)i;
+    }
+    assert_int_equal(goblin_zset_add_pairs(st, S("z"), 0, p, 6), 6);
+    for (size_t round = 0; round < 2; round++) {
+        /* Round 0: N pairs; round 1: 2N (each member twice, the second
+         * score winning). Existing members keep or change their score. */
+        size_t n = round == 0 ? N : 2 * N;
+
+        for (size_t i = 0; i < n; i++) {
+            size_t m = i % N;
+            double score = m % 3 == 0 ? want[m] : 100.0 * (double)round + i;
+
+            p[i] = (struct goblin_zpair){score, names[m]};
+        }
+        for (size_t i = 0; i < n; i++)
+            want[i % N] = p[i].score;
+        /* The first 6 were there; the rest are added in round 0. */
+        assert_int_equal(goblin_zset_add_pairs(st, S("z"), 0, p, n),
+                         round == 0 ? N - 6 : 0);
+        assert_string_equal(encoding(st, "z"), "listpack");
+        check_obj(st, "z");
+        assert_int_equal(goblin_zset_card(st, S("z")), N);
+        for (size_t i = 0; i < N; i++) {
+            assert_int_equal(goblin_zset_score(st, S("z"), names[i], &s), 1);
+            assert_true(s == want[i]);
+        }
+    }
+}
+
 static bool bad_combo(unsigned f)
 {
     bool nx = f & GOBLIN_ZADD_NX, xx = f & GOBLIN_ZADD_XX;
@@ -937,6 +986,7 @@ int main(void)
         FIXTURE_TEST(test_zadd_adds_and_updates),
         FIXTURE_TEST(test_zadd_nan_is_rejected_and_changes_nothing),
         FIXTURE_TEST(test_zadd_pairs_apply_left_to_right),
+        FIXTURE_TEST(test_zadd_many_pairs_of_members_sharing_a_prefix),
         FIXTURE_TEST(test_zadd_every_flag_combination),
         FIXTURE_TEST(test_zadd_incr_and_its_nil_cases),
         FIXTURE_TEST(test_zincrby_nan_result_is_an_error),
