@@ -726,11 +726,19 @@ static inline void goblin_sbe_rt_put_var(struct goblin_sbe_writer *w,
 {
     uint8_t *p;
 
-    if (w->err == 0 && v.len > GOBLIN_SBE_VAR_MAX)
-        w->err = GOBLIN_ELIMIT;
-    p = goblin_sbe_rt_put(w, GOBLIN_SBE_VAR_HEADER_LENGTH + v.len);
-    if (p == NULL)
+    /* The usual case in one test: no failure yet, a length the schema
+     * allows, room for it. */
+    if (__builtin_expect(w->err != 0 || v.len > GOBLIN_SBE_VAR_MAX ||
+                             GOBLIN_SBE_VAR_HEADER_LENGTH + v.len >
+                                 w->cap - w->pos,
+                         0)) {
+        if (w->err == 0)
+            w->err = v.len > GOBLIN_SBE_VAR_MAX ? GOBLIN_ELIMIT
+                                                : GOBLIN_ERANGE;
         return;
+    }
+    p = w->buf + w->pos;
+    w->pos += GOBLIN_SBE_VAR_HEADER_LENGTH + v.len;
     goblin_sbe_wr_u32(p, (uint32_t)v.len);
     goblin__copy_short(p + GOBLIN_SBE_VAR_HEADER_LENGTH, v.ptr, v.len);
 }
