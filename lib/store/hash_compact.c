@@ -139,6 +139,22 @@ static inline __attribute__((always_inline)) int find(
                 return (int)k;
         }
     }
+    if (i == n)
+        return -1;
+    /* The last 1-15 fingerprints in one masked match when 16 bytes from
+     * there lie in the block: each entry has a header of 2 bytes at
+     * least, so n - i fingerprints and the 2n entry bytes that follow
+     * them are 16 bytes or more once n >= 6. */
+    if (n >= 6) {
+        for (uint32_t m = match16(fps + i, fp) & ((1u << (n - i)) - 1);
+             m != 0; m &= m - 1) {
+            size_t k = i + (size_t)__builtin_ctz(m);
+
+            if (entry_is(entry_of(b, at, k), field, v))
+                return (int)k;
+        }
+        return -1;
+    }
     for (; i < n; i++) {
         if (fps[i] == fp && entry_is(entry_of(b, at, i), field, v))
             return (int)i;
