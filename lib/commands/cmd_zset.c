@@ -48,13 +48,17 @@ struct zadd_args {
 
 bool goblin__zadd_check(goblin__exec *x, unsigned flags, bool incr, size_t n)
 {
+    unsigned excl = flags & (GOBLIN_ZADD_NX | GOBLIN_ZADD_GT |
+                             GOBLIN_ZADD_LT);
+
     if ((flags & GOBLIN_ZADD_NX) && (flags & GOBLIN_ZADD_XX)) {
         goblin__reply_error(x, "ERR XX and NX options at the same time are "
                                "not compatible");
         return false;
     }
-    if (__builtin_popcount(flags & (GOBLIN_ZADD_NX | GOBLIN_ZADD_GT |
-                                    GOBLIN_ZADD_LT)) > 1) {
+    /* More than one of them: a bit left after clearing the lowest (no
+     * popcount call on CPUs the build does not assume have one). */
+    if ((excl & (excl - 1)) != 0) {
         goblin__reply_error(x, "ERR GT, LT, and/or NX options at the same "
                                "time are not compatible");
         return false;
