@@ -25,6 +25,7 @@
 #include "hash_ttl.h"
 #include "keyspace.h"
 #include "goblin/numtext.h"
+#include "util/copy_short.h"
 
 /* A pair's entry (header + field + value) must fit 32 bits. */
 #define MAX_PAIR_BYTES ((size_t)UINT32_MAX - GOBLIN__ENT_MAX_HDR)
@@ -225,7 +226,7 @@ static int compact_set(goblin_store *st, void **objp,
          * flag, a rewrite): the values are written where they lie. */
         for (size_t i = 0; i < n; i++)
             if (repl[i].len != 0)
-                memcpy(at[i], repl[i].ptr, repl[i].len);
+                goblin__copy_short(at[i], repl[i].ptr, repl[i].len);
         return 0;
     }
     if (goblin__hc_rebuild(st, b, &e, &nb) != 0)
