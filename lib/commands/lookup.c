@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "engine/session.h"
+#include "util/bytes_cmp.h"
 
 #define NAME_MAX_LEN 40
 #define NAME_SLOT 48 /* bytes per padded lower-case name copy */
@@ -36,22 +37,6 @@ static inline uint64_t fold8(uint64_t w)
     return w | (upper >> 2);
 }
 
-static inline uint64_t ld64(const unsigned char *p)
-{
-    uint64_t v;
-
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static inline uint64_t ld32(const unsigned char *p)
-{
-    uint32_t v;
-
-    memcpy(&v, p, 4);
-    return v;
-}
-
 static inline uint64_t mix(uint64_t h)
 {
     h *= 0xff51afd7ed558ccdull;
@@ -66,9 +51,9 @@ static inline uint64_t mix(uint64_t h)
 static inline uint64_t word(const unsigned char *p, size_t n, size_t i)
 {
     if (n >= 8)
-        return ld64(p + (i + 8 <= n ? i : n - 8));
+        return goblin__ld64(p + (i + 8 <= n ? i : n - 8));
     if (n >= 4)
-        return ld32(p) | ld32(p + n - 4) << 32;
+        return goblin__ld32(p) | (uint64_t)goblin__ld32(p + n - 4) << 32;
     return (uint64_t)p[0] | (uint64_t)p[n >> 1] << 8 |
            (uint64_t)p[n - 1] << 16;
 }

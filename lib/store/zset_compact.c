@@ -95,14 +95,6 @@ static inline size_t entry_skip(const uint8_t *p)
     return 2 + len + zc_tag_extra(p[1 + len]);
 }
 
-static inline uint64_t load64(const void *p)
-{
-    uint64_t v;
-
-    memcpy(&v, p, 8);
-    return v;
-}
-
 /* Whether the entry at p holds member m (len bytes, last 8 of them in
  * tail). Members often share a prefix ("user:..."), so the last eight
  * bytes go first. */
@@ -111,14 +103,14 @@ static inline bool entry_is(const uint8_t *p, const void *m, size_t len,
 {
     if (p[0] != len)
         return false;
-    if (len >= 8 && load64(p + 1 + len - 8) != tail)
+    if (len >= 8 && goblin__ld64(p + 1 + len - 8) != tail)
         return false;
     return goblin__bytes_eq(p + 1, m, len);
 }
 
 static inline uint64_t tail_of(const void *m, size_t len)
 {
-    return len >= 8 ? load64((const uint8_t *)m + len - 8) : 0;
+    return len >= 8 ? goblin__ld64((const uint8_t *)m + len - 8) : 0;
 }
 
 int goblin__zc_find(const void *obj, const void *m, size_t len, struct zc_ent *e,
