@@ -33,7 +33,7 @@
 static inline uint64_t field_hash(const goblin_store *st,
                                   struct goblin_slice f)
 {
-    return goblin__hash_bytes(st->hash_seed, f.ptr, f.len);
+    return goblin__hash_with(st->hash_secret, f.ptr, f.len);
 }
 
 /* ---- object layer ---- */

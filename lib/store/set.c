@@ -25,7 +25,7 @@ static const char empty_value[1];
 static inline uint64_t member_hash(const goblin_store *st,
                                    struct goblin_slice m)
 {
-    return goblin__hash_bytes(st->hash_seed, m.ptr, m.len);
+    return goblin__hash_with(st->hash_secret, m.ptr, m.len);
 }
 
 static inline bool as_int(struct goblin_slice m, int64_t *v)
