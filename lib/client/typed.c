@@ -509,14 +509,19 @@ int64_t goblin_client_pttl(goblin_client *c, struct goblin_slice key)
     return int_of(c, rc);
 }
 
-/* RESP words: name, key, then n slices (pairs when fv); in the client's
- * allocator. */
+/* Words of a RESP request up to this many are gathered on the stack, not
+ * in the client's allocator. */
+#define STACK_WORDS 40
+
+/* RESP words: name, key, then n slices (pairs when fv). */
 static int resp_list(goblin_client *c, struct goblin_slice name,
                      struct goblin_slice key, const struct goblin_slice *s,
                      size_t n, const struct goblin_resp_value **v)
 {
+    struct goblin_slice stack[STACK_WORDS];
     size_t size = (n + 2) * sizeof(struct goblin_slice);
-    struct goblin_slice *a = goblin__client_mem(c, size);
+    struct goblin_slice *a = n + 2 <= STACK_WORDS ? stack
+                                                  : goblin__client_mem(c, size);
     int rc;
 
     if (a == NULL)
@@ -525,7 +530,8 @@ static int resp_list(goblin_client *c, struct goblin_slice name,
     a[1] = key;
     memcpy(a + 2, s, n * sizeof(*a));
     rc = resp(c, n + 2, a, v);
-    goblin__client_mem_free(c, a, size);
+    if (a != stack)
+        goblin__client_mem_free(c, a, size);
     return rc;
 }
 
@@ -635,9 +641,14 @@ static int zadd_resp(goblin_client *c, struct goblin_slice key,
 {
     static const struct goblin_slice opt[] = {
         {"NX", 2}, {"XX", 2}, {"GT", 2}, {"LT", 2}, {"CH", 2}};
+    enum { STACK_PAIRS = (STACK_WORDS - 7) / 2 };
+    struct goblin_slice stack[STACK_WORDS];
+    char stack_text[STACK_PAIRS * GOBLIN_DOUBLE_TEXT_MAX];
     size_t size = (2 * n + 7) * sizeof(struct goblin_slice), k = 0, i;
-    struct goblin_slice *a = goblin__client_mem(c, size);
-    char *text = goblin__client_mem(c, n * GOBLIN_DOUBLE_TEXT_MAX + 1);
+    bool small = n <= STACK_PAIRS;
+    struct goblin_slice *a = small ? stack : goblin__client_mem(c, size);
+    char *text = small ? stack_text
+                       : goblin__client_mem(c, n * GOBLIN_DOUBLE_TEXT_MAX + 1);
     int rc;
 
     if (a == NULL || text == NULL) {
@@ -657,8 +668,10 @@ static int zadd_resp(goblin_client *c, struct goblin_slice key,
         a[k++] = m[i];
     }
     rc = resp(c, k, a, v);
-    goblin__client_mem_free(c, a, size);
-    goblin__client_mem_free(c, text, n * GOBLIN_DOUBLE_TEXT_MAX + 1);
+    if (!small) {
+        goblin__client_mem_free(c, a, size);
+        goblin__client_mem_free(c, text, n * GOBLIN_DOUBLE_TEXT_MAX + 1);
+    }
     return rc;
 }
 
