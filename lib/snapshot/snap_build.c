@@ -163,8 +163,8 @@ int goblin__snap_hash_set(goblin_store *st, void **objp,
         int r;
 
         for (size_t j = 0; j < k; j++) {
-            h[j] = goblin__hash_bytes(hf->seed, fv[2 * (i + j)].ptr,
-                                      fv[2 * (i + j)].len);
+            h[j] = goblin__hash_with(hf->secret, fv[2 * (i + j)].ptr,
+                                     fv[2 * (i + j)].len);
             prefetch_home(&hf->index, h[j]);
         }
         r = goblin__hf_set(st, hf, fv + 2 * i, h, k);

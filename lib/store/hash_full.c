@@ -101,7 +101,7 @@ static uint64_t ops_hash(const void *owner, uint32_t id)
     struct goblin_slice f, v;
 
     goblin__hf_pair(hf, id, &f, &v);
-    return goblin__hash_bytes(hf->seed, f.ptr, f.len);
+    return goblin__hash_with(hf->secret, f.ptr, f.len);
 }
 
 static bool ops_eq(const void *owner, uint32_t id, const void *key,
@@ -379,7 +379,7 @@ int goblin__hf_new(goblin_store *st, hf_t **out)
     if (hf == NULL)
         return GOBLIN_ENOMEM;
     memset(hf, 0, sizeof(*hf));
-    hf->seed = st->hash_seed;
+    hf->secret = st->hash_secret;
     goblin__swiss_init(&hf->index);
     hf->tail = hf->free_slot = hf->cz_chunk = NONE;
     *out = hf;
@@ -595,8 +595,8 @@ int goblin__hf_set(goblin_store *st, hf_t *hf, const struct goblin_slice *fv,
     for (size_t i = 0; i < npairs && r >= 0; i++) {
         struct goblin_slice f = fv[2 * i];
         uint64_t h = hashes != NULL ? hashes[i]
-                                    : goblin__hash_bytes(hf->seed, f.ptr,
-                                                         f.len);
+                                    : goblin__hash_with(hf->secret, f.ptr,
+                                                        f.len);
 
         r = set_one(st, hf, &t, f, fv[2 * i + 1], h, (uint32_t)i);
         added += r > 0;
@@ -688,7 +688,8 @@ static bool compact_move(goblin_store *st, hf_t *hf, size_t size)
     int found;
 
     entry_views(at(hf, from), &f, &v);
-    found = goblin__hf_find(hf, goblin__hash_bytes(hf->seed, f.ptr, f.len),
+    found = goblin__hf_find(hf, goblin__hash_with(hf->secret, f.ptr,
+                                                  f.len),
                             f, &id);
     assert(found && *idp(hf, id) == from);
     (void)found;

@@ -94,7 +94,7 @@ struct goblin__hf_chunk {
 };
 
 struct goblin__hash_full {
-    uint64_t seed;
+    uint64_t secret;     /* the store's hash secret (goblin__hash_with) */
     uint32_t n;          /* fields, ids 0..n-1 */
     uint32_t npages;     /* id pages allocated */
     uint32_t last_cap;   /* capacity of the last page, in ids */

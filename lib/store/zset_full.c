@@ -53,7 +53,7 @@ struct zfull *goblin__zf_new(goblin_store *st)
         return NULL;
     memset(z, 0, sizeof(*z));
     z->kind = ZK_FULL;
-    z->seed = st->hash_seed;
+    z->secret = st->hash_secret;
     z->tag = (uint16_t)(1 + goblin__rand64(st) % 0xFFFF);
     goblin__za_init(&z->ar);
     goblin__swiss_init(&z->idx);

@@ -170,7 +170,7 @@ struct zfull {
     uint8_t pad;
     uint16_t tag;       /* scan cursors carry it: stale ones restart */
     uint32_t clean_off; /* next record to move in the oldest chunk */
-    uint64_t seed;      /* the store's hash seed */
+    uint64_t secret;    /* the store's hash secret (goblin__hash_with) */
     struct zarena ar;
     struct goblin__swiss idx;
     struct ztree tree;
@@ -181,7 +181,7 @@ extern const struct goblin__swiss_ops goblin__zf_swiss_ops;
 static inline uint64_t zf_hash(const struct zfull *z, const void *m,
                                size_t len)
 {
-    return goblin__hash_bytes(z->seed, m, len);
+    return goblin__hash_with(z->secret, m, len);
 }
 
 /* An empty full object. Returns NULL without memory. */
