@@ -131,29 +131,22 @@ static inline __attribute__((always_inline)) int find(
     const uint8_t *fps = b + GOBLIN__HC_HDR;
     uint8_t fp = (uint8_t)h;
 
-    for (; i + 16 <= n; i += 16) {
-        for (uint32_t m = match16(fps + i, fp); m != 0; m &= m - 1) {
-            size_t k = i + (size_t)__builtin_ctz(m);
-
-            if (entry_is(entry_of(b, at, k), field, v))
-                return (int)k;
-        }
-    }
-    if (i == n)
-        return -1;
-    /* The last 1-15 fingerprints in one masked match when 16 bytes from
-     * there lie in the block: each entry has a header of 2 bytes at
+    /* 16 fingerprints per match, the last 1-15 masked: 16 bytes from
+     * there lie in the block, since each entry has a header of 2 bytes at
      * least, so n - i fingerprints and the 2n entry bytes that follow
-     * them are 16 bytes or more once n >= 6. */
-    if (n >= 6) {
-        for (uint32_t m = match16(fps + i, fp) & ((1u << (n - i)) - 1);
-             m != 0; m &= m - 1) {
+     * them are 16 bytes or more once n >= 6. A smaller block takes the
+     * byte loop. */
+    for (; n >= 6 && i < n; i += 16) {
+        uint32_t m = match16(fps + i, fp);
+
+        if (n - i < 16)
+            m &= (1u << (n - i)) - 1;
+        for (; m != 0; m &= m - 1) {
             size_t k = i + (size_t)__builtin_ctz(m);
 
             if (entry_is(entry_of(b, at, k), field, v))
                 return (int)k;
         }
-        return -1;
     }
     for (; i < n; i++) {
         if (fps[i] == fp && entry_is(entry_of(b, at, i), field, v))

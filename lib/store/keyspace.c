@@ -518,9 +518,6 @@ static uint64_t ks_hash(const void *owner, uint32_t id)
     return rec_hash(st, rec_at(&st->ks, id));
 }
 
-/* Keys are mostly short: compared without a call (util/bytes_cmp.h). */
-#define bytes_eq goblin__bytes_eq
-
 static bool ks_eq(const void *owner, uint32_t id, const void *key,
                   size_t len)
 {
@@ -528,7 +525,7 @@ static bool ks_eq(const void *owner, uint32_t id, const void *key,
     struct goblin__rec r;
 
     rec_parse(rec_at(&st->ks, id), &r);
-    return r.klen == len && bytes_eq(r.key, key, len);
+    return r.klen == len && goblin__bytes_eq(r.key, key, len);
 }
 
 static const struct goblin__swiss_ops ks_ops = {ks_hash, ks_eq};
@@ -559,7 +556,7 @@ static inline __attribute__((always_inline)) bool probe_match(void *ctx,
     struct goblin__rec r;
 
     rec_parse(rec, &r);
-    if (r.klen != p->key.len || !bytes_eq(r.key, p->key.ptr, r.klen))
+    if (r.klen != p->key.len || !goblin__bytes_eq(r.key, p->key.ptr, r.klen))
         return false;
     p->ref = ref;
     p->rec = rec;

@@ -155,15 +155,13 @@ size_t goblin__zc_rank_score(const void *obj, double s, bool excl)
     return r;
 }
 
-#define mem_cmp goblin__bytes_cmp
-
 size_t goblin__zc_rank_lex(const void *obj, const void *m, size_t len, bool excl)
 {
     const uint8_t *p = zc_first(obj), *end = zc_end(obj);
     size_t r = 0;
 
     for (; p < end; p += entry_skip(p), r++) {
-        int c = mem_cmp(p + 1, p[0], m, len);
+        int c = goblin__bytes_cmp(p + 1, p[0], m, len);
 
         if (excl ? c > 0 : c >= 0)
             break;
@@ -197,7 +195,7 @@ void goblin__zc_insert(void *obj, const void *m, size_t len, double s)
     assert(h->used + size <= h->cap);
     for (; p < end; p += e.size) {
         zc_decode(p, &e);
-        if (e.score > s || (e.score == s && mem_cmp(e.m, e.len, m, len) > 0))
+        if (e.score > s || (e.score == s && goblin__bytes_cmp(e.m, e.len, m, len) > 0))
             break;
     }
     memmove(p + size, p, (size_t)(end - p));
@@ -258,7 +256,7 @@ static bool move_in_place(void *obj, const struct zchange *c)
         if ((size_t)(p - base) == a)
             continue;
         if (e.score > c->score ||
-            (e.score == c->score && mem_cmp(e.m, e.len, c->m, c->len) > 0))
+            (e.score == c->score && goblin__bytes_cmp(e.m, e.len, c->m, c->len) > 0))
             break;
     }
     t = (size_t)(p - base);

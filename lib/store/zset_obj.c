@@ -212,9 +212,6 @@ static int play(unsigned flags, bool incr, bool *exists, double *cur,
     return 0;
 }
 
-/* Plays a group of pairs (indexes ix[0, g)) for one member and records
- * the change it makes, if any, at *c. Returns 1 if it did, 0, or an
- * error. */
 /* A compact set's members and scores, decoded once for a ZADD of
  * several members, each with its first 8 bytes as a word: a lookup then
  * compares a length and a word per entry (all of a member of up to 8
@@ -260,6 +257,9 @@ static bool table_lookup(const struct zc_table *t, struct goblin_slice m,
     return false;
 }
 
+/* Plays a group of pairs (indexes ix[0, g)) for one member and records
+ * the change it makes, if any, at *c. Returns 1 if it did, 0, or an
+ * error. */
 static int plan_group(const void *obj, const struct zc_table *t,
                       unsigned flags, bool incr,
                       const struct goblin_zpair *pairs, const uint32_t *ix,
