@@ -726,19 +726,14 @@ static inline void goblin_sbe_rt_put_var(struct goblin_sbe_writer *w,
 {
     uint8_t *p;
 
-    /* The usual case in one test: no failure yet, a length the schema
-     * allows, room for it. */
-    if (__builtin_expect(w->err != 0 || v.len > GOBLIN_SBE_VAR_MAX ||
-                             GOBLIN_SBE_VAR_HEADER_LENGTH + v.len >
-                                 w->cap - w->pos,
-                         0)) {
+    if (__builtin_expect(v.len > GOBLIN_SBE_VAR_MAX, 0)) {
         if (w->err == 0)
-            w->err = v.len > GOBLIN_SBE_VAR_MAX ? GOBLIN_ELIMIT
-                                                : GOBLIN_ERANGE;
+            w->err = GOBLIN_ELIMIT;
         return;
     }
-    p = w->buf + w->pos;
-    w->pos += GOBLIN_SBE_VAR_HEADER_LENGTH + v.len;
+    p = goblin_sbe_rt_put(w, GOBLIN_SBE_VAR_HEADER_LENGTH + v.len);
+    if (p == NULL)
+        return;
     goblin_sbe_wr_u32(p, (uint32_t)v.len);
     goblin__copy_short(p + GOBLIN_SBE_VAR_HEADER_LENGTH, v.ptr, v.len);
 }
