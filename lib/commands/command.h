@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "goblin/common.h"
 #include "goblin/engine.h"
@@ -231,11 +232,51 @@ int goblin__command_execute(goblin_session *s, int argc,
 const struct goblin__command *goblin__command_lookup(
     const goblin_engine *eng, struct goblin_slice name);
 
-/* goblin__command_lookup for a caller that keeps *hint (0 at first):
- * when name is the command the hint remembers, as a client sending the
- * same command again, one comparison finds it and no hash is taken. */
-const struct goblin__command *goblin__command_lookup_hinted(
-    const goblin_engine *eng, struct goblin_slice name, uint32_t *hint);
+/* What goblin__command_lookup_hinted remembers of the last name it found
+ * (all zero at first): the table slot's value and, for a name of under 8
+ * bytes, the name's bytes as sent (goblin__short_word). rename-command
+ * forgets every hint. */
+struct goblin__lookup_hint {
+    uint64_t word;
+    uint32_t v;
+};
+
+/* The bytes of an n-byte string (1 <= n < 8) in one word, by fixed-size
+ * loads only: two overlapping halves from 4 bytes, else the first,
+ * middle and last bytes. For one n, equal words mean equal strings. */
+static inline uint64_t goblin__short_word(const unsigned char *p, size_t n)
+{
+    uint32_t a, b;
+
+    if (n >= 4) {
+        memcpy(&a, p, 4);
+        memcpy(&b, p + n - 4, 4);
+        return a | (uint64_t)b << 32;
+    }
+    return (uint64_t)p[0] | (uint64_t)p[n >> 1] << 8 |
+           (uint64_t)p[n - 1] << 16;
+}
+
+const struct goblin__command *goblin__command_lookup_slow(
+    const goblin_engine *eng, struct goblin_slice name,
+    struct goblin__lookup_hint *hint);
+
+/* goblin__command_lookup for a caller that keeps *hint: when name is,
+ * byte for byte, the short name the hint remembers (a client sending the
+ * same command again), one comparison of words finds it, inline; else
+ * the table is looked in (a longer name the hint remembers is compared
+ * with the table's copy first) and the hint set. */
+static inline const struct goblin__command *goblin__command_lookup_hinted(
+    const goblin_engine *eng, struct goblin_slice name,
+    struct goblin__lookup_hint *hint)
+{
+    uint32_t v = hint->v;
+
+    if (v != 0 && name.len < 8 && ((v >> 16) & 0x7fff) == name.len &&
+        goblin__short_word(name.ptr, name.len) == hint->word)
+        return &goblin__commands[(v & 0xffff) - 1];
+    return goblin__command_lookup_slow(eng, name, hint);
+}
 
 /* Finds a command or, by its "parent|sub" fullname, a subcommand, as
  * COMMAND INFO and COMMAND DOCS name them (the parent by the name calls

@@ -180,19 +180,21 @@ const struct goblin__command *goblin__command_lookup(
                                      : NULL;
 }
 
-const struct goblin__command *goblin__command_lookup_hinted(
-    const goblin_engine *eng, struct goblin_slice name, uint32_t *hint)
+const struct goblin__command *goblin__command_lookup_slow(
+    const goblin_engine *eng, struct goblin_slice name,
+    struct goblin__lookup_hint *hint)
 {
-    uint32_t v = *hint;
+    uint32_t v = hint->v;
 
-    if (v != 0 && ((v >> 16) & 0x7fff) == name.len &&
+    if (v != 0 && name.len >= 8 && ((v >> 16) & 0x7fff) == name.len &&
         name_eq(name.ptr, name.len,
                 eng->names + (size_t)((v & 0xffff) - 1) * NAME_SLOT))
         return &goblin__commands[(v & 0xffff) - 1];
     v = find_slot(eng, name);
     if (v == 0 || (v & SLOT_SUB))
         return NULL;
-    *hint = v;
+    hint->v = v;
+    hint->word = name.len < 8 ? goblin__short_word(name.ptr, name.len) : 0;
     return &goblin__commands[(v & 0xffff) - 1];
 }
 
@@ -316,15 +318,17 @@ int goblin__command_rename(goblin_engine *eng, struct goblin_slice from,
         *why = "No such command in rename-command";
         return GOBLIN_EINVAL;
     }
-    /* Sessions remember what they looked up: a RESP session's hint is
-     * forgotten here; an SBE session's typed requests cannot be. */
+    /* Sessions and scripts remember what they looked up: a RESP
+     * session's hints and the scripts' are forgotten here; an SBE
+     * session's typed requests cannot be. */
     for (goblin_session *s = eng->first; s != NULL; s = s->next) {
         if (s->proto == GOBLIN__PROTO_SBE) {
             *why = "rename-command is read at start, before any SBE client";
             return GOBLIN_EINVAL;
         }
-        s->lookup_hint = 0;
+        s->lookup_hint = (struct goblin__lookup_hint){0, 0};
     }
+    memset(eng->script_hints, 0, sizeof(eng->script_hints));
     if (to.len > NAME_MAX_LEN) {
         *why = "rename-command: Goblin's command names are at most 40 "
                "bytes";

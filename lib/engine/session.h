@@ -222,7 +222,8 @@ struct goblin_engine {
     const struct goblin_function_libs *fn_libs; /* files carry these */
     void *fn_libs_ctx;
     struct goblin_script_run *script_run;
-    uint32_t script_hints[16]; /* redis.call's lookups, by name address */
+    struct goblin__lookup_hint script_hints[16]; /* redis.call's, by name
+                                                  * address */
     bool script_busy; /* past busy-reply-threshold: others get BUSY */
     int64_t script_busy_ms;  /* busy-reply-threshold (lua-time-limit) */
     uint64_t lua_heap_max;   /* lua-heap-max, 0: no bound */
@@ -319,7 +320,7 @@ struct goblin_session {
     int64_t ctime_ms, last_ms; /* store clock */
     const struct goblin__command *lastcmd;
     uint64_t repl_woff; /* the stream's offset after its last write (WAIT) */
-    uint32_t lookup_hint; /* goblin__command_lookup_hinted's memory */
+    struct goblin__lookup_hint lookup_hint; /* of the last command name */
 
     /* Input: bytes [in_pos, in_len) of in are not parsed yet. */
     unsigned char *in;

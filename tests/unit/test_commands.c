@@ -59,6 +59,43 @@ static void test_lookup_ignores_case(void **state)
            "with: 'k' '1' '2' \r\n");
 }
 
+/* The session remembers the last name it found, by its bytes: the same
+ * name again, a name of the same length, another case of it, a long
+ * name and a rename-command after the hint was taken each find what the
+ * table says. */
+static void test_lookup_hint_follows_each_name(void **state)
+{
+    struct cfix *f = *state;
+    const char *why = "";
+
+    EXPECT("set k 1", "+OK\r\n");
+    EXPECT("get k", "$1\r\n1\r\n");
+    EXPECT("get k", "$1\r\n1\r\n");
+    EXPECT("ttl k", ":-1\r\n");
+    EXPECT("GET k", "$1\r\n1\r\n");
+    EXPECT("gex k", "-ERR unknown command 'gex', with args beginning with: "
+                    "'k' \r\n");
+    EXPECT("incr k", ":2\r\n");
+    EXPECT("decr k", ":1\r\n");
+    EXPECT("exists k", ":1\r\n");
+    EXPECT("strlen k", ":1\r\n");
+    EXPECT("hgetall h", "*0\r\n");
+    EXPECT("hrandfield h", "$-1\r\n");
+    EXPECT("zremrangebyscore z 1 2", ":0\r\n");
+    EXPECT("zremrangebyscore z 1 2", ":0\r\n");
+    EXPECT("zremrangebyrank z 1 2", ":0\r\n");
+    EXPECT("get k", "$1\r\n1\r\n");
+    assert_int_equal(goblin__command_rename(f->eng,
+                                            (struct goblin_slice){"get", 3},
+                                            (struct goblin_slice){"gx", 2},
+                                            &why),
+                     0);
+    EXPECT("get k", "-ERR unknown command 'get', with args beginning with: "
+                    "'k' \r\n");
+    EXPECT("gx k", "$1\r\n1\r\n");
+    EXPECT("GX k", "$1\r\n1\r\n");
+}
+
 static void test_arity_errors(void **state)
 {
     struct cfix *f = *state;
@@ -674,6 +711,7 @@ int main(void)
         CMD_TEST(test_unknown_command_text),
         CMD_TEST(test_unknown_command_args_capped_at_128_bytes),
         CMD_TEST(test_lookup_ignores_case),
+        CMD_TEST(test_lookup_hint_follows_each_name),
         CMD_TEST(test_arity_errors),
         CMD_TEST(test_select),
         CMD_TEST(test_auth_without_password),
