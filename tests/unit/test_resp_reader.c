@@ -182,6 +182,12 @@ static void test_simple_replies_take_the_short_road(void **state)
     CHECK("+OK\r\n+\r\n+a b\r\n", "+OK;+;+a b;");
     CHECK("+a\rb\r\n", "ERROR");
     CHECK("+OK\r", "MORE:4");
+    /* Status texts either side of the 16 bytes looked at by a loop. */
+    CHECK("+0123456789abcde\r\n+0123456789abcdef\r\n"
+          "+0123456789abcdefg\r\n",
+          "+0123456789abcde;+0123456789abcdef;+0123456789abcdefg;");
+    CHECK("+0123456789abcdefgh\rx", "ERROR");
+    CHECK("+0123456789abcdefgh", "MORE:19");
 }
 
 /* Flat aggregates of simple items read in one pass once the reader has
