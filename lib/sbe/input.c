@@ -62,9 +62,9 @@ int goblin_session_resume(goblin_session *s)
     return goblin_session_input_commit(s, 0);
 }
 
-int goblin_session_feed(goblin_session *s, const void *data, size_t len)
+/* goblin_session_feed by copies into the input buffer, each committed. */
+static int feed_copy(goblin_session *s, const unsigned char *p, size_t len)
 {
-    const unsigned char *p = data;
     size_t room, k;
     void *at;
     int rc = 0;
@@ -82,6 +82,44 @@ int goblin_session_feed(goblin_session *s, const void *data, size_t len)
         len -= k;
     } while (rc == 0 && len > 0);
     return rc;
+}
+
+/* goblin_session_feed of RESP bytes with nothing buffered, the usual
+ * case: the commands are parsed and run where they lie (the caller's
+ * bytes are its own, and nothing keeps a view of them past the call:
+ * MULTI's queue and a blocked command copy their words, as they must
+ * for the input buffer, which moves). Only what is left, a command not
+ * whole yet or commands held behind a blocked or paused one, is copied
+ * into the input buffer by feed_copy, as if it had come in a second
+ * feed; the parser resumes from that command's first byte, as it does
+ * for a ring record (goblin__resp_record). */
+static int feed_in_place(goblin_session *s, const unsigned char *p,
+                         size_t len)
+{
+    size_t used = 0;
+    int rc;
+
+    s->eng->input_batch++;
+    s->last_ms = s->eng->clock_ms;
+    s->in_pos = s->in_len = 0;
+    rc = goblin__resp_run(s, (const char *)p, len, &used);
+    s->eng->stat_net_in += used;
+    if (rc == 0 && used < len && !(s->flags & SESS_CLOSE))
+        rc = feed_copy(s, p + used, len - used);
+    else
+        goblin__output_check(s);
+    /* The batch's writes are durable before any of its replies leave. */
+    if (--s->eng->input_batch == 0 && __builtin_expect(s->eng->sync_due, 0))
+        goblin__aof_sync(s->eng);
+    return goblin__input_verdict(s, rc);
+}
+
+int goblin_session_feed(goblin_session *s, const void *data, size_t len)
+{
+    if (s->proto == GOBLIN__PROTO_RESP && s->in_pos == s->in_len &&
+        s->blk == NULL && len > 0 && !(s->flags & SESS_CLOSE))
+        return feed_in_place(s, data, len);
+    return feed_copy(s, data, len);
 }
 
 /* Records up to this size take the stack copy of goblin__resp_record. */

@@ -153,6 +153,27 @@ static void test_input_behind_a_blocked_command_waits(void **state)
     goblin_session_close(c);
 }
 
+/* The same in multibulk, run where the fed bytes lie: what follows the
+ * blocked command, whole or cut in the middle of a word, waits in the
+ * input buffer and runs once the command is served. */
+static void test_multibulk_behind_a_blocked_command_waits(void **state)
+{
+    struct cfix *f = *state;
+    struct waker w = {0};
+    goblin_session *c = client(f, &w);
+
+    assert_string_equal(feed_on(f, c, "*3\r\n$8\r\nBZPOPMIN\r\n$1\r\nz\r\n"
+                                       "$1\r\n0\r\n*1\r\n$4\r\nPING\r\n"
+                                       "*2\r\n$4\r\nECHO\r\n$5\r\nhel"),
+                        "");
+    assert_string_equal(feed_on(f, c, "lo\r\n"), "");
+    EXPECT("ZADD z 1 a", ":1\r\n");
+    assert_string_equal(resumed(f, c),
+                        "*3\r\n$1\r\nz\r\n$1\r\na\r\n$1\r\n1\r\n+PONG\r\n"
+                        "$5\r\nhello\r\n");
+    goblin_session_close(c);
+}
+
 static void test_a_served_reply_comes_before_new_input(void **state)
 {
     struct cfix *f = *state;
@@ -283,6 +304,7 @@ int main(void)
         CMD_TEST(test_timeout_answers_a_null_array_at_cron),
         CMD_TEST(test_timeout_texts_follow_redis),
         CMD_TEST(test_input_behind_a_blocked_command_waits),
+        CMD_TEST(test_multibulk_behind_a_blocked_command_waits),
         CMD_TEST(test_a_served_reply_comes_before_new_input),
         CMD_TEST(test_inside_multi_blocking_answers_at_once),
         CMD_TEST(test_a_write_inside_multi_serves_after_exec),
