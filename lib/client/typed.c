@@ -11,6 +11,7 @@
 #include "goblin/keys.h"
 #include "goblin/numtext.h"
 #include "goblin/zset.h"
+#include "resp/writer_put.h"
 #include "sbe/goblin_sbe_gen.h"
 
 #define SL(lit) ((struct goblin_slice){(lit), sizeof(lit) - 1})
@@ -88,14 +89,17 @@ static inline int sent(goblin_client *c, int n,
     return goblin__client_round(c, v);
 }
 
-/* A RESP command's encoded size, at most (goblin_resp_command_write's
- * own bound: a 24-byte header per word and for the count). */
+/* A RESP command's encoded size, at most (goblin__resp_put_command's
+ * bound: a 24-byte header per word and for the count), or SIZE_MAX when
+ * that does not fit a size_t. */
 static size_t resp_size(size_t argc, const struct goblin_slice *a)
 {
     size_t total = 24;
 
     for (size_t i = 0; i < argc; i++)
-        total += a[i].len + 26;
+        if (__builtin_add_overflow(total, a[i].len, &total) ||
+            __builtin_add_overflow(total, 26, &total))
+            return SIZE_MAX;
     return total;
 }
 
@@ -105,8 +109,7 @@ static size_t resp_size(size_t argc, const struct goblin_slice *a)
 static bool resp_direct(goblin_client *c, size_t argc,
                         const struct goblin_slice *a)
 {
-    struct goblin_buf b = {0};
-    size_t need;
+    size_t need, n;
     void *buf;
 
     if (c->ring == NULL || c->out.len != 0 || argc > 64)
@@ -118,13 +121,9 @@ static bool resp_direct(goblin_client *c, size_t argc,
         goblin__client_ring_let_go(c); /* the last reply's record */
     if (goblin__ring_reserve_fast(c->ring, (uint32_t)need, &buf) != 0)
         return false;
-    b.data = buf;
-    b.cap = need;
-    /* Sized above, so the write never grows b (it has no allocator);
-     * were it to fail, the reservation lapses uncommitted. */
-    if (goblin_resp_command_write(&b, argc, a) != 0)
-        return false;
-    goblin__ring_commit_fast(c->ring, (uint32_t)b.len);
+    /* resp_size is goblin__resp_put_command's bound. */
+    n = goblin__resp_put_command(buf, argc, a);
+    goblin__ring_commit_fast(c->ring, (uint32_t)n);
     if (!c->pipelining)
         goblin__ring_flush_fast(c->ring);
     return true;

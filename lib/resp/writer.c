@@ -420,9 +420,7 @@ int goblin_resp_command_write(struct goblin_buf *b, size_t argc,
     if (b->cap - b->len < total && goblin_buf_reserve(b, total) != 0)
         return GOBLIN_ENOMEM;
     p = b->data + b->len;
-    h = goblin__resp_put_header(p, '*', argc);
-    for (size_t i = 0; i < argc; i++)
-        h += goblin__resp_put_bulk(p + h, argv[i].ptr, argv[i].len);
+    h = goblin__resp_put_command(p, argc, argv);
     b->len += h;
     return 0;
 }

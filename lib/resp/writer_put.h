@@ -54,6 +54,19 @@ static inline size_t goblin__resp_put_bulk(char *p, const void *data,
     return h + len + 2;
 }
 
+/* A command's words as a multibulk request, at p, which has room for
+ * GOBLIN__RESP_HEADER_MAX bytes plus each word's length and
+ * GOBLIN__RESP_HEADER_MAX + 2 more. Returns the bytes written. */
+static inline size_t goblin__resp_put_command(char *p, size_t argc,
+                                              const struct goblin_slice *argv)
+{
+    size_t h = goblin__resp_put_header(p, '*', argc);
+
+    for (size_t i = 0; i < argc; i++)
+        h += goblin__resp_put_bulk(p + h, argv[i].ptr, argv[i].len);
+    return h;
+}
+
 /* Room for n more bytes at the end of b, or NULL when b failed: after
  * a failure nothing more of the reply is written. */
 static inline char *goblin__resp_room(struct goblin_buf *b, size_t n)
