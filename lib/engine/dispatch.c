@@ -171,9 +171,44 @@ static bool busy_refuses(const goblin__exec *x, int argc,
     return false;
 }
 
+/* The usual case of admit, inline: the command the session's hint
+ * names, no subcommand, its arity right, and a session authenticated by
+ * a user without restrictions, outside MULTI and MONITOR, not
+ * subscribed, on an engine without maxmemory, a write refusal or a busy
+ * script. No check of admit can refuse it. Sets x->cmd when true. */
+static inline bool admit_plain(goblin__exec *x, int argc,
+                               const struct goblin_slice *argv)
+{
+    goblin_session *s = x->sess;
+    const struct goblin__lookup_hint *h = &s->lookup_hint;
+    const struct goblin__command *c;
+    uint32_t v = h->v;
+
+    if (v == 0 || argv[0].len >= 8 || ((v >> 16) & 0x7fff) != argv[0].len ||
+        goblin__short_word(argv[0].ptr, argv[0].len) != h->word)
+        return false;
+    c = &goblin__commands[(v & 0xffff) - 1];
+    if (c->nsub != 0 || !arity_ok(c, argc))
+        return false;
+    if (__builtin_expect((s->flags & (SESS_AUTHED | SESS_MULTI |
+                                      SESS_MONITOR)) == SESS_AUTHED &&
+                             s->acl != NULL &&
+                             goblin__acl_unrestricted(s->acl) &&
+                             x->eng->maxmemory == 0 &&
+                             !x->eng->refuse_writes &&
+                             !x->eng->script_busy &&
+                             goblin__ps_total(&s->ps) == 0,
+                         1)) {
+        x->cmd = c;
+        return true;
+    }
+    return false;
+}
+
 /* Checks what Redis checks before running or queueing; replies the
  * refusal and returns false. */
-static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
+static __attribute__((noinline)) bool admit(goblin__exec *x, int argc,
+                                            const struct goblin_slice *argv)
 {
     char text[160];
     const char *gate;
@@ -193,10 +228,8 @@ static bool admit(goblin__exec *x, int argc, const struct goblin_slice *argv)
         reject(x, text);
         return false;
     }
-    /* The usual case: a session authenticated by a user without
-     * restrictions, outside MULTI and MONITOR, not subscribed, on an
-     * engine without maxmemory, a write refusal or a busy script. No
-     * check below can refuse it. */
+    /* admit_plain's conditions (without its hint): no check below can
+     * refuse the command. */
     if (__builtin_expect((s->flags & (SESS_AUTHED | SESS_MULTI |
                                       SESS_MONITOR)) == SESS_AUTHED &&
                              s->acl != NULL &&
@@ -343,7 +376,7 @@ int goblin__dispatch(goblin_session *s, int argc,
     if (s->flags & (SESS_REPLY_OFF | SESS_REPLY_SKIP))
         x.sink = &s->discard;
     s->eng->running = s;
-    if (admit(&x, argc, argv)) {
+    if (admit_plain(&x, argc, argv) || admit(&x, argc, argv)) {
         /* CLIENT PAUSE: the command waits, unrun and unanswered. */
         if (__builtin_expect(s->eng->pause_type != 0, 0) &&
             goblin__pause_holds(s, x.cmd, argc, argv)) {
@@ -352,6 +385,10 @@ int goblin__dispatch(goblin_session *s, int argc,
         }
         if ((s->flags & SESS_MULTI) && !runs_in_multi(x.cmd))
             goblin__multi_queue(&x, argc, argv);
+        else if (__builtin_expect(!(s->flags & SESS_MASTER) &&
+                                      !s->eng->stream_on,
+                                  1))
+            run_command(&x, argc, argv); /* goblin__run's usual case */
         else
             goblin__run(&x, argc, argv);
     }
