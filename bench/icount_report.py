@@ -28,7 +28,13 @@ OP_NAMES = {"EVALSHA": "EVALSHA (GET, INCR, EXPIRE)",
 
 # The targets stated on these counts: (row, op, at most, what).
 TARGETS = [("capi-1key", "GET5", 200,
-            "C API GET of a 5-byte key (one-key store)")]
+            "C API GET of a 5-byte key (one-key store)"),
+           ("ring-sbe", "PING", 250, "SBE PING over a ring"),
+           ("ring-sbe", "GET", 600, "SBE GET over a ring"),
+           ("ring-resp", "GET", 1000, "RESP GET over a ring")]
+# And every op with a C API row: SBE over a ring within its C API cost
+# plus this many.
+OVER_CAPI = 350
 
 
 def read_dumps(d):
@@ -78,7 +84,14 @@ def table(counts):
 def verdicts(counts):
     """[(what, figure or None, limit, 'met'|'missed'|'not run')]."""
     out = []
-    for row, op, limit, what in TARGETS:
+    targets = list(TARGETS)
+    for op in OPS:
+        base = counts.get(("capi", op))
+        if base is not None and op != "GET5":
+            targets.append(("ring-sbe", op, base + OVER_CAPI,
+                            f"SBE {OP_NAMES.get(op, op)} over a ring, within "
+                            f"its C API cost ({base:,}) + {OVER_CAPI}"))
+    for row, op, limit, what in targets:
         v = counts.get((row, op))
         out.append((what, v, limit,
                     "not run" if v is None else
@@ -112,7 +125,7 @@ def main():
     print()
     for what, v, limit, verdict in verdicts(counts):
         fig = "-" if v is None else f"{v:,}"
-        print(f"- {what}: {fig} instructions, target <= {limit}: "
+        print(f"- {what}: {fig} instructions, target <= {limit:,}: "
               f"**{verdict}**")
 
 

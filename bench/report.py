@@ -297,15 +297,14 @@ def microbench_targets(path):
 def icount_targets(path):
     """The instruction-count targets from icount.csv (icount.sh): exact
     counts, so they are judged on any run, quick or not."""
-    lims = [(what, "<= {} instructions".format(limit))
-            for _, _, limit, what in icount_report.TARGETS]
     if not os.path.exists(path):
-        return [(what, "icount did not run", lim, "not run")
-                for what, lim in lims]
+        return [(what, "icount did not run",
+                 "<= {:,} instructions".format(limit), "not run")
+                for _, _, limit, what in icount_report.TARGETS]
     out = []
     counts = icount_report.counts_from_csv(path)
-    for (what, v, limit, _), (_, lim) in zip(
-            icount_report.verdicts(counts), lims):
+    for what, v, limit, _ in icount_report.verdicts(counts):
+        lim = "<= {:,} instructions".format(limit)
         if v is None:
             out.append((what, "n/a", lim, "not run"))
         else:
