@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -288,28 +289,35 @@ static double num_value(const struct num *n, int *range_err)
  * *out, 0 for anything else (left to the full scan). */
 static int short_decimal_value(const char *s, size_t len, double *out)
 {
-    size_t i = s[0] == '-', point = 0, digits = 0;
+    const unsigned char *p = (const unsigned char *)s, *end = p + len, *q;
+    bool neg = p[0] == '-';
+    size_t whole, frac = 0;
     uint64_t w = 0;
 
-    if (len - i > 20)
+    p += neg;
+    if ((size_t)(end - p) > 20)
         return 0;
-    for (; i < len; i++) {
-        unsigned d = (unsigned)(unsigned char)s[i] - '0';
-
-        if (d < 10) {
-            if (++digits > 19)
-                return 0;
-            w = w * 10 + d;
-        } else if (s[i] == '.' && point == 0 && digits > 0 && i + 1 < len) {
-            point = digits;
-        } else {
+    /* At most 20 characters: w may wrap only past 19 digits, which are
+     * refused before w is used. */
+    for (q = p; q < end && (unsigned)(*q - '0') < 10; q++)
+        w = w * 10 + (unsigned)(*q - '0');
+    whole = (size_t)(q - p);
+    if (whole == 0)
+        return 0;
+    if (q < end) {
+        if (*q != '.' || q + 1 == end)
             return 0;
-        }
+        p = ++q;
+        for (; q < end && (unsigned)(*q - '0') < 10; q++)
+            w = w * 10 + (unsigned)(*q - '0');
+        if (q != end)
+            return 0;
+        frac = (size_t)(q - p);
     }
-    if (digits == 0 || w > (UINT64_C(1) << 53))
+    if (whole + frac > 19 || w > (UINT64_C(1) << 53))
         return 0;
-    *out = point ? (double)w / exact_pow10[digits - point] : (double)w;
-    if (s[0] == '-')
+    *out = frac ? (double)w / exact_pow10[frac] : (double)w;
+    if (neg)
         *out = -*out;
     return 1;
 }
