@@ -263,19 +263,28 @@ const struct goblin__command *goblin__command_lookup_slow(
 
 /* goblin__command_lookup for a caller that keeps *hint: when name is,
  * byte for byte, the short name the hint remembers (a client sending the
- * same command again), one comparison of words finds it, inline; else
- * the table is looked in (a longer name the hint remembers is compared
- * with the table's copy first) and the hint set. */
-static inline const struct goblin__command *goblin__command_lookup_hinted(
-    const goblin_engine *eng, struct goblin_slice name,
-    struct goblin__lookup_hint *hint)
+ * same command again), one comparison of words finds it, inline
+ * (goblin__lookup_hint_hit, NULL otherwise); else the table is looked in
+ * (a longer name the hint remembers is compared with the table's copy
+ * first) and the hint set. */
+static inline const struct goblin__command *goblin__lookup_hint_hit(
+    const struct goblin__lookup_hint *hint, struct goblin_slice name)
 {
     uint32_t v = hint->v;
 
     if (v != 0 && name.len < 8 && ((v >> 16) & 0x7fff) == name.len &&
         goblin__short_word(name.ptr, name.len) == hint->word)
         return &goblin__commands[(v & 0xffff) - 1];
-    return goblin__command_lookup_slow(eng, name, hint);
+    return NULL;
+}
+
+static inline const struct goblin__command *goblin__command_lookup_hinted(
+    const goblin_engine *eng, struct goblin_slice name,
+    struct goblin__lookup_hint *hint)
+{
+    const struct goblin__command *c = goblin__lookup_hint_hit(hint, name);
+
+    return c != NULL ? c : goblin__command_lookup_slow(eng, name, hint);
 }
 
 /* Finds a command or, by its "parent|sub" fullname, a subcommand, as

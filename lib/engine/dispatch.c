@@ -171,38 +171,40 @@ static bool busy_refuses(const goblin__exec *x, int argc,
     return false;
 }
 
+/* A session authenticated by a user without restrictions, outside MULTI
+ * and MONITOR, not subscribed, on an engine without maxmemory, a write
+ * refusal or a busy script: none of admit's checks after the arity can
+ * refuse its command. */
+static inline bool nothing_refuses(const goblin__exec *x)
+{
+    const goblin_session *s = x->sess;
+
+    return __builtin_expect((s->flags & (SESS_AUTHED | SESS_MULTI |
+                                         SESS_MONITOR)) == SESS_AUTHED &&
+                                s->acl != NULL &&
+                                goblin__acl_unrestricted(s->acl) &&
+                                x->eng->maxmemory == 0 &&
+                                !x->eng->refuse_writes &&
+                                !x->eng->script_busy &&
+                                goblin__ps_total(&s->ps) == 0,
+                            1);
+}
+
 /* The usual case of admit, inline: the command the session's hint
- * names, no subcommand, its arity right, and a session authenticated by
- * a user without restrictions, outside MULTI and MONITOR, not
- * subscribed, on an engine without maxmemory, a write refusal or a busy
- * script. No check of admit can refuse it. Sets x->cmd when true. */
+ * names, no subcommand, its arity right, and nothing_refuses. Sets
+ * x->cmd when true. */
 static inline bool admit_plain(goblin__exec *x, int argc,
                                const struct goblin_slice *argv)
 {
-    goblin_session *s = x->sess;
-    const struct goblin__lookup_hint *h = &s->lookup_hint;
-    const struct goblin__command *c;
-    uint32_t v = h->v;
+    const struct goblin__command *c =
+        goblin__lookup_hint_hit(&x->sess->lookup_hint, argv[0]);
 
-    if (v == 0 || argv[0].len >= 8 || ((v >> 16) & 0x7fff) != argv[0].len ||
-        goblin__short_word(argv[0].ptr, argv[0].len) != h->word)
+    if (c == NULL || c->nsub != 0 || !arity_ok(c, argc))
         return false;
-    c = &goblin__commands[(v & 0xffff) - 1];
-    if (c->nsub != 0 || !arity_ok(c, argc))
+    if (!nothing_refuses(x))
         return false;
-    if (__builtin_expect((s->flags & (SESS_AUTHED | SESS_MULTI |
-                                      SESS_MONITOR)) == SESS_AUTHED &&
-                             s->acl != NULL &&
-                             goblin__acl_unrestricted(s->acl) &&
-                             x->eng->maxmemory == 0 &&
-                             !x->eng->refuse_writes &&
-                             !x->eng->script_busy &&
-                             goblin__ps_total(&s->ps) == 0,
-                         1)) {
-        x->cmd = c;
-        return true;
-    }
-    return false;
+    x->cmd = c;
+    return true;
 }
 
 /* Checks what Redis checks before running or queueing; replies the
@@ -228,17 +230,7 @@ static __attribute__((noinline)) bool admit(goblin__exec *x, int argc,
         reject(x, text);
         return false;
     }
-    /* admit_plain's conditions (without its hint): no check below can
-     * refuse the command. */
-    if (__builtin_expect((s->flags & (SESS_AUTHED | SESS_MULTI |
-                                      SESS_MONITOR)) == SESS_AUTHED &&
-                             s->acl != NULL &&
-                             goblin__acl_unrestricted(s->acl) &&
-                             x->eng->maxmemory == 0 &&
-                             !x->eng->refuse_writes &&
-                             !x->eng->script_busy &&
-                             goblin__ps_total(&s->ps) == 0,
-                         1))
+    if (nothing_refuses(x))
         return true;
     if ((!(s->flags & SESS_AUTHED) || s->acl == NULL) &&
         !(x->cmd->flags & CMD_NO_AUTH)) {
