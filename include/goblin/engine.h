@@ -456,8 +456,14 @@ GOBLIN_API void *goblin_session_input_space(goblin_session *s, size_t *room);
  * code is returned again. */
 GOBLIN_API int goblin_session_input_commit(goblin_session *s, size_t n);
 
-/* Copies len bytes into the input space and commits them, as many times
- * as needed. Returns what goblin_session_input_commit() returns. */
+/* Runs the requests in data[0..len), as goblin_session_input_space() and
+ * goblin_session_input_commit() would with the same bytes: with nothing
+ * buffered, whole requests are parsed and run where they lie, and only
+ * what is left (a request not whole yet, or requests held behind a
+ * blocked or paused command) is copied into the input space. data must
+ * not change during the call (bytes another party may write, such as
+ * shared memory, go through input_space and input_commit). Returns what
+ * goblin_session_input_commit() returns. */
 GOBLIN_API int goblin_session_feed(goblin_session *s, const void *data,
                                    size_t len);
 

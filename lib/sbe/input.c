@@ -62,9 +62,12 @@ int goblin_session_resume(goblin_session *s)
     return goblin_session_input_commit(s, 0);
 }
 
-/* goblin_session_feed by copies into the input buffer, each committed. */
-static int feed_copy(goblin_session *s, const unsigned char *p, size_t len)
+/* goblin_session_feed by copies into the input buffer, each committed:
+ * for bytes another party may still write (a ring record), which must be
+ * read once, into memory it cannot reach. */
+int goblin__session_feed_copy(goblin_session *s, const void *data, size_t len)
 {
+    const unsigned char *p = data;
     size_t room, k;
     void *at;
     int rc = 0;
@@ -84,15 +87,16 @@ static int feed_copy(goblin_session *s, const unsigned char *p, size_t len)
     return rc;
 }
 
-/* goblin_session_feed of RESP bytes with nothing buffered, the usual
- * case: the commands are parsed and run where they lie (the caller's
- * bytes are its own, and nothing keeps a view of them past the call:
- * MULTI's queue and a blocked command copy their words, as they must
- * for the input buffer, which moves). Only what is left, a command not
- * whole yet or commands held behind a blocked or paused one, is copied
- * into the input buffer by feed_copy, as if it had come in a second
- * feed; the parser resumes from that command's first byte, as it does
- * for a ring record (goblin__resp_record). */
+/* goblin_session_feed with nothing buffered, the usual case: the RESP
+ * commands or SBE frames are parsed and run where they lie (the
+ * caller's bytes are its own and unchanged during the call, and nothing
+ * keeps a view of them past it: MULTI's queue and a blocked command copy
+ * their words, as they must for the input buffer, which moves). Only
+ * what is left, a command or frame not whole yet or requests held
+ * behind a blocked or paused one, is copied into the input buffer by
+ * goblin__session_feed_copy, as if it had come in a second feed; the
+ * RESP parser resumes from that command's first byte, as it does for a
+ * ring record (goblin__resp_record). */
 static int feed_in_place(goblin_session *s, const unsigned char *p,
                          size_t len)
 {
@@ -102,10 +106,13 @@ static int feed_in_place(goblin_session *s, const unsigned char *p,
     s->eng->input_batch++;
     s->last_ms = s->eng->clock_ms;
     s->in_pos = s->in_len = 0;
-    rc = goblin__resp_run(s, (const char *)p, len, &used);
+    if (s->proto == GOBLIN__PROTO_RESP)
+        rc = goblin__resp_run(s, (const char *)p, len, &used);
+    else
+        rc = goblin__sbe_session_input(s, p, len, &used);
     s->eng->stat_net_in += used;
     if (rc == 0 && used < len && !(s->flags & SESS_CLOSE))
-        rc = feed_copy(s, p + used, len - used);
+        rc = goblin__session_feed_copy(s, p + used, len - used);
     else
         goblin__output_check(s);
     /* The batch's writes are durable before any of its replies leave. */
@@ -116,10 +123,11 @@ static int feed_in_place(goblin_session *s, const unsigned char *p,
 
 int goblin_session_feed(goblin_session *s, const void *data, size_t len)
 {
-    if (s->proto == GOBLIN__PROTO_RESP && s->in_pos == s->in_len &&
-        s->blk == NULL && len > 0 && !(s->flags & SESS_CLOSE))
+    if ((s->proto == GOBLIN__PROTO_RESP || s->proto == GOBLIN__PROTO_SBE) &&
+        s->in_pos == s->in_len && s->blk == NULL && len > 0 &&
+        !(s->flags & SESS_CLOSE))
         return feed_in_place(s, data, len);
-    return feed_copy(s, data, len);
+    return goblin__session_feed_copy(s, data, len);
 }
 
 /* Records up to this size take the stack copy of goblin__resp_record. */

@@ -195,6 +195,12 @@ int goblin__sbe_direct(goblin_session *s, const void *rec, size_t len,
 int goblin__resp_record(goblin_session *s, const void *rec, size_t len,
                         int *rc);
 
+/* input.c: goblin_session_feed for bytes another party may write while
+ * they are read (a ring record in shared memory): copied into the input
+ * buffer first, never parsed in place. */
+int goblin__session_feed_copy(goblin_session *s, const void *data,
+                              size_t len);
+
 /* session.c: sets the session's frame limit (tests use small ones). */
 void goblin__sbe_set_max_frame(goblin_session *s, uint32_t max);
 

@@ -191,7 +191,9 @@ static void output_to_cq(goblin_ring_endpoint *ep)
  * record, its reply encoded straight into a CQ reservation (no copy
  * through the session's output). False when it cannot (protocol not
  * settled yet, a partial SBE frame, input or output pending, CQ short of
- * room): the record then takes goblin_session_feed. */
+ * room): the record then takes goblin__session_feed_copy (a record is
+ * shared memory the client may still write: it is copied, never parsed
+ * in place). */
 static bool run_direct(goblin_ring_endpoint *ep, struct goblin_slice rec,
                        int *rc)
 {
@@ -230,7 +232,8 @@ static void feed(goblin_ring_endpoint *ep, const struct goblin_slice *recs,
         if (recs[i].len == 0)
             continue;
         if (!run_direct(ep, recs[i], &rc))
-            rc = goblin_session_feed(ep->s, recs[i].ptr, recs[i].len);
+            rc = goblin__session_feed_copy(ep->s, recs[i].ptr,
+                                           recs[i].len);
         if (rc < 0)
             ep->closing = true;
     }
@@ -245,7 +248,7 @@ static void feed(goblin_ring_endpoint *ep, const struct goblin_slice *recs,
  * protocol: the caller's): records are peeked one at a time and each runs
  * at once from its record (run_direct), its reply straight into a CQ
  * reservation; one release and one flush for the batch. Output left in
- * the session (a record that took goblin_session_feed, a reply that
+ * the session (a record that took goblin__session_feed_copy, a reply that
  * spilled) goes the ordinary way after the batch.
  *
  * The first peek checks the epoch and the ring's state, and takes no
@@ -273,7 +276,7 @@ static int step_direct(goblin_ring_endpoint *ep)
         n++;
         if (rec.len != 0) {
             if (!run_direct(ep, rec, &frc))
-                frc = goblin_session_feed(ep->s, rec.ptr, rec.len);
+                frc = goblin__session_feed_copy(ep->s, rec.ptr, rec.len);
             if (frc < 0)
                 ep->closing = true;
         }
