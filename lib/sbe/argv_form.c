@@ -16,6 +16,7 @@
 #include "argv_form.h"
 #include "commands/command.h"
 #include "engine/monitor.h"
+#include "engine/slowlog.h"
 #include "goblin/numtext.h"
 #include "stream/propagate.h"
 
@@ -904,4 +905,19 @@ void goblin__sbe_run_logged(struct goblin__sbe_req *r,
         goblin__monitor_feed(x, f.argc, f.argv);
     if (rc == 1)
         goblin__argv_form_free(&f);
+}
+
+void goblin__sbe_slowlog_watch(struct goblin__sbe_req *r, uint64_t ticks)
+{
+    goblin__exec *x = &r->x;
+    struct goblin__argv_form f;
+    struct goblin_slice name;
+
+    if (goblin__argv_form_build(&f, r->m, &x->eng->acct) == 1) {
+        goblin__slowlog_watch(x, f.argc, f.argv, ticks);
+        goblin__argv_form_free(&f);
+        return;
+    }
+    name = (struct goblin_slice){x->cmd->name, strlen(x->cmd->name)};
+    goblin__slowlog_watch(x, 1, &name, ticks);
 }

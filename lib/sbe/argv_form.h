@@ -49,4 +49,10 @@ const char *goblin__argv_form_name(unsigned id);
 void goblin__sbe_run_logged(struct goblin__sbe_req *r,
                             goblin__sbe_handler *fn);
 
+/* A typed request r that ran and took ticks, at or over the slow log's or
+ * the latency monitor's threshold: logged as its argv form, as a RESP
+ * command is (engine/slowlog.h); by its command's name alone when the
+ * form cannot be built for lack of memory. */
+void goblin__sbe_slowlog_watch(struct goblin__sbe_req *r, uint64_t ticks);
+
 #endif

@@ -45,11 +45,13 @@ static inline void after_command(goblin_session *s)
 }
 
 /* Runs a typed request and counts it like a command of the table (timed
- * on a sample: goblin__cmdstat_timed). The no-touch mode of OBJECT does
- * not apply to typed requests; CLIENT NO-TOUCH does. With plain (the
- * direct path's state, see plain() below) CLIENT NO-TOUCH and CLIENT
- * REPLY SKIP are known to be off, and no typed request turns them on
- * (CLIENT is an Argv frame), so neither is looked at. */
+ * on a sample, goblin__cmdstat_timed, or every call while the slow log
+ * or the latency monitor watches; a slow one is logged as its argv
+ * form). The no-touch mode of OBJECT does not apply to typed requests;
+ * CLIENT NO-TOUCH does. With plain (the direct path's state, see plain()
+ * below) CLIENT NO-TOUCH and CLIENT REPLY SKIP are known to be off, and
+ * no typed request turns them on (CLIENT is an Argv frame), so neither
+ * is looked at. */
 static inline __attribute__((always_inline)) void run_typed(
     struct goblin__sbe_req *r, bool plain)
 {
@@ -64,7 +66,9 @@ static inline __attribute__((always_inline)) void run_typed(
     eng->running = r->x.sess;
     if (cmd != NULL) {
         st = &eng->stats[cmd - goblin__commands];
-        timed = goblin__cmdstat_timed(st);
+        /* As goblin__run: every call while the slow log or the latency
+         * monitor needs it (eng->time_all), else one in the sample. */
+        timed = goblin__cmdstat_timed(st) || eng->time_all;
         if (timed)
             t0 = goblin__ticks(eng);
         if (!plain && (r->x.sess->flags & SESS_NO_TOUCH))
@@ -87,6 +91,8 @@ static inline __attribute__((always_inline)) void run_typed(
     eng->stat_commands++;
     if (st != NULL) {
         goblin__cmdstat_count(eng, st, timed, t0);
+        if (timed && __builtin_expect(st->sample >= eng->watch_ticks, 0))
+            goblin__sbe_slowlog_watch(r, st->sample);
         st->failed += r->x.failed;
         r->x.sess->lastcmd = cmd;
     }

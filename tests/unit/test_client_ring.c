@@ -147,6 +147,50 @@ static void test_typed_calls_over_the_ring(void **state)
     }
 }
 
+/* Runs words (split at spaces) as a generic call; the reply's type. */
+static int call_words(goblin_client *c, const char *words,
+                      const struct goblin_resp_value **v)
+{
+    struct goblin_slice a[8];
+    size_t n = 0;
+    const char *p = words, *q;
+
+    while (*p != '\0' && n < 8) {
+        for (q = p; *q != '\0' && *q != ' '; q++)
+            ;
+        a[n++] = (struct goblin_slice){p, (size_t)(q - p)};
+        p = *q == ' ' ? q + 1 : q;
+    }
+    assert_int_equal(goblin_client_call(c, n, a, v), 0);
+    return (int)(*v)->type;
+}
+
+/* A typed request on the ring's direct path reaches the slow log as its
+ * words, as a RESP command does. */
+static void test_typed_requests_over_the_ring_reach_the_slow_log(
+    void **state)
+{
+    struct server *sv = *state;
+    const struct goblin_resp_value *v;
+    double d = 0;
+    goblin_client *c;
+
+    if (sv->ep == NULL)
+        skip();
+    c = attach(sv, GOBLIN_CLIENT_SBE);
+    call_words(c, "CONFIG SET slowlog-log-slower-than 0", &v);
+    call_words(c, "SLOWLOG RESET", &v);
+    assert_int_equal(goblin_client_zscore(c, S("nokey"), S("m"), &d), 0);
+    assert_int_equal(call_words(c, "SLOWLOG GET 1", &v), GOBLIN_RESP_ARRAY);
+    assert_int_equal(v->n, 1);
+    v = &v->items[0].items[3];
+    assert_int_equal(v->n, 3);
+    assert_memory_equal(v->items[0].str.ptr, "ZSCORE", 6);
+    assert_memory_equal(v->items[1].str.ptr, "nokey", 5);
+    call_words(c, "CONFIG SET slowlog-log-slower-than 10000", &v);
+    goblin_client_close(c);
+}
+
 /* Replies bigger than a record arrive in pieces; requests far more than
  * the queues hold go through because sending drains CQ. */
 static void test_deep_pipelines_and_big_replies(void **state)
@@ -246,6 +290,9 @@ int main(void)
                                         server_setup, server_teardown),
         cmocka_unit_test_setup_teardown(test_deep_pipelines_and_big_replies,
                                         server_setup, server_teardown),
+        cmocka_unit_test_setup_teardown(
+            test_typed_requests_over_the_ring_reach_the_slow_log,
+            server_setup, server_teardown),
         cmocka_unit_test_setup_teardown(
             test_pipelined_calls_keep_order_and_views, server_setup,
             server_teardown),

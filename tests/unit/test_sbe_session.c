@@ -615,6 +615,33 @@ static void test_typed_requests_count_in_commandstats(void **state)
     assert_non_null(strstr(text, "failed_calls=1"));
 }
 
+/* Typed requests reach the slow log as RESP commands do: every call is
+ * timed while the log watches, and a slow one is logged as its words. */
+static void test_typed_requests_reach_the_slow_log(void **state)
+{
+    struct cfix *f = *state;
+    uint8_t buf[256];
+    struct goblin_sbe_writer w;
+
+    magic(f, f->s);
+    argv_of(f, f->s, "config set slowlog-log-slower-than 0");
+    argv_of(f, f->s, "slowlog reset");
+    W_INIT(w, buf);
+    goblin_sbe_zadd_begin(&w, 0);
+    goblin_sbe_zadd_members_begin(&w);
+    goblin_sbe_zadd_members_add(&w, 1.5, S("m"));
+    goblin_sbe_zadd_end(&w, S("z"));
+    goblin_sbe_zscore_encode(&w, S("z"), S("m"));
+    assert_string_equal(send_w(f, f->s, &w), "(integer) 1\n(double) 1.5\n");
+    /* slowlog reset, ZADD and ZSCORE */
+    assert_string_equal(argv_of(f, f->s, "slowlog len"), "(integer) 3\n");
+    argv_of(f, f->s, "slowlog get");
+    assert_non_null(strstr(text, "4) 1) \"ZSCORE\"\n      2) \"z\"\n"
+                                 "      3) \"m\"\n"));
+    assert_non_null(strstr(text, "4) 1) \"ZADD\"\n      2) \"z\"\n"
+                                 "      3) \"1.5\"\n      4) \"m\"\n"));
+}
+
 /* RESP is unaffected: bytes that leave the magic are RESP at once. */
 static void test_bytes_that_leave_the_magic_are_resp(void **state)
 {
@@ -722,6 +749,7 @@ int main(void)
         CMD_TEST(test_multi_takes_argv_and_refuses_typed),
         CMD_TEST(test_client_reply_off_silences_typed_replies),
         CMD_TEST(test_typed_requests_count_in_commandstats),
+        CMD_TEST(test_typed_requests_reach_the_slow_log),
         CMD_TEST(test_bytes_that_leave_the_magic_are_resp),
         CMD_TEST(test_no_sbe_makes_the_magic_a_resp_command),
         CMD_TEST(test_maxmemory_refuses_typed_denyoom_requests),
