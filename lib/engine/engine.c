@@ -73,19 +73,6 @@ static bool tsc_is_constant(void)
 #endif
 }
 
-uint64_t goblin__ticks(const goblin_engine *eng)
-{
-#if defined(__x86_64__)
-    if (eng->use_tsc) {
-        uint32_t lo, hi;
-
-        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-        return (uint64_t)hi << 32 | lo;
-    }
-#endif
-    return eng->cfg.now_ns(eng->cfg.now_ns_ctx);
-}
-
 void goblin__engine_direct_update(goblin_engine *eng)
 {
     eng->direct_off = eng->maxmemory != 0 || eng->stream_on ||

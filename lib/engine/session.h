@@ -485,8 +485,21 @@ int goblin__find_keys(const struct goblin__command *c, int argc,
                       uint16_t *flags);
 size_t goblin__find_keys_cap(const struct goblin__command *c, int argc);
 
-/* engine.c: the clock commands are timed with (see engine.c). */
-uint64_t goblin__ticks(const goblin_engine *eng);
+/* The clock commands are timed with: the CPU's cycle counter where it is
+ * constant (eng->use_tsc, see engine.c), else the configured now_ns.
+ * Inline, as every command reads it twice while the slow log watches. */
+static inline uint64_t goblin__ticks(const goblin_engine *eng)
+{
+#if defined(__x86_64__)
+    if (__builtin_expect(eng->use_tsc, 1)) {
+        uint32_t lo, hi;
+
+        __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+        return (uint64_t)hi << 32 | lo;
+    }
+#endif
+    return eng->cfg.now_ns(eng->cfg.now_ns_ctx);
+}
 /* engine.c: recomputes eng->direct_off. */
 void goblin__engine_direct_update(goblin_engine *eng);
 uint64_t goblin__ticks_to_us(const goblin_engine *eng, uint64_t ticks);
