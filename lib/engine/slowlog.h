@@ -2,9 +2,10 @@
  * at least slowlog-log-slower-than microseconds, newest first, at most
  * slowlog-max-len of them, as Redis 7.0 keeps it.
  *
- * Cost on the command path: goblin__run compares the timed execution's
- * ticks with eng->watch_ticks (one branch, the lower of this threshold
- * and the latency monitor's). With the CPU's cycle counter as the clock
+ * Cost on the command path: goblin__run, and for a typed SBE request
+ * sbe/direct.c's run_typed, compares the timed execution's ticks with
+ * eng->watch_ticks (one branch, the lower of this threshold and the
+ * latency monitor's); a slow typed request is logged as its argv form. With the CPU's cycle counter as the clock
  * every command is timed while either is on (eng->time_all: two reads
  * of the counter around the handler), so every slow call is logged, as
  * in Redis. Without it commands are timed on the commandstats sample
