@@ -152,6 +152,12 @@ struct goblin_client {
     size_t members_cap;
     struct goblin_slice *strings; /* list and set results (typed_coll.c) */
     size_t strings_cap;
+    /* typed_reply.c: what the typed call reading the next SBE reply
+     * wants of it, and whether the read decoded it so (then the result
+     * is in members or strings, and direct is the reply's stand-in). */
+    uint8_t want;
+    bool decoded;
+    struct goblin_resp_value direct;
     char err[512];
 };
 
@@ -211,6 +217,32 @@ static inline int goblin__client_round(goblin_client *c,
  * GOBLIN_EREPLY. */
 int goblin__client_reply_error(goblin_client *c,
                                const struct goblin_resp_value *v);
+
+/* typed_reply.c: a typed call's SBE reply decoded where it lies. */
+enum {
+    GOBLIN__WANT_TREE,    /* every reply read as a tree */
+    GOBLIN__WANT_MEMBERS, /* a scored array into c->members */
+    GOBLIN__WANT_STRINGS, /* an array of strings into c->strings */
+};
+/* Room for n members or strings in the client's result arrays: 0 or
+ * GOBLIN_ENOMEM. */
+int goblin__client_members_room(goblin_client *c, size_t n);
+int goblin__client_strings_room(goblin_client *c, size_t n);
+/* The reply frame p[0..len) (header first) when it is what c->want asks
+ * for: decoded into the client's array, 1 with *v standing for it and
+ * c->decoded set; 0 when it is something else (the tree reads it), or
+ * GOBLIN_EPROTO, GOBLIN_ENOMEM. */
+int goblin__client_typed_reply(goblin_client *c, const uint8_t *p,
+                               size_t len, const struct goblin_resp_value **v);
+/* Before a typed call that returns an array reads its reply: asks for
+ * want when the reply will be read by this call (not queued in a
+ * pipeline, no subscription whose messages may come first). */
+static inline void goblin__client_want(goblin_client *c, uint8_t want)
+{
+    c->decoded = false;
+    c->want = !c->pipelining && c->subs + c->ssubs == 0 ? want
+                                                         : GOBLIN__WANT_TREE;
+}
 
 /* typed.c: the steps every typed call takes, for typed_coll.c.
  * typed_begin: may a typed call start now (0, or a code). typed_room: a

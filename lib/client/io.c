@@ -82,6 +82,22 @@ static int fill(goblin_client *c, size_t want)
     return 0;
 }
 
+/* The body of an SBE reply frame into *v: a scalar in place, what the
+ * typed call reading it wants (typed_reply.c), else a tree. 0 or a
+ * code. */
+static inline int sbe_decode(goblin_client *c, const uint8_t *p, size_t n,
+                             const struct goblin_resp_value **v)
+{
+    int rc;
+
+    if (goblin__sbe_tree_scalar(&c->tree, p, n, v))
+        return 0;
+    if (__builtin_expect(c->want != GOBLIN__WANT_TREE, 0) &&
+        (rc = goblin__client_typed_reply(c, p, n, v)) != 0)
+        return rc < 0 ? rc : 0;
+    return goblin__sbe_tree_build(&c->tree, p, n, v);
+}
+
 /* One SBE reply frame, if whole: 1 with *v, 0 for more bytes (*want says
  * how many in all), or a failure. */
 static int sbe_reply(goblin_client *c, const struct goblin_resp_value **v,
@@ -101,7 +117,7 @@ static int sbe_reply(goblin_client *c, const struct goblin_resp_value **v,
         *want = 4 + (size_t)n - avail;
         return 0;
     }
-    rc = goblin__sbe_tree_build(&c->tree, p + 4, n, v);
+    rc = sbe_decode(c, p + 4, n, v);
     if (rc < 0)
         return goblin__client_fail(c, rc, "malformed SBE reply");
     c->last = 4 + (size_t)n;
@@ -146,7 +162,7 @@ static int sbe_reply_in_place(goblin_client *c,
     p = rec.ptr;
     if (rec.len >= 4 && goblin_sbe_rd_u32(p) == rec.len - 4 &&
         rec.len - 4 <= c->max_frame) {
-        rc = goblin__sbe_tree_build(&c->tree, p + 4, rec.len - 4, v);
+        rc = sbe_decode(c, p + 4, rec.len - 4, v);
         if (rc < 0)
             return goblin__client_fail(c, rc, "malformed SBE reply");
         c->cq_held = true;
@@ -228,9 +244,7 @@ static inline int ring_fast(goblin_client *c,
                                     goblin_sbe_rd_u32(p) == rec.len - 4 &&
                                     rec.len - 4 <= c->max_frame,
                                 1)) {
-        if (!goblin__sbe_tree_scalar(&c->tree, p + 4, rec.len - 4, v) &&
-            (rc = goblin__sbe_tree_build(&c->tree, p + 4, rec.len - 4, v)) <
-                0)
+        if ((rc = sbe_decode(c, p + 4, rec.len - 4, v)) < 0)
             return goblin__client_fail(c, rc, "malformed SBE reply");
         c->cq_held = true;
         c->pending--;

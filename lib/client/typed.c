@@ -228,28 +228,6 @@ static int ok_of(goblin_client *c, int rc)
                                         : unexpected(c);
 }
 
-static int members_room(goblin_client *c, size_t n)
-{
-    struct goblin_client_member *m;
-    const struct goblin_allocator *a = c->alloc;
-    size_t size = n * sizeof(*m);
-
-    if (n <= c->members_cap)
-        return 0;
-    m = a != NULL ? a->malloc(a->ctx, size) : malloc(size);
-    if (m == NULL)
-        return GOBLIN_ENOMEM;
-    if (c->members != NULL) {
-        if (a != NULL)
-            a->free(a->ctx, c->members, c->members_cap * sizeof(*m));
-        else
-            free(c->members);
-    }
-    c->members = m;
-    c->members_cap = n;
-    return 0;
-}
-
 /* Members with scores: [m, s] pairs (RESP3, SBE) or flat m, s (RESP2). */
 static int64_t members_of(goblin_client *c, int rc,
                           const struct goblin_client_member **out)
@@ -260,13 +238,17 @@ static int64_t members_of(goblin_client *c, int rc,
 
     if (rc <= 0)
         return rc;
+    if (c->decoded) { /* read in place (typed_reply.c) */
+        *out = c->members;
+        return (int64_t)v->n;
+    }
     if (v->type == GOBLIN_RESP_ERROR)
         return goblin__client_reply_error(c, v);
     if (v->type != GOBLIN_RESP_ARRAY)
         return unexpected(c);
     pairs = v->n > 0 && v->items[0].type == GOBLIN_RESP_ARRAY;
     n = pairs ? v->n : v->n / 2;
-    if (members_room(c, n) != 0)
+    if (goblin__client_members_room(c, n) != 0)
         return GOBLIN_ENOMEM;
     for (i = 0; i < n; i++) {
         m = pairs ? &v->items[i].items[0] : &v->items[2 * i];
@@ -803,13 +785,16 @@ int64_t goblin_client_zrange(goblin_client *c, struct goblin_slice key,
 
     if ((rc = begin(c)) < 0)
         return rc;
-    if (sbe(c))
+    if (sbe(c)) {
+        goblin__client_want(c, GOBLIN__WANT_MEMBERS);
         rc = room(c, key.len, &w)
                  ? GOBLIN_ENOMEM
                  : sent(c, goblin_sbe_zrange_encode(&w, start, stop, 1,
                                                     rev != 0, key), &v);
-    else
+        c->want = GOBLIN__WANT_TREE;
+    } else {
         rc = resp(c, rev ? 6 : 5, a, &v);
+    }
     return members_of(c, rc, out);
 }
 
@@ -867,8 +852,10 @@ int64_t goblin_client_zrange_by_score(goblin_client *c, struct goblin_slice key,
     f |= offset != 0 || count >= 0 ? GOBLIN_SBE_RANGE_FLAGS_HAS_LIMIT : 0;
     if (room(c, key.len, &w) != 0)
         return GOBLIN_ENOMEM;
+    goblin__client_want(c, GOBLIN__WANT_MEMBERS);
     rc = sent(c, goblin_sbe_zrangebyscore_encode(&w, min, max, offset, count,
                                                  (uint8_t)f, key), &v);
+    c->want = GOBLIN__WANT_TREE;
     return members_of(c, rc, out);
 }
 

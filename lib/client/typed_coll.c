@@ -18,22 +18,17 @@ static bool sbe(const goblin_client *c)
     return c->proto == GOBLIN_CLIENT_SBE;
 }
 
-static int strings_room(goblin_client *c, size_t n)
+/* The round of an SBE request that answers an array of strings, read
+ * in place into c->strings (typed_reply.c) when it is one. */
+static int strings_sent(goblin_client *c, int n,
+                        const struct goblin_resp_value **v)
 {
-    size_t cap = n < 16 ? 16 : n, size = cap * sizeof(struct goblin_slice);
-    struct goblin_slice *s;
+    int rc;
 
-    if (n <= c->strings_cap && c->strings != NULL)
-        return 0;
-    s = goblin__client_mem(c, size);
-    if (s == NULL)
-        return GOBLIN_ENOMEM;
-    if (c->strings != NULL)
-        goblin__client_mem_free(c, c->strings,
-                                c->strings_cap * sizeof(*c->strings));
-    c->strings = s;
-    c->strings_cap = cap;
-    return 0;
+    goblin__client_want(c, GOBLIN__WANT_STRINGS);
+    rc = goblin__client_typed_sent(c, n, v);
+    c->want = GOBLIN__WANT_TREE;
+    return rc;
 }
 
 /* An array (or RESP3 set) of bulk strings: how many, with *out; 0 for a
@@ -46,13 +41,17 @@ static int64_t strings_of(goblin_client *c, int rc,
 
     if (rc <= 0)
         return rc;
+    if (c->decoded) { /* read in place (typed_reply.c) */
+        *out = c->strings;
+        return (int64_t)v->n;
+    }
     if (v->type == GOBLIN_RESP_NULL)
         return 0;
     if (v->type == GOBLIN_RESP_ERROR)
         return goblin__client_reply_error(c, v);
     if (v->type != GOBLIN_RESP_ARRAY && v->type != GOBLIN_RESP_SET)
         return goblin__client_typed_unexpected(c);
-    if (strings_room(c, v->n) != 0)
+    if (goblin__client_strings_room(c, v->n) != 0)
         return GOBLIN_ENOMEM;
     for (i = 0; i < v->n; i++) {
         if (v->items[i].type != GOBLIN_RESP_BULK)
@@ -138,7 +137,7 @@ static int64_t pop(goblin_client *c, struct goblin_slice key, int64_t count,
         return GOBLIN_ENOMEM;
     rc = tail ? goblin_sbe_rpop_encode(&w, count, f, key)
               : goblin_sbe_lpop_encode(&w, count, f, key);
-    return strings_of(c, goblin__client_typed_sent(c, rc, &v), out);
+    return strings_of(c, strings_sent(c, rc, &v), out);
 }
 
 int64_t goblin_client_lpop(goblin_client *c, struct goblin_slice key,
@@ -171,7 +170,7 @@ int64_t goblin_client_lrange(goblin_client *c, struct goblin_slice key,
     if (goblin__client_typed_room(c, key.len, &w) != 0)
         return GOBLIN_ENOMEM;
     rc = goblin_sbe_lrange_encode(&w, start, stop, key);
-    return strings_of(c, goblin__client_typed_sent(c, rc, &v), out);
+    return strings_of(c, strings_sent(c, rc, &v), out);
 }
 
 /* Requests of one key answered by an integer: LLEN, SCARD. */
@@ -285,7 +284,7 @@ int64_t goblin_client_smembers(goblin_client *c, struct goblin_slice key,
     if (goblin__client_typed_room(c, key.len, &w) != 0)
         return GOBLIN_ENOMEM;
     rc = goblin_sbe_smembers_encode(&w, key);
-    return strings_of(c, goblin__client_typed_sent(c, rc, &v), out);
+    return strings_of(c, strings_sent(c, rc, &v), out);
 }
 
 int64_t goblin_client_scard(goblin_client *c, struct goblin_slice key)

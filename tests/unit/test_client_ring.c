@@ -9,6 +9,7 @@
 
 #include "test_commands_util.h"
 
+#include "client/client.h"
 #include "goblin/client.h"
 #include "goblin/ring.h"
 #include "goblin/serve.h"
@@ -145,6 +146,85 @@ static void test_typed_calls_over_the_ring(void **state)
         ring_lists_and_sets(c);
         goblin_client_close(c);
     }
+}
+
+/* Over SBE a typed call that returns an array reads its reply where it
+ * lies, into the client's array (no tree): small, empty and large
+ * replies, an error reply, and the same call in a pipeline (a tree, as
+ * for the generic calls) all give the same results. */
+static void test_array_replies_are_read_in_place(void **state)
+{
+    struct server *sv = *state;
+    struct goblin_slice e[3] = {S("one"), S("two"), S("three")};
+    const struct goblin_resp_value *v;
+    const struct goblin_client_member *m;
+    const struct goblin_slice *out;
+    char name[16][16];
+    struct goblin_slice big[16];
+    double sc[16];
+    goblin_client *c;
+    int64_t i;
+
+    if (sv->ep == NULL)
+        skip();
+    c = attach(sv, GOBLIN_CLIENT_SBE);
+    for (i = 0; i < 16; i++) {
+        snprintf(name[i], sizeof(name[i]), "member-%02d", (int)i);
+        big[i] = (struct goblin_slice){name[i], strlen(name[i])};
+        sc[i] = (double)i + 0.5;
+    }
+    assert_int_equal(goblin_client_zadd(c, S("iz"), sc, big, 16, 0), 16);
+    assert_int_equal(goblin_client_zrange(c, S("iz"), 0, 2, 1, &m), 3);
+    assert_true(c->decoded);
+    assert_memory_equal(m[0].member.ptr, "member-15", 9);
+    assert_true(m[0].score == 15.5 && m[2].score == 13.5);
+    assert_int_equal(goblin_client_zrange_by_score(c, S("iz"), 0, 0, 2, 0,
+                                                   0, 0, -1, &m), 2);
+    assert_true(c->decoded);
+    assert_memory_equal(m[1].member.ptr, "member-01", 9);
+    assert_int_equal(goblin_client_zrange(c, S("nokey"), 0, -1, 0, &m), 0);
+    assert_int_equal(goblin_client_set(c, S("str"), S("x"), NULL), 1);
+    assert_int_equal(goblin_client_zrange(c, S("str"), 0, -1, 0, &m),
+                     GOBLIN_EWRONGTYPE);
+    assert_false(c->decoded);
+    assert_int_equal(goblin_client_rpush(c, S("il"), e, 3), 3);
+    assert_int_equal(goblin_client_lrange(c, S("il"), 0, -1, &out), 3);
+    assert_true(c->decoded);
+    assert_memory_equal(out[2].ptr, "three", 5);
+    assert_int_equal(goblin_client_lrange(c, S("str"), 0, -1, &out),
+                     GOBLIN_EWRONGTYPE);
+    assert_int_equal(goblin_client_lpop(c, S("il"), 2, &out), 2);
+    assert_memory_equal(out[1].ptr, "two", 3);
+    assert_int_equal(goblin_client_lpop(c, S("il"), 2, &out), 1);
+    assert_int_equal(goblin_client_lpop(c, S("il"), 2, &out), 0);
+    /* In a pipeline the reply is read later, as a tree. */
+    goblin_client_pipeline_begin(c);
+    assert_int_equal(goblin_client_zrange(c, S("iz"), 0, 0, 0, &m), 0);
+    assert_int_equal(goblin_client_flush(c), 0);
+    assert_int_equal(goblin_client_next_reply(c, &v), 0);
+    goblin_client_pipeline_end(c);
+    assert_int_equal(v->type, GOBLIN_RESP_ARRAY);
+    assert_int_equal(v->n, 1);
+    assert_memory_equal(v->items[0].items[0].str.ptr, "member-00", 9);
+    assert_int_equal(goblin_client_zrange(c, S("iz"), 0, -1, 0, &m), 16);
+    assert_true(m[15].score == 15.5);
+    /* 400 members: a reply larger than the 4 KiB queues, which arrives in
+     * pieces and is read from the input buffer. */
+    for (i = 16; i < 400; i++) {
+        double s1 = (double)i;
+        char n1[16];
+        struct goblin_slice m1;
+
+        snprintf(n1, sizeof(n1), "member-%03d", (int)i);
+        m1 = (struct goblin_slice){n1, strlen(n1)};
+        assert_int_equal(goblin_client_zadd(c, S("iz"), &s1, &m1, 1, 0), 1);
+    }
+    assert_int_equal(goblin_client_zrange(c, S("iz"), 0, -1, 0, &m), 400);
+    assert_true(c->decoded);
+    assert_memory_equal(m[399].member.ptr, "member-399", 10);
+    assert_true(m[399].score == 399 && m[15].score == 15.5 &&
+                m[16].score == 16);
+    goblin_client_close(c);
 }
 
 /* Runs words (split at spaces) as a generic call; the reply's type. */
@@ -293,6 +373,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(
             test_typed_requests_over_the_ring_reach_the_slow_log,
             server_setup, server_teardown),
+        cmocka_unit_test_setup_teardown(test_array_replies_are_read_in_place,
+                                        server_setup, server_teardown),
         cmocka_unit_test_setup_teardown(
             test_pipelined_calls_keep_order_and_views, server_setup,
             server_teardown),
