@@ -197,6 +197,9 @@ static void test_array_replies_are_read_in_place(void **state)
     assert_memory_equal(out[1].ptr, "two", 3);
     assert_int_equal(goblin_client_lpop(c, S("il"), 2, &out), 1);
     assert_int_equal(goblin_client_lpop(c, S("il"), 2, &out), 0);
+    assert_int_equal(goblin_client_sadd(c, S("is"), e, 3), 3);
+    assert_int_equal(goblin_client_smembers(c, S("is"), &out), 3);
+    assert_true(c->decoded);
     /* In a pipeline the reply is read later, as a tree. */
     goblin_client_pipeline_begin(c);
     assert_int_equal(goblin_client_zrange(c, S("iz"), 0, 0, 0, &m), 0);
