@@ -79,7 +79,8 @@ TARGETS = [
 METRICS = ["ZSCORE", "ZRANK", "ZREVRANK", "ZRANGE", "ZRANGE_WITHSCORES"]
 LAYERS = [("Raw ZSet", "raw"), ("Store API", "store"),
           ("RESP", "resp"), ("Command into", "command_into"),
-          ("Command string", "command_string"), ("Parse into", "parse_into")]
+          ("Command string", "command_string"), ("Parse into", "parse_into"),
+          ("Parse into, hot request", "parse_into_hot")]
 
 
 def per_op_ns(run):
