@@ -1,6 +1,8 @@
 /* io.c - moving a client's bytes: sending what is queued, reading replies
  * one at a time as trees (RESP through the RESP reader, SBE through
- * sbe_tree.c), generic calls and pipelines (goblin/client.h).
+ * sbe_tree.c; the SBE reply of a typed call that returns an array goes
+ * straight into its array instead, typed_reply.c), generic calls and
+ * pipelines (goblin/client.h).
  *
  * Invariants: a reply handed out stays at in[in_pos, in_pos + last) until
  * the next read consumes it; only then may the buffer be compacted or
