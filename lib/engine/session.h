@@ -659,15 +659,15 @@ int goblin__db_settings_init(goblin_engine *eng);
 /* session_io.c: the pieces of a session's input that lib/sbe/input.c
  * (goblin_session_input_commit, goblin_session_feed) puts together.
  * detect: reads the first bytes against the SBE magic and settles
- * s->proto once they match or differ. resp_input: runs every complete
- * RESP command in the input. verdict: what the session's state means for
- * the server once input is done (rc, or the close/limit/OOM codes). */
+ * s->proto once they match or differ. verdict: what the session's state
+ * means for the server once input is done (rc, or the close/limit/OOM
+ * codes). */
 void goblin__input_compact(goblin_session *s);
 void goblin__session_detect(goblin_session *s);
-int goblin__resp_input(goblin_session *s);
-/* resp_run: the RESP loop over in[0..len), which need not be the
- * session's input (a ring record's stack copy); *used gets the bytes of
- * the whole commands it consumed. */
+/* resp_run: the RESP loop over in[0..len), the session's input buffer or
+ * bytes run where they lie (a ring record's stack copy, what
+ * goblin_session_feed was given); *used gets the bytes of the whole
+ * commands it consumed. */
 int goblin__resp_run(goblin_session *s, const char *in, size_t len,
                      size_t *used);
 int goblin__input_verdict(goblin_session *s, int rc);

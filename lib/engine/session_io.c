@@ -123,12 +123,11 @@ static __attribute__((noinline)) int64_t parse_general(
     return goblin_resp_parse(s->parser, in, len, cmd);
 }
 
-/* goblin__resp_run, inline in goblin__resp_input. A whole plain request,
- * nearly every one, is taken in place (goblin__resp_take_whole) under
- * the limits the parser would apply now; anything else goes to the
- * parser, which gives the same verdicts. */
-static inline int resp_run(goblin_session *s, const char *in, size_t len,
-                           size_t *used)
+/* A whole plain request, nearly every one, is taken in place
+ * (goblin__resp_take_whole) under the limits the parser would apply now;
+ * anything else goes to the parser, which gives the same verdicts. */
+int goblin__resp_run(goblin_session *s, const char *in, size_t len,
+                     size_t *used)
 {
     struct goblin_resp_command cmd;
     size_t pos = 0;
@@ -171,22 +170,6 @@ static inline int resp_run(goblin_session *s, const char *in, size_t len,
             goblin__output_check(s);
     }
     *used = pos;
-    return rc;
-}
-
-int goblin__resp_run(goblin_session *s, const char *in, size_t len,
-                     size_t *used)
-{
-    return resp_run(s, in, len, used);
-}
-
-int goblin__resp_input(goblin_session *s)
-{
-    size_t used = 0;
-    int rc = resp_run(s, (const char *)s->in + s->in_pos,
-                      s->in_len - s->in_pos, &used);
-
-    s->in_pos += used;
     return rc;
 }
 

@@ -11,14 +11,22 @@
 #include "request.h"
 #include "stream/aof_int.h"
 
-static int sbe_input(goblin_session *s)
+/* Runs the requests at p[0..len) of a RESP or SBE session, wherever they
+ * lie (the input buffer, or bytes fed in place): *used bytes taken. */
+static int run_requests(goblin_session *s, const unsigned char *p,
+                        size_t len, size_t *used)
 {
-    size_t used = 0;
-    int rc = goblin__sbe_session_input(s, s->in + s->in_pos,
-                                       s->in_len - s->in_pos, &used);
+    if (s->proto == GOBLIN__PROTO_RESP)
+        return goblin__resp_run(s, (const char *)p, len, used);
+    return goblin__sbe_session_input(s, p, len, used);
+}
 
-    s->in_pos += used;
-    return rc;
+/* The end of a batch of input: its writes are durable before any of its
+ * replies leave. */
+static inline void batch_end(goblin_session *s)
+{
+    if (--s->eng->input_batch == 0 && __builtin_expect(s->eng->sync_due, 0))
+        goblin__aof_sync(s->eng);
 }
 
 int goblin_session_input_commit(goblin_session *s, size_t n)
@@ -37,19 +45,20 @@ int goblin_session_input_commit(goblin_session *s, size_t n)
     s->last_ms = s->eng->clock_ms;
     if (s->proto == GOBLIN__PROTO_UNDECIDED)
         goblin__session_detect(s);
-    if (s->proto == GOBLIN__PROTO_RESP)
-        rc = goblin__resp_input(s);
-    else if (s->proto == GOBLIN__PROTO_SBE)
-        rc = sbe_input(s);
+    if (s->proto == GOBLIN__PROTO_RESP || s->proto == GOBLIN__PROTO_SBE) {
+        size_t used = 0;
+
+        rc = run_requests(s, s->in + s->in_pos, s->in_len - s->in_pos,
+                          &used);
+        s->in_pos += used;
+    }
     goblin__input_compact(s);
     if (rc == 0 && s->in_len >= s->eng->qbuf_limit) {
         s->flags |= SESS_CLOSE;
         rc = GOBLIN_ELIMIT;
     }
     goblin__output_check(s);
-    /* The batch's writes are durable before any of its replies leave. */
-    if (--s->eng->input_batch == 0 && __builtin_expect(s->eng->sync_due, 0))
-        goblin__aof_sync(s->eng);
+    batch_end(s);
     return goblin__input_verdict(s, rc);
 }
 
@@ -106,18 +115,13 @@ static int feed_in_place(goblin_session *s, const unsigned char *p,
     s->eng->input_batch++;
     s->last_ms = s->eng->clock_ms;
     s->in_pos = s->in_len = 0;
-    if (s->proto == GOBLIN__PROTO_RESP)
-        rc = goblin__resp_run(s, (const char *)p, len, &used);
-    else
-        rc = goblin__sbe_session_input(s, p, len, &used);
+    rc = run_requests(s, p, len, &used);
     s->eng->stat_net_in += used;
     if (rc == 0 && used < len && !(s->flags & SESS_CLOSE))
         rc = goblin__session_feed_copy(s, p + used, len - used);
     else
         goblin__output_check(s);
-    /* The batch's writes are durable before any of its replies leave. */
-    if (--s->eng->input_batch == 0 && __builtin_expect(s->eng->sync_due, 0))
-        goblin__aof_sync(s->eng);
+    batch_end(s);
     return goblin__input_verdict(s, rc);
 }
 
