@@ -24,6 +24,7 @@
 
 #include "client/client.h"
 #include "goblin/numtext.h"
+#include "resp/value_set.h"
 #include "sbe/goblin_sbe_gen.h"
 
 #define DEPTH_MAX 512
@@ -83,29 +84,15 @@ static int reserve(struct goblin__sbe_tree *t, size_t nodes, size_t text)
     return 0;
 }
 
-/* A value with every field zero, set field by field: a memset of one
- * struct compiles to a rep stos, whose start-up costs more than the
- * stores. */
-static inline void clear_value(struct goblin_resp_value *v)
-{
-    v->type = 0;
-    v->null_array = false;
-    memset(v->fmt, 0, sizeof(v->fmt));
-    v->integer = 0;
-    v->dbl = 0;
-    v->str = (struct goblin_slice){NULL, 0};
-    v->n = 0;
-    v->items = NULL;
-    v->attribute = NULL;
-}
-
 static struct goblin_resp_value *take(struct goblin__sbe_tree *t, size_t n)
 {
     struct goblin_resp_value *v = t->v + t->used;
 
+    /* One or two values field by field (goblin__resp_value_set); more
+     * with one memset, whose start-up the size pays for. */
     if (n <= 2) {
         for (size_t i = 0; i < n; i++)
-            clear_value(&v[i]);
+            goblin__resp_value_set(&v[i], 0, NULL, 0, 0);
     } else {
         memset(v, 0, n * sizeof(*v));
     }

@@ -22,6 +22,7 @@
 
 #include "goblin/numtext.h"
 #include "goblin/resp.h"
+#include "resp/value_set.h"
 
 #define DEPTH_MAX 512
 
@@ -439,25 +440,6 @@ static inline bool digits18(const char *s, size_t len, size_t *i,
     return true;
 }
 
-/* Sets every field of *v: what a compound literal does, but field by
- * field (a literal of the whole struct compiles to a rep stos, which
- * costs more than the value's own parse). */
-static inline void value_set(struct goblin_resp_value *v,
-                             enum goblin_resp_type type, const char *p,
-                             size_t n, int64_t integer)
-{
-    v->type = type;
-    v->null_array = false;
-    memset(v->fmt, 0, sizeof(v->fmt));
-    v->integer = integer;
-    v->dbl = 0;
-    v->str.ptr = p;
-    v->str.len = n;
-    v->n = 0;
-    v->items = NULL;
-    v->attribute = NULL;
-}
-
 /* The commonest values in their plain form, read with no line search and
  * no general header: "$<digits>\r\n<bytes>\r\n", "$-1\r\n",
  * ":[-]<digits>\r\n" and "+<text>\r\n", at in[pos..len) into *v. Returns
@@ -482,7 +464,7 @@ static inline __attribute__((always_inline)) int simple_value(
             if (in[i + 1] != '1' || in[i + 2] != '\r' || len - pos < 5 ||
                 in[i + 3] != '\n')
                 return 2;
-            value_set(v, GOBLIN_RESP_NULL, NULL, 0, 0);
+            goblin__resp_value_set(v, GOBLIN_RESP_NULL, NULL, 0, 0);
             *next = pos + 5;
             return 1;
         }
@@ -502,7 +484,8 @@ static inline __attribute__((always_inline)) int simple_value(
             return NEED_MORE;
         if (in[body + n] != '\r' || in[body + n + 1] != '\n')
             return 2;
-        value_set(v, GOBLIN_RESP_BULK, in + body, (size_t)n, 0);
+        goblin__resp_value_set(v, GOBLIN_RESP_BULK, in + body, (size_t)n,
+                               0);
         *next = body + (size_t)n + 2;
         return 1;
     case ':':
@@ -511,8 +494,8 @@ static inline __attribute__((always_inline)) int simple_value(
         if (!digits18(in, len, &i, &n) || len - i < 2 || in[i] != '\r' ||
             in[i + 1] != '\n')
             return 2;
-        value_set(v, GOBLIN_RESP_INTEGER, in + pos + 1, i - pos - 1,
-                  neg ? -(int64_t)n : (int64_t)n);
+        goblin__resp_value_set(v, GOBLIN_RESP_INTEGER, in + pos + 1,
+                               i - pos - 1, neg ? -(int64_t)n : (int64_t)n);
         *next = i + 2;
         return 1;
     case '+':
@@ -524,7 +507,8 @@ static inline __attribute__((always_inline)) int simple_value(
         cr = n < body ? in + n : memchr(in + n, '\r', len - n);
         if (cr == NULL || (size_t)(cr - in) + 1 >= len || cr[1] != '\n')
             return 2;
-        value_set(v, GOBLIN_RESP_STATUS, in + i, (size_t)(cr - in) - i, 0);
+        goblin__resp_value_set(v, GOBLIN_RESP_STATUS, in + i,
+                               (size_t)(cr - in) - i, 0);
         *next = (size_t)(cr - in) + 2;
         return 1;
     default:
@@ -560,7 +544,7 @@ static int flat_aggregate(goblin_resp_reader *r, const char *in, size_t len,
     for (size_t k = 0; k < n; k++)
         if (simple_value(r, in, len, pos, &pos, &items[k]) != 1)
             return 2;
-    value_set(&r->nodes[0], agg, NULL, 0, 0);
+    goblin__resp_value_set(&r->nodes[0], agg, NULL, 0, 0);
     r->nodes[0].n = (size_t)n;
     r->nodes[0].items = items;
     *used = pos;
