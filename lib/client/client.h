@@ -248,7 +248,9 @@ static inline void goblin__client_want(goblin_client *c, uint8_t want)
  * typed_begin: may a typed call start now (0, or a code). typed_room: a
  * writer over room for need more SBE request bytes (0 or GOBLIN_ENOMEM).
  * typed_sent: takes an encoded SBE request (n bytes, or a negative code)
- * and runs the round: 1 with *v, 0 queued, or a code. typed_resp: the
+ * and runs the round: 1 with *v, 0 queued, or a code; typed_sent_array
+ * the same for a call that returns an array, asking for its reply in the
+ * shape want (goblin__client_want). typed_resp: the
  * same for a RESP command of argc words. typed_resp_list: a RESP command
  * of name, key and n more words. typed_int: an integer reply (or the
  * error a reply holds) from a round's result rc. typed_unexpected: sets
@@ -259,6 +261,8 @@ int goblin__client_typed_room(goblin_client *c, size_t need,
                               struct goblin_sbe_writer *w);
 int goblin__client_typed_sent(goblin_client *c, int n,
                               const struct goblin_resp_value **v);
+int goblin__client_typed_sent_array(goblin_client *c, uint8_t want, int n,
+                                    const struct goblin_resp_value **v);
 int goblin__client_typed_resp(goblin_client *c, size_t argc,
                               const struct goblin_slice *a,
                               const struct goblin_resp_value **v);

@@ -89,6 +89,25 @@ static inline int sent(goblin_client *c, int n,
     return goblin__client_round(c, v);
 }
 
+/* sent() for a call that returns an array: asks for its reply in the
+ * shape want (typed_reply.c), read in place when it comes so. */
+static int sent_array(goblin_client *c, uint8_t want, int n,
+                      const struct goblin_resp_value **v)
+{
+    int rc;
+
+    goblin__client_want(c, want);
+    rc = sent(c, n, v);
+    c->want = GOBLIN__WANT_TREE;
+    return rc;
+}
+
+int goblin__client_typed_sent_array(goblin_client *c, uint8_t want, int n,
+                                    const struct goblin_resp_value **v)
+{
+    return sent_array(c, want, n, v);
+}
+
 /* A RESP command's encoded size, at most (goblin__resp_put_command's
  * bound: a 24-byte header per word and for the count), or SIZE_MAX when
  * that does not fit a size_t. */
@@ -785,16 +804,15 @@ int64_t goblin_client_zrange(goblin_client *c, struct goblin_slice key,
 
     if ((rc = begin(c)) < 0)
         return rc;
-    if (sbe(c)) {
-        goblin__client_want(c, GOBLIN__WANT_MEMBERS);
+    if (sbe(c))
         rc = room(c, key.len, &w)
                  ? GOBLIN_ENOMEM
-                 : sent(c, goblin_sbe_zrange_encode(&w, start, stop, 1,
-                                                    rev != 0, key), &v);
-        c->want = GOBLIN__WANT_TREE;
-    } else {
+                 : sent_array(c, GOBLIN__WANT_MEMBERS,
+                              goblin_sbe_zrange_encode(&w, start, stop, 1,
+                                                       rev != 0, key),
+                              &v);
+    else
         rc = resp(c, rev ? 6 : 5, a, &v);
-    }
     return members_of(c, rc, out);
 }
 
@@ -852,10 +870,10 @@ int64_t goblin_client_zrange_by_score(goblin_client *c, struct goblin_slice key,
     f |= offset != 0 || count >= 0 ? GOBLIN_SBE_RANGE_FLAGS_HAS_LIMIT : 0;
     if (room(c, key.len, &w) != 0)
         return GOBLIN_ENOMEM;
-    goblin__client_want(c, GOBLIN__WANT_MEMBERS);
-    rc = sent(c, goblin_sbe_zrangebyscore_encode(&w, min, max, offset, count,
-                                                 (uint8_t)f, key), &v);
-    c->want = GOBLIN__WANT_TREE;
+    rc = sent_array(c, GOBLIN__WANT_MEMBERS,
+                    goblin_sbe_zrangebyscore_encode(&w, min, max, offset,
+                                                    count, (uint8_t)f, key),
+                    &v);
     return members_of(c, rc, out);
 }
 

@@ -18,19 +18,6 @@ static bool sbe(const goblin_client *c)
     return c->proto == GOBLIN_CLIENT_SBE;
 }
 
-/* The round of an SBE request that answers an array of strings, read
- * in place into c->strings (typed_reply.c) when it is one. */
-static int strings_sent(goblin_client *c, int n,
-                        const struct goblin_resp_value **v)
-{
-    int rc;
-
-    goblin__client_want(c, GOBLIN__WANT_STRINGS);
-    rc = goblin__client_typed_sent(c, n, v);
-    c->want = GOBLIN__WANT_TREE;
-    return rc;
-}
-
 /* An array (or RESP3 set) of bulk strings: how many, with *out; 0 for a
  * null (a missing key's pop). */
 static int64_t strings_of(goblin_client *c, int rc,
@@ -137,7 +124,10 @@ static int64_t pop(goblin_client *c, struct goblin_slice key, int64_t count,
         return GOBLIN_ENOMEM;
     rc = tail ? goblin_sbe_rpop_encode(&w, count, f, key)
               : goblin_sbe_lpop_encode(&w, count, f, key);
-    return strings_of(c, strings_sent(c, rc, &v), out);
+    return strings_of(c,
+                      goblin__client_typed_sent_array(
+                          c, GOBLIN__WANT_STRINGS, rc, &v),
+                      out);
 }
 
 int64_t goblin_client_lpop(goblin_client *c, struct goblin_slice key,
@@ -170,7 +160,10 @@ int64_t goblin_client_lrange(goblin_client *c, struct goblin_slice key,
     if (goblin__client_typed_room(c, key.len, &w) != 0)
         return GOBLIN_ENOMEM;
     rc = goblin_sbe_lrange_encode(&w, start, stop, key);
-    return strings_of(c, strings_sent(c, rc, &v), out);
+    return strings_of(c,
+                      goblin__client_typed_sent_array(
+                          c, GOBLIN__WANT_STRINGS, rc, &v),
+                      out);
 }
 
 /* Requests of one key answered by an integer: LLEN, SCARD. */
@@ -284,7 +277,10 @@ int64_t goblin_client_smembers(goblin_client *c, struct goblin_slice key,
     if (goblin__client_typed_room(c, key.len, &w) != 0)
         return GOBLIN_ENOMEM;
     rc = goblin_sbe_smembers_encode(&w, key);
-    return strings_of(c, strings_sent(c, rc, &v), out);
+    return strings_of(c,
+                      goblin__client_typed_sent_array(
+                          c, GOBLIN__WANT_STRINGS, rc, &v),
+                      out);
 }
 
 int64_t goblin_client_scard(goblin_client *c, struct goblin_slice key)

@@ -10,42 +10,37 @@
  * input buffer is not compacted, until the next read).
  */
 #include "client/client.h"
+#include "resp/value_set.h"
 #include "sbe/goblin_sbe_gen.h"
+
+/* Room for n items of size bytes in *arr (*cap of them now), at least
+ * min when it grows: 0 or GOBLIN_ENOMEM. */
+static int room(goblin_client *c, void **arr, size_t *cap, size_t size,
+                size_t n, size_t min)
+{
+    size_t k = n < min ? min : n;
+    void *p;
+
+    if (n <= *cap && *arr != NULL)
+        return 0;
+    if ((p = goblin__client_mem(c, k * size)) == NULL)
+        return GOBLIN_ENOMEM;
+    goblin__client_mem_free(c, *arr, *cap * size);
+    *arr = p;
+    *cap = k;
+    return 0;
+}
 
 int goblin__client_members_room(goblin_client *c, size_t n)
 {
-    struct goblin_client_member *m;
-    size_t size = n * sizeof(*m);
-
-    if (n <= c->members_cap && c->members != NULL)
-        return 0;
-    m = goblin__client_mem(c, size > 0 ? size : sizeof(*m));
-    if (m == NULL)
-        return GOBLIN_ENOMEM;
-    if (c->members != NULL)
-        goblin__client_mem_free(c, c->members,
-                                c->members_cap * sizeof(*m));
-    c->members = m;
-    c->members_cap = n > 0 ? n : 1;
-    return 0;
+    return room(c, (void **)&c->members, &c->members_cap,
+                sizeof(*c->members), n, 1);
 }
 
 int goblin__client_strings_room(goblin_client *c, size_t n)
 {
-    size_t cap = n < 16 ? 16 : n, size = cap * sizeof(struct goblin_slice);
-    struct goblin_slice *s;
-
-    if (n <= c->strings_cap && c->strings != NULL)
-        return 0;
-    s = goblin__client_mem(c, size);
-    if (s == NULL)
-        return GOBLIN_ENOMEM;
-    if (c->strings != NULL)
-        goblin__client_mem_free(c, c->strings,
-                                c->strings_cap * sizeof(*c->strings));
-    c->strings = s;
-    c->strings_cap = cap;
-    return 0;
+    return room(c, (void **)&c->strings, &c->strings_cap,
+                sizeof(*c->strings), n, 16);
 }
 
 static int scored(goblin_client *c, struct goblin_sbe_msg *m, size_t *n)
@@ -108,8 +103,8 @@ int goblin__client_typed_reply(goblin_client *c, const uint8_t *p,
         return rc;
     /* What the reply is to the read path: an array of that many items,
      * which the typed call takes from its own array. */
-    c->direct = (struct goblin_resp_value){.type = GOBLIN_RESP_ARRAY,
-                                           .n = n};
+    goblin__resp_value_set(&c->direct, GOBLIN_RESP_ARRAY, NULL, 0, 0);
+    c->direct.n = n;
     c->decoded = true;
     *v = &c->direct;
     return 1;
