@@ -21,10 +21,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "goblin/common.h"
 #include "goblin/engine.h"
+#include "util/bytes_cmp.h"
 
 struct goblin_sink;
 
@@ -246,13 +246,8 @@ struct goblin__lookup_hint {
  * middle and last bytes. For one n, equal words mean equal strings. */
 static inline uint64_t goblin__short_word(const unsigned char *p, size_t n)
 {
-    uint32_t a, b;
-
-    if (n >= 4) {
-        memcpy(&a, p, 4);
-        memcpy(&b, p + n - 4, 4);
-        return a | (uint64_t)b << 32;
-    }
+    if (n >= 4)
+        return goblin__ld32(p) | (uint64_t)goblin__ld32(p + n - 4) << 32;
     return (uint64_t)p[0] | (uint64_t)p[n >> 1] << 8 |
            (uint64_t)p[n - 1] << 16;
 }

@@ -45,17 +45,14 @@ static inline uint64_t mix(uint64_t h)
 
 /* The i-th word of an n-byte name (n >= 1), covering it with fixed-size
  * loads only: whole words, the last one overlapping its neighbour; below
- * 8 bytes two overlapping halves; below 4 three bytes. The same function
- * reads the input and the padded table copy, so equal names (once folded)
- * give equal words. */
+ * 8 bytes goblin__short_word's one word. The same function reads the
+ * input and the padded table copy, so equal names (once folded) give
+ * equal words. */
 static inline uint64_t word(const unsigned char *p, size_t n, size_t i)
 {
     if (n >= 8)
         return goblin__ld64(p + (i + 8 <= n ? i : n - 8));
-    if (n >= 4)
-        return goblin__ld32(p) | (uint64_t)goblin__ld32(p + n - 4) << 32;
-    return (uint64_t)p[0] | (uint64_t)p[n >> 1] << 8 |
-           (uint64_t)p[n - 1] << 16;
+    return goblin__short_word(p, n);
 }
 
 static uint64_t name_hash(const unsigned char *p, size_t n)
