@@ -205,7 +205,8 @@ static const struct goblin__command *lookup(goblin_engine *eng, int argc,
                                             const struct goblin_slice *argv)
 {
     uintptr_t at = (uintptr_t)argv[0].ptr;
-    struct goblin__lookup_hint *hint = &eng->script_hints[(at >> 4 ^ at >> 9) & 15];
+    struct goblin__lookup_hint *hint =
+        &eng->script_hints[(at >> 4 ^ at >> 9) & 15];
     const struct goblin__command *c =
         goblin__command_lookup_hinted(eng, argv[0], hint);
 

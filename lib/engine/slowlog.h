@@ -5,12 +5,13 @@
  * Cost on the command path: goblin__run, and for a typed SBE request
  * sbe/direct.c's run_typed, compares the timed execution's ticks with
  * eng->watch_ticks (one branch, the lower of this threshold and the
- * latency monitor's); a slow typed request is logged as its argv form. With the CPU's cycle counter as the clock
- * every command is timed while either is on (eng->time_all: two reads
- * of the counter around the handler), so every slow call is logged, as
- * in Redis. Without it commands are timed on the commandstats sample
- * (session.h, goblin__cmdstat_timed: one call in 16 of each command,
- * and its first) and a slow call is logged when it is in the sample;
+ * latency monitor's); a slow typed request is logged as its argv form.
+ * With the CPU's cycle counter as the clock every command is timed while
+ * either is on (eng->time_all: two reads of the counter around the
+ * handler), so every slow call is logged, as in Redis. Without it
+ * commands are timed on the commandstats sample (session.h,
+ * goblin__cmdstat_timed: one call in 16 of each command, and its first)
+ * and a slow call is logged when it is in the sample;
  * slowlog-log-slower-than 0 times every command in any case.
  */
 #ifndef GOBLIN_ENGINE_SLOWLOG_H

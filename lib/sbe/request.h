@@ -98,8 +98,9 @@ void *goblin__sbe_scratch(struct goblin__sbe_req *r, size_t n, size_t size);
  * block (NULL after the last), and its nvar data fields in out[]. The
  * decoder (goblin_sbe_rt_group) has checked every entry's block and data
  * fields against the frame, which no one writes meanwhile (a ring record
- * is copied first), so unlike goblin_sbe_rt_entry_next this walk checks
- * nothing. */
+ * is copied first; goblin_session_feed's caller keeps its bytes as they
+ * are during the call), so unlike goblin_sbe_rt_entry_next this walk
+ * checks nothing. */
 static inline const uint8_t *goblin__sbe_next(struct goblin_sbe_group *g,
                                               unsigned nvar,
                                               struct goblin_slice *out)
