@@ -720,6 +720,49 @@ static inline uint8_t *goblin_sbe_rt_entry(struct goblin_sbe_writer *w,
     return p;
 }
 
+/* goblin_sbe_rt_entry with room for extra more bytes after the block
+ * (the entry's data fields), bounds checked once: the data fields are
+ * then written by goblin_sbe_rt_var_at from block + block_length. */
+static inline uint8_t *goblin_sbe_rt_entry_room(struct goblin_sbe_writer *w,
+                                                uint16_t block_length,
+                                                size_t extra)
+{
+    uint8_t *g, *p;
+    uint16_t n;
+
+    if (w->err != 0)
+        return NULL;
+    g = w->buf + w->group;
+    n = goblin_sbe_rd_u16(g + 2);
+    if (n == GOBLIN_SBE_GROUP_MAX) {
+        w->err = GOBLIN_ELIMIT;
+        return NULL;
+    }
+    p = goblin_sbe_rt_put(w, block_length + extra);
+    if (p == NULL)
+        return NULL;
+    goblin_sbe_wr_u16(g + 2, (uint16_t)(n + 1));
+    memset(p, 0, block_length);
+    return p;
+}
+
+/* A data field at p, in room already reserved: u32 length, then the
+ * bytes. Returns the byte after it. */
+static inline uint8_t *goblin_sbe_rt_var_at(uint8_t *p, struct goblin_slice v)
+{
+    goblin_sbe_wr_u32(p, (uint32_t)v.len);
+    goblin__copy_short(p + GOBLIN_SBE_VAR_HEADER_LENGTH, v.ptr, v.len);
+    return p + GOBLIN_SBE_VAR_HEADER_LENGTH + v.len;
+}
+
+/* Records the first failure of the current message. */
+static inline void goblin_sbe_rt_writer_fail(struct goblin_sbe_writer *w,
+                                             int err)
+{
+    if (w->err == 0)
+        w->err = err;
+}
+
 /* Appends a data field: u32 length, then the bytes. */
 static inline void goblin_sbe_rt_put_var(struct goblin_sbe_writer *w,
                                          struct goblin_slice v)
@@ -888,13 +931,36 @@ def emit_group_decl(out, m, g, gi):
     out('static inline void %s_add(struct goblin_sbe_writer *w%s%s)'
         % (gc, field_params(g.fields), data_params(g.datas)))
     out('{')
-    out('    uint8_t *p = goblin_sbe_rt_entry(w, %s_BLOCK_LENGTH);' % gm)
+    if not g.datas:
+        out('    uint8_t *p = goblin_sbe_rt_entry(w, %s_BLOCK_LENGTH);' % gm)
+        out()
+        out('    if (p == NULL)')
+        out('        return;')
+        emit_field_writes(out, g.fields, 'p')
+        out('}')
+        return
+    # One bound check for the block and every data field (each at most
+    # GOBLIN_SBE_VAR_MAX, so their sum cannot wrap).
+    out('    uint8_t *p;')
     out()
+    out('    if (%s) {' % ' || '.join('%s.len > GOBLIN_SBE_VAR_MAX'
+                                     % param(d.name) for d in g.datas))
+    out('        goblin_sbe_rt_writer_fail(w, GOBLIN_ELIMIT);')
+    out('        return;')
+    out('    }')
+    out('    p = goblin_sbe_rt_entry_room(w, %s_BLOCK_LENGTH, %d * '
+        'GOBLIN_SBE_VAR_HEADER_LENGTH + %s);'
+        % (gm, len(g.datas), ' + '.join('%s.len' % param(d.name)
+                                        for d in g.datas)))
     out('    if (p == NULL)')
     out('        return;')
     emit_field_writes(out, g.fields, 'p')
-    for d in g.datas:
-        out('    goblin_sbe_rt_put_var(w, %s);' % param(d.name))
+    out('    p += %s_BLOCK_LENGTH;' % gm)
+    for j, d in enumerate(g.datas):
+        if j + 1 < len(g.datas):
+            out('    p = goblin_sbe_rt_var_at(p, %s);' % param(d.name))
+        else:
+            out('    goblin_sbe_rt_var_at(p, %s);' % param(d.name))
     out('}')
 
 

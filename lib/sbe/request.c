@@ -38,8 +38,17 @@ struct goblin_slice *goblin__sbe_gather(struct goblin__sbe_req *r,
 
     if (v == NULL)
         return NULL;
-    while (goblin__sbe_next(&g, nvar, v + i) != NULL)
-        i += nvar;
+    /* A constant field count per loop, so each loop's inner one unrolls:
+     * every caller passes 1 or 2. */
+    if (nvar == 1)
+        while (goblin__sbe_next(&g, 1, v + i) != NULL)
+            i++;
+    else if (nvar == 2)
+        while (goblin__sbe_next(&g, 2, v + i) != NULL)
+            i += 2;
+    else
+        while (goblin__sbe_next(&g, nvar, v + i) != NULL)
+            i += nvar;
     *n = i;
     return v;
 }
