@@ -177,6 +177,9 @@ static void exec_queued(goblin__exec *x)
 
     goblin__reply_array(x, s->nqueue);
     x->eng->in_exec = true;
+    /* Keys expire by the time EXEC began, as Redis's keyIsExpired while
+     * one call runs the queue. */
+    x->eng->frozen_ms = goblin__now_ms(x->eng->st);
     for (i = 0; i < s->nqueue; i++) {
         struct goblin__queued *q = &s->queue[i];
         struct goblin_slice *v = (struct goblin_slice *)(s->qarea +
@@ -189,6 +192,7 @@ static void exec_queued(goblin__exec *x)
             goblin__run(x, q->argc, v);
     }
     x->eng->in_exec = false;
+    x->eng->frozen_ms = 0;
     x->cmd = exec_cmd;
     x->failed = false;
     s->lastcmd = exec_cmd;

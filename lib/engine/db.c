@@ -102,6 +102,7 @@ static void hook(struct goblin__db *d)
     d->st->field_gone = db_field_gone;
     d->st->fields_done = db_fields_done;
     d->st->read_stats = &d->eng->stat_keyspace;
+    d->st->frozen_ms = &d->eng->frozen_ms;
     d->st->key_events = goblin__notify_key_events(d->eng);
     d->st->expire_paused = d->eng->pause_type != 0 ||
                            goblin__repl_following(d->eng);
@@ -162,6 +163,7 @@ void goblin__db_free(goblin_engine *eng)
     eng->st->key_event = NULL;
     eng->st->key_events = 0;
     eng->st->reads = 0;
+    eng->st->frozen_ms = NULL;
     eng->st->field_gone = NULL;
     eng->st->fields_done = NULL;
     goblin__free(eng->st, eng->dbs, (size_t)eng->ndbs * sizeof(*eng->dbs));

@@ -8,7 +8,8 @@
  * commands reply into the scripting library's sink in the RESP version
  * the script chose (redis.setresp), not the caller's. While a script
  * runs, eng->in_exec is set as during EXEC: blocking commands answer at
- * once instead of blocking, and BGSAVE waits.
+ * once instead of blocking, and BGSAVE waits; and the clock keys expire
+ * by stands still at the script's start (eng->frozen_ms), as in Redis.
  */
 #include <stdio.h>
 #include <string.h>
@@ -182,6 +183,12 @@ int goblin_script_begin(goblin_session *s, struct goblin_script_run *run,
     if (!(f & GOBLIN_SCRIPT_EVAL_COMPAT) && (f & GOBLIN_SCRIPT_ALLOW_OOM))
         run->oom = false; /* nothing is refused for memory */
     run->start_ns = eng->cfg.now_ns(eng->cfg.now_ns_ctx);
+    /* Scripts do not nest, but one may run inside EXEC's queue: what
+     * that set is given back at the end. Keys expire by the script's own
+     * start, inside EXEC too (Redis's scriptTimeSnapshot). */
+    eng->script_outer_exec = eng->in_exec;
+    eng->script_outer_frozen = eng->frozen_ms;
+    eng->frozen_ms = goblin__now_ms(eng->st);
     eng->in_exec = true;
     eng->script_run = run;
     return 0;
@@ -191,7 +198,8 @@ void goblin_script_end(struct goblin_script_run *run)
 {
     goblin_engine *eng = run->caller->eng;
 
-    eng->in_exec = false;
+    eng->in_exec = eng->script_outer_exec;
+    eng->frozen_ms = eng->script_outer_frozen;
     eng->script_run = NULL;
     eng->script_busy = false;
 }

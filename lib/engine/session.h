@@ -136,6 +136,15 @@ struct goblin_engine {
     uint64_t next_id;
     goblin_session *running; /* the session executing a command, if any */
     bool in_exec;            /* EXEC is running its queue (BGSAVE waits) */
+    /* While a script or EXEC's queue runs, the time it began (else 0):
+     * key deadlines are compared with it (store.h, goblin__expiry_now),
+     * as Redis's keyIsExpired does, so a key does not expire halfway
+     * through. Every database's store reads it (db.c). */
+    int64_t frozen_ms;
+    /* What a script found when it began, given back when it ends: it may
+     * run inside EXEC's queue (an EVAL queued in MULTI). */
+    bool script_outer_exec;
+    int64_t script_outer_frozen;
     struct goblin__block_table *blocking; /* block.c: NULL until a block */
 
     /* Settings: the registry, the kept values of the descriptors

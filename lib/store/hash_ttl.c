@@ -296,8 +296,8 @@ int goblin__hash_lookup_slow(goblin_store *st, struct goblin_slice key,
     size_t count = 0;
 
     if (r == 1 && goblin__hobj_is_full(**slot) &&
-        due(goblin__hobj_full(**slot), goblin__now_ms(st))) {
-        r = expire_due(st, key, *slot, goblin__now_ms(st), &count);
+        due(goblin__hobj_full(**slot), goblin__expiry_now(st))) {
+        r = expire_due(st, key, *slot, goblin__expiry_now(st), &count);
         st->expired_fields += count;
     }
     return r;

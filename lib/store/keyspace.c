@@ -668,7 +668,7 @@ static bool aliases(struct goblin_slice s, const uint8_t *rec)
 static bool expired(const goblin_store *st, const uint8_t *rec)
 {
     return (rec[0] & KF_EXP) &&
-           goblin__now_ms(st) > goblin__exp_when(st, get32(rec + 1));
+           goblin__expiry_now(st) > goblin__exp_when(st, get32(rec + 1));
 }
 
 /* goblin__key_find, inline, leaving p's findings for the caller. */

@@ -68,6 +68,8 @@ struct goblin_store {
      * to server.master, so a master whose clock is behind ours changes
      * the value it still has. */
     bool master_view;
+    /* The engine's frozen clock (goblin__expiry_now), or NULL. */
+    const int64_t *frozen_ms;
     /* Hash field expiry (hash_ttl.h): the hashes holding a field deadline,
      * where the active step resumes, and the fields expired so far. Each
      * field that expires goes to field_gone (before it goes), then
@@ -162,6 +164,17 @@ static inline size_t goblin__mul(size_t n, size_t size)
 }
 
 int64_t goblin__now_ms(const goblin_store *st);
+/* The time a deadline is compared with to tell whether a key (or a hash
+ * field) has expired: while the engine holds the clock (a script, EXEC's
+ * queue: *frozen_ms non-zero) the time that began, else now. Relative
+ * deadlines (EXPIRE, SET PX) and TTLs still count from now, as in Redis
+ * 7.0. */
+static inline int64_t goblin__expiry_now(const goblin_store *st)
+{
+    if (st->frozen_ms != NULL && *st->frozen_ms != 0)
+        return *st->frozen_ms;
+    return goblin__now_ms(st);
+}
 
 /* A 64-bit pseudo-random number from the store's seeded generator. */
 uint64_t goblin__rand64(goblin_store *st);

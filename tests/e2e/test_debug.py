@@ -9,8 +9,10 @@ and DIGEST-VALUE of every type (with deadlines, in several databases, and
 after DEBUG RELOAD), PROTOCOL of each type, POPULATE, OBJECT REFCOUNT of
 shared integers, DEBUG OBJECT (the address, LRU clock and idle time
 masked) with the quicklist fields Redis shows, and the error texts.
-Then enable-debug-command no refuses DEBUG with Redis's text, and a TCP
-client from 127.0.0.1 counts as local.
+Then the clock keys expire by stands still while EXEC's queue or a script
+runs, as in Redis (DEBUG SLEEP inside MULTI; a script that spins on
+TIME). Then enable-debug-command no refuses DEBUG with Redis's text, and
+a TCP client from 127.0.0.1 counts as local.
 """
 
 import re
@@ -95,6 +97,64 @@ def test_same_as_redis(goblind):
         srv.kill_now()
 
 
+# Spins until the clock has moved 3 ms past the script's start (TIME is
+# not frozen in Redis 7.0), then asks whether KEYS[1], set to expire in
+# 1 ms, is still there.
+SPIN = (b"redis.call('SET', KEYS[1], 'v', 'PX', 1) "
+        b"local t0 = redis.call('TIME') "
+        b"repeat local t = redis.call('TIME') "
+        b"until (t[1] - t0[1]) * 1000000 + (t[2] - t0[2]) > 3000 "
+        b"return {redis.call('EXISTS', KEYS[1]), redis.call('GET', KEYS[1])}")
+SPIN_LIB = (b"#!lua name=spinlib\nredis.register_function('spin', "
+            b"function(KEYS, ARGV) " + SPIN + b" end)")
+
+
+def frozen_clock_commands(lua):
+    """Keys expire by the time EXEC or a script began, as Redis's
+    keyIsExpired: a key set to expire in 1 ms is still there later in
+    the same EXEC or script, and gone after it. A script inside EXEC
+    expires keys by its own start; EXEC's time holds again after it; and
+    a script inside EXEC leaves EXEC's state as it was (a blocking
+    command after it still answers at once)."""
+    c = [[b"FLUSHALL"],
+         [b"MULTI"], [b"SET", b"k", b"v", b"PX", b"1"],
+         [b"DEBUG", b"SLEEP", b"0.01"], [b"EXISTS", b"k"], [b"GET", b"k"],
+         [b"EXEC"], [b"EXISTS", b"k"]]
+    if not lua:
+        return c
+    c += [[b"EVAL", SPIN, b"1", b"k"], [b"EXISTS", b"k"],
+          [b"FUNCTION", b"LOAD", b"REPLACE", SPIN_LIB],
+          [b"FCALL", b"spin", b"1", b"k"], [b"EXISTS", b"k"],
+          [b"MULTI"], [b"SET", b"k2", b"v", b"PX", b"5"],
+          [b"DEBUG", b"SLEEP", b"0.02"], [b"EVAL", b"return 1", b"0"],
+          [b"EXISTS", b"k2"], [b"EXEC"],
+          [b"MULTI"], [b"SET", b"k3", b"v", b"PX", b"5"],
+          [b"DEBUG", b"SLEEP", b"0.02"],
+          [b"EVAL", b"return redis.call('EXISTS', KEYS[1])", b"1", b"k3"],
+          [b"EXISTS", b"k3"], [b"EXEC"],
+          [b"MULTI"], [b"EVAL", b"return 1", b"0"],
+          [b"BLPOP", b"nolist", b"0"], [b"LPOP", b"nolist"], [b"EXEC"],
+          [b"FUNCTION", b"DELETE", b"spinlib"]]
+    return c
+
+
+def test_time_stands_still_in_exec_and_scripts(goblind):
+    ref = e2e.redis_server("--enable-debug-command", "yes")
+    srv = e2e.goblind(goblind)
+    try:
+        a, b = ref.client(), srv.client()
+        probe = b.call(b"EVAL", b"return 1", b"0")
+        lua = not (probe[0] == "-" and b"not available" in probe[1])
+        for cmd in frozen_clock_commands(lua):
+            ra, rb = a.call(*cmd), b.call(*cmd)
+            assert ra == rb, "%r:\n  redis:  %r\n  goblin: %r" % (
+                cmd, ra, rb)
+        e2e.check_stopped_cleanly(srv)
+    finally:
+        ref.kill_now()
+        srv.kill_now()
+
+
 def test_enable_debug_command(goblind):
     srv = e2e.goblind(goblind, "--enable-debug-command", "no")
     try:
@@ -113,5 +173,6 @@ def test_enable_debug_command(goblind):
 
 
 if __name__ == "__main__":
-    e2e.run_tests([test_same_as_redis, test_enable_debug_command],
-                  sys.argv[1])
+    e2e.run_tests([test_same_as_redis,
+                   test_time_stands_still_in_exec_and_scripts,
+                   test_enable_debug_command], sys.argv[1])
