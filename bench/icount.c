@@ -18,6 +18,11 @@
  *                        session (goblin_client_connect_session): what the
  *                        protocol and command layers cost without a ring.
  *   capi                 the store's C API called directly (no PING).
+ *   ring-bare            the ring alone (op REC32): a 32-byte record
+ *                        published by a client, peeked and published back
+ *                        by the server, peeked by the client, over the
+ *                        public calls of goblin/ring.h; what the
+ *                        transport costs in each ring row.
  *
  * Ops (--ops; default all): PING, SET and GET of a 16-byte value under a
  * one-byte key, HSET and HGET on a 10-field hash, ZADD, ZSCORE and ZRANK
@@ -400,6 +405,115 @@ static int row_base(const struct opts *o)
     return rc;
 }
 
+/* The bare ring: a 32-byte record there and back over the public ring
+ * calls (as bench/ring_pingpong does between two threads), so the ring
+ * rows can be read as this transport cost plus the protocol and command
+ * layers. */
+struct bare {
+    goblin_ring *srv, *cli;
+};
+
+static int bare_round(struct bare *b)
+{
+    static const char rec32[32] = "0123456789abcdef0123456789abcdef";
+    struct goblin_slice rec;
+    int rc;
+
+    if ((rc = goblin_ring_publish(b->cli, rec32, sizeof(rec32))) != 0)
+        return rc < 0 ? rc : GOBLIN_EAGAIN;
+    if (goblin_ring_peek(b->srv, &rec) != GOBLIN_RING_RECORD ||
+        (rc = goblin_ring_publish(b->srv, rec.ptr, (uint32_t)rec.len)) != 0)
+        return GOBLIN_EPROTO;
+    goblin_ring_release(b->srv);
+    if (goblin_ring_peek(b->cli, &rec) != GOBLIN_RING_RECORD ||
+        rec.len != sizeof(rec32))
+        return GOBLIN_EPROTO;
+    goblin_ring_release(b->cli);
+    return 0;
+}
+
+__attribute__((noinline)) static int measure_bare(struct bare *b, long iters)
+{
+    int rc = 0;
+
+    CALLGRIND_ZERO_STATS;
+    CALLGRIND_TOGGLE_COLLECT;
+    for (long k = 0; k < iters && rc == 0; k++)
+        rc = bare_round(b);
+    CALLGRIND_TOGGLE_COLLECT;
+    return rc;
+}
+
+/* The handshake needs the server's answer: a helper thread peeks until
+ * the client's session begins (as attach_server does for the rows with
+ * an endpoint). */
+struct bare_attach {
+    goblin_ring *srv;
+    atomic_int seen;
+};
+
+static void *bare_server(void *arg)
+{
+    struct bare_attach *a = arg;
+    struct goblin_slice rec;
+
+    while (atomic_load(&a->seen) == 0)
+        if (goblin_ring_peek(a->srv, &rec) == GOBLIN_RING_SESSION)
+            atomic_store(&a->seen, 1);
+        else
+            usleep(100);
+    return NULL;
+}
+
+static int row_ring_bare(const struct opts *o)
+{
+    struct goblin_ring_config cfg = { 0 };
+    struct bare_attach a = { NULL, 0 };
+    struct bare b = { NULL, NULL };
+    pthread_t t;
+    char path[64], desc[64];
+    int rc = 1;
+
+    snprintf(path, sizeof(path), "/dev/shm/goblin-icount-bare-%ld.ring",
+             (long)getpid());
+    if (goblin_ring_create(path, &cfg, &b.srv) != 0) {
+        fprintf(stderr, "icount: ring-bare: cannot create %s, skipped\n",
+                path);
+        return 0;
+    }
+    cfg.idle = GOBLIN_RING_IDLE_SPIN;
+    a.srv = b.srv;
+    if (pthread_create(&t, NULL, bare_server, &a) != 0) {
+        goblin_ring_close(b.srv);
+        unlink(path);
+        return 1;
+    }
+    rc = goblin_ring_open(path, &cfg, &b.cli);
+    if (rc != 0)
+        atomic_store(&a.seen, -1);
+    pthread_join(t, NULL);
+    if (rc == 0 && atomic_load(&a.seen) == 1) {
+        rc = 0;
+        for (long k = 0; k < o->warmup && rc == 0; k++)
+            rc = bare_round(&b);
+        if (rc == 0)
+            rc = measure_bare(&b, o->iters);
+        snprintf(desc, sizeof(desc), "icount ring-bare REC32 %ld", o->iters);
+        CALLGRIND_DUMP_STATS_AT(desc);
+        if (rc == 0)
+            printf("ring-bare,REC32,%ld\n", o->iters);
+        else
+            fprintf(stderr, "icount: ring-bare: %s\n", goblin_strerror(rc));
+    } else {
+        fprintf(stderr, "icount: ring-bare: cannot attach to %s\n", path);
+        rc = 1;
+    }
+    goblin_ring_close(b.cli);
+    goblin_ring_close(b.srv);
+    unlink(path);
+    return rc != 0;
+}
+
 /* GET5 on the C API alone, in a store holding only that key. */
 static int row_capi_get5(const struct opts *o)
 {
@@ -449,6 +563,8 @@ int main(int argc, char **argv)
     ops_data_init();
     ops_scripts_init();
     rc |= row_base(&o);
+    if (wanted(o.rows, "ring-bare") && wanted(o.ops, "REC32"))
+        rc |= row_ring_bare(&o);
     if (wanted(o.rows, "ring-sbe"))
         rc |= row_ring(&o, "ring-sbe", "sbe");
     if (wanted(o.rows, "ring-resp"))

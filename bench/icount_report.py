@@ -123,6 +123,13 @@ def main():
           "stepped, the client reads the reply.\n")
     print("\n".join(table(counts)))
     print()
+    bare = counts.get(("ring-bare", "REC32"))
+    if bare is not None:
+        print(f"The bare ring (row ring-bare): {bare:,} instructions for a "
+              "32-byte record there and back over goblin/ring.h's public "
+              "calls (client publish, server peek, publish and release, "
+              "client peek and release): the transport alone, which the "
+              "ring rows take through inline forms of the same steps.\n")
     for what, v, limit, verdict in verdicts(counts):
         fig = "-" if v is None else f"{v:,}"
         print(f"- {what}: {fig} instructions, target <= {limit:,}: "
