@@ -195,7 +195,7 @@ int goblin_key_scan(goblin_store *st, uint64_t cursor,
                     void *ctx, uint64_t *next)
 {
     size_t count = opts != NULL && opts->count != 0 ? opts->count : 10;
-    int64_t now = goblin__now_ms(st), pos;
+    int64_t now = goblin__expiry_now(st), pos;
 
     if (st->ks.count == 0) {
         *next = 0;
@@ -230,7 +230,7 @@ int goblin_key_scan(goblin_store *st, uint64_t cursor,
 
 int goblin_key_foreach(goblin_store *st, goblin_key_visit_fn fn, void *ctx)
 {
-    int64_t now = goblin__now_ms(st);
+    int64_t now = goblin__expiry_now(st);
 
     for (size_t id = 0; id < st->ks.count; id++) {
         uint8_t *rec = goblin__key_rec(st, (uint32_t)id);

@@ -105,6 +105,15 @@ SPIN = (b"redis.call('SET', KEYS[1], 'v', 'PX', 1) "
         b"repeat local t = redis.call('TIME') "
         b"until (t[1] - t0[1]) * 1000000 + (t[2] - t0[2]) > 3000 "
         b"return {redis.call('EXISTS', KEYS[1]), redis.call('GET', KEYS[1])}")
+# The same, with SCAN and KEYS: a key that is live to the script is
+# listed by both.
+SPIN_SCAN = (b"redis.call('SET', KEYS[1], 'v', 'PX', 1) "
+             b"local t0 = redis.call('TIME') "
+             b"repeat local t = redis.call('TIME') "
+             b"until (t[1] - t0[1]) * 1000000 + (t[2] - t0[2]) > 3000 "
+             b"local s = redis.call('SCAN', 0, 'COUNT', 100)[2] "
+             b"local k = redis.call('KEYS', '*') "
+             b"table.sort(s) table.sort(k) return {s, k}")
 SPIN_LIB = (b"#!lua name=spinlib\nredis.register_function('spin', "
             b"function(KEYS, ARGV) " + SPIN + b" end)")
 
@@ -123,6 +132,8 @@ def frozen_clock_commands(lua):
     if not lua:
         return c
     c += [[b"EVAL", SPIN, b"1", b"k"], [b"EXISTS", b"k"],
+          [b"SET", b"other", b"1"], [b"EVAL", SPIN_SCAN, b"1", b"k"],
+          [b"EXISTS", b"k"], [b"DEL", b"other"],
           [b"FUNCTION", b"LOAD", b"REPLACE", SPIN_LIB],
           [b"FCALL", b"spin", b"1", b"k"], [b"EXISTS", b"k"],
           [b"MULTI"], [b"SET", b"k2", b"v", b"PX", b"5"],
