@@ -23,8 +23,11 @@
 # $SHOOTOUT, else $BUILD_DIR (default build-benchmarks, a release build
 # made on first use). This is a benchmark: it reports and never judges.
 #
-# The ring rows use a goblind of their own per protocol (--ring-idle spin,
-# its ring thread on SERVER_CPU); the client busy-polls too.
+# The ring rows use a goblind of their own (--ring-idle spin, its ring
+# thread on SERVER_CPU); the client busy-polls too. The rows a ratio
+# compares are measured op by op, interleaved, each op in a rotated order:
+# the two ring rows, then the six socket rows (goblind and redis-server up
+# at once), so the VM's drift over a run does not land on one row.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -66,7 +69,12 @@ fi
 
 TMP=$(mktemp -d /tmp/goblin-shootout.XXXXXX)
 SERVER_PID=""
+GOBLIND_PID=""
 cleanup() {
+    if [ -n "$GOBLIND_PID" ]; then
+        kill "$GOBLIND_PID" 2>/dev/null || true
+        wait "$GOBLIND_PID" 2>/dev/null || true
+    fi
     if [ -n "$SERVER_PID" ]; then
         kill "$SERVER_PID" 2>/dev/null || true
         wait "$SERVER_PID" 2>/dev/null || true
@@ -113,42 +121,52 @@ run --target capi
 run --target session --protocol resp
 run --target session --protocol sbe
 
-# goblind over a ring, one server per protocol: its ring thread busy-polls
-# on SERVER_CPU, and so does the client on CLIENT_CPU.
-for proto in sbe resp; do
-    RING=/dev/shm/goblin-shootout-$$-$proto
-    taskset -c "$SERVER_CPU" "$GOBLIND" --port 0 \
-        --unixsocket "$TMP/goblind-ring.sock" --ring "$RING" 1m \
-        --ring-cpus "$SERVER_CPU" --ring-idle spin --loglevel warning \
-        >"$TMP/goblind-ring.log" 2>&1 &
-    SERVER_PID=$!
-    wait_for "$TMP/goblind-ring.sock"
-    run --target client --system goblind --transport ring --protocol "$proto" \
-        --path "$RING"
-    stop_server
-    rm -f "$RING"
-done
+# Rows compared with each other are measured op by op, interleaved, with
+# the order rotated from one op to the next: this VM drifts over a run
+# (vCPU placement, neighbours), and rows run one after the other would
+# carry the drift into their ratios.
+IFS=, read -r -a OP_LIST <<<"$OPS"
 
-# goblind over a Unix socket and TCP.
-PORT=$(free_port)
-taskset -c "$SERVER_CPU" "$GOBLIND" --port "$PORT" --bind 127.0.0.1 \
+# rotated K ROW...: prints the rows, the first K moved to the end.
+rotated() {
+    local k=$1
+    shift
+    local rows=("$@") n=$#
+    for ((j = 0; j < n; j++)); do
+        echo "${rows[$(((j + k) % n))]}"
+    done
+}
+
+# goblind over a ring: its ring thread busy-polls on SERVER_CPU, and so
+# does the client on CLIENT_CPU. One server: each run attaches anew, in
+# its own protocol.
+RING=/dev/shm/goblin-shootout-$$
+taskset -c "$SERVER_CPU" "$GOBLIND" --port 0 \
+    --unixsocket "$TMP/goblind-ring.sock" --ring "$RING" 1m \
+    --ring-cpus "$SERVER_CPU" --ring-idle spin --loglevel warning \
+    >"$TMP/goblind-ring.log" 2>&1 &
+SERVER_PID=$!
+wait_for "$TMP/goblind-ring.sock"
+for i in "${!OP_LIST[@]}"; do
+    while read -r proto; do
+        run --target client --system goblind --transport ring \
+            --protocol "$proto" --path "$RING" --ops "${OP_LIST[$i]}"
+    done < <(rotated "$i" sbe resp)
+done
+stop_server
+rm -f "$RING"
+
+# goblind and redis-server (the parity configuration) over a Unix socket
+# and TCP, both up at once, each pinned to SERVER_CPU; the one not being
+# measured waits in epoll and costs nothing.
+GPORT=$(free_port)
+taskset -c "$SERVER_CPU" "$GOBLIND" --port "$GPORT" --bind 127.0.0.1 \
     --unixsocket "$TMP/goblind.sock" --loglevel warning \
     >"$TMP/goblind.log" 2>&1 &
-SERVER_PID=$!
-wait_for "$TMP/goblind.sock"
-run --target client --system goblind --transport uds --protocol resp \
-    --path "$TMP/goblind.sock"
-run --target client --system goblind --transport uds --protocol sbe \
-    --path "$TMP/goblind.sock"
-run --target client --system goblind --transport tcp --protocol resp \
-    --host 127.0.0.1 --port "$PORT"
-run --target client --system goblind --transport tcp --protocol sbe \
-    --host 127.0.0.1 --port "$PORT"
-stop_server
-
-# redis-server with the parity configuration.
-PORT=$(free_port)
-taskset -c "$SERVER_CPU" redis-server --port "$PORT" --bind 127.0.0.1 \
+GOBLIND_PID=$!
+RPORT=$(free_port)
+while [ "$RPORT" = "$GPORT" ]; do RPORT=$(free_port); done
+taskset -c "$SERVER_CPU" redis-server --port "$RPORT" --bind 127.0.0.1 \
     --unixsocket "$TMP/redis.sock" --save '' --appendonly no \
     --io-threads 1 --activedefrag no --maxmemory 0 \
     --maxmemory-policy noeviction --zset-max-listpack-entries 128 \
@@ -156,14 +174,28 @@ taskset -c "$SERVER_CPU" redis-server --port "$PORT" --bind 127.0.0.1 \
     --hash-max-listpack-value 64 --dir "$TMP" --daemonize no \
     --logfile "$TMP/redis.log" &
 SERVER_PID=$!
+wait_for "$TMP/goblind.sock"
 wait_for "$TMP/redis.sock"
 REDIS_VERSION=$(redis-cli -s "$TMP/redis.sock" INFO server |
     awk -F: '/^redis_version:/ { sub(/\r/, "", $2); print $2 }')
-run --target client --system redis-server --transport uds --protocol resp \
-    --path "$TMP/redis.sock"
-run --target client --system redis-server --transport tcp --protocol resp \
-    --host 127.0.0.1 --port "$PORT"
+SOCKET_ROWS=(
+    "goblind uds resp --path $TMP/goblind.sock"
+    "goblind uds sbe --path $TMP/goblind.sock"
+    "goblind tcp resp --host 127.0.0.1 --port $GPORT"
+    "goblind tcp sbe --host 127.0.0.1 --port $GPORT"
+    "redis-server uds resp --path $TMP/redis.sock"
+    "redis-server tcp resp --host 127.0.0.1 --port $RPORT"
+)
+for i in "${!OP_LIST[@]}"; do
+    while read -r system transport proto where; do
+        # shellcheck disable=SC2086 # where is several words
+        run --target client --system "$system" --transport "$transport" \
+            --protocol "$proto" $where --ops "${OP_LIST[$i]}"
+    done < <(rotated "$i" "${SOCKET_ROWS[@]}")
+done
 stop_server
+kill "$GOBLIND_PID" 2>/dev/null || true
+wait "$GOBLIND_PID" 2>/dev/null || true
 
 mkdir -p "$OUT"
 cp "$CSV" "$OUT/shootout.csv"
