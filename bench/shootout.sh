@@ -23,11 +23,14 @@
 # $SHOOTOUT, else $BUILD_DIR (default build-benchmarks, a release build
 # made on first use). This is a benchmark: it reports and never judges.
 #
-# The ring rows use a goblind of their own (--ring-idle spin, its ring
-# thread on SERVER_CPU); the client busy-polls too. The rows a ratio
+# The ring rows use a goblind of their own per op (--ring-idle spin, its
+# ring thread on SERVER_CPU); the client busy-polls too. The rows a ratio
 # compares are measured op by op, interleaved, each op in a rotated order:
-# the two ring rows, then the six socket rows (goblind and redis-server up
-# at once), so the VM's drift over a run does not land on one row.
+# the cache-line floor and the two ring rows, then the six socket rows
+# (goblind and redis-server up at once), so the VM's drift over a run
+# does not land on one row. Each op's ring rows are judged against the
+# floor measured beside them (bench/shootout_floor.py), the report's
+# headline floor is the median of every run of it.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -114,6 +117,17 @@ run() {
 
 echo "system,transport,protocol,op,p50_ns,p90_ns,p99_ns,p999_ns,min_ns,\
 mean_ns,samples" >"$CSV"
+cp "$CSV" "$TMP/floors.csv"
+
+# The cache-line floor again, into floors.csv (shootout_floor.py makes
+# it each op's floor row).
+floor_run() {
+    taskset -c "$CLIENT_CPU" "$SHOOTOUT" --target cacheline \
+        --cpu "$CLIENT_CPU" --peer-cpu "$SERVER_CPU" \
+        --window-ms "$WINDOW_MS" --warmup-ms "$WARMUP_MS" \
+        >>"$TMP/floors.csv" 2>>"$TMP/stderr.log" ||
+        echo "shootout --target cacheline failed" >&2
+}
 
 # Floors: the timer, the cache line between the two CPUs, in-process.
 run --target cacheline
@@ -138,23 +152,26 @@ rotated() {
 }
 
 # goblind over a ring: its ring thread busy-polls on SERVER_CPU, and so
-# does the client on CLIENT_CPU. One server: each run attaches anew, in
-# its own protocol.
+# does the client on CLIENT_CPU. A server per op, each run attaching anew
+# in its own protocol; before it starts, the cache-line floor again (its
+# echo thread needs SERVER_CPU to itself), so each op's ring rows have a
+# floor measured beside them.
 RING=/dev/shm/goblin-shootout-$$
-taskset -c "$SERVER_CPU" "$GOBLIND" --port 0 \
-    --unixsocket "$TMP/goblind-ring.sock" --ring "$RING" 1m \
-    --ring-cpus "$SERVER_CPU" --ring-idle spin --loglevel warning \
-    >"$TMP/goblind-ring.log" 2>&1 &
-SERVER_PID=$!
-wait_for "$TMP/goblind-ring.sock"
 for i in "${!OP_LIST[@]}"; do
+    floor_run
+    taskset -c "$SERVER_CPU" "$GOBLIND" --port 0 \
+        --unixsocket "$TMP/goblind-ring.sock" --ring "$RING" 1m \
+        --ring-cpus "$SERVER_CPU" --ring-idle spin --loglevel warning \
+        >"$TMP/goblind-ring.log" 2>&1 &
+    SERVER_PID=$!
+    wait_for "$TMP/goblind-ring.sock"
     while read -r proto; do
         run --target client --system goblind --transport ring \
             --protocol "$proto" --path "$RING" --ops "${OP_LIST[$i]}"
     done < <(rotated "$i" sbe resp)
+    stop_server
+    rm -f "$RING" "$TMP/goblind-ring.sock"
 done
-stop_server
-rm -f "$RING"
 
 # goblind and redis-server (the parity configuration) over a Unix socket
 # and TCP, both up at once, each pinned to SERVER_CPU; the one not being
@@ -197,6 +214,7 @@ stop_server
 kill "$GOBLIND_PID" 2>/dev/null || true
 wait "$GOBLIND_PID" 2>/dev/null || true
 
+python3 bench/shootout_floor.py "$CSV" "$TMP/floors.csv" "$OPS"
 mkdir -p "$OUT"
 cp "$CSV" "$OUT/shootout.csv"
 [ -f "$TMP/cdf.csv" ] && cp "$TMP/cdf.csv" "$OUT/shootout_cdf.csv"

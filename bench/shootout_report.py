@@ -46,6 +46,13 @@ def ratio(x):
     return "{:.2f}x".format(x)
 
 
+def floor_of(rows, op):
+    """The cache-line floor measured beside op's ring rows
+    (shootout_floor.py), else the run's floor."""
+    return rows.get(("floor", "cacheline", "none", "RTT " + op)) or \
+        rows.get(("floor", "cacheline", "none", "RTT"))
+
+
 def main():
     args = sys.argv[1:]
     if not args:
@@ -83,8 +90,9 @@ def main():
     w("")
     if cl:
         w("Floors: the raw cache-line round trip between the two CPUs is "
-          "{} ns at p50 ({} p99, {} min); an empty timed sample costs {} "
-          "ns (the timer's own share of every figure below).".format(
+          "{} ns at p50 ({} p99, {} min; the median over its runs); an "
+          "empty timed sample costs {} ns (the timer's own share of every "
+          "figure below).".format(
               num(cl["p50_ns"]), num(cl["p99_ns"]), num(cl["min_ns"]),
               num(timer["p50_ns"]) if timer else "?"))
         w("")
@@ -122,19 +130,32 @@ def main():
                          if v and ref else "n/a")
         w("| {} | {} |".format(label, " | ".join(cells)))
     if cl:
+        per_op = any(floor_of(rows, op) is not cl for op in OPS)
         w("")
-        w("## p50 in raw cache-line round trips ({} ns)".format(
-            num(cl["p50_ns"])))
+        if per_op:
+            w("## p50 in raw cache-line round trips (the floor measured "
+              "beside each op)")
+            w("")
+            w("Each op's figures divided by the cache-line floor measured "
+              "just before that op's ring rows (the first row); this VM's "
+              "floor can move between levels within one run.")
+        else:
+            w("## p50 in raw cache-line round trips ({} ns)".format(
+                num(cl["p50_ns"])))
         w("")
         w("| system / transport | " + " | ".join(OPS) + " |")
         w("|---|" + "---:|" * len(OPS))
+        if per_op:
+            w("| cache-line floor, p50 (ns) | " + " | ".join(
+                num(floor_of(rows, op)["p50_ns"]) for op in OPS) + " |")
         for sysname, tr, proto, label in ROWS:
             if label in missing:
                 continue
             cells = []
             for op in OPS:
                 v = rows.get((sysname, tr, proto, op))
-                cells.append("{:.1f}".format(v["p50_ns"] / cl["p50_ns"])
+                f = floor_of(rows, op)
+                cells.append("{:.1f}".format(v["p50_ns"] / f["p50_ns"])
                              if v else "n/a")
             w("| {} | {} |".format(label, " | ".join(cells)))
     plots = opt["--plots"]
