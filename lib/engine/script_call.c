@@ -188,6 +188,7 @@ int goblin_script_begin(goblin_session *s, struct goblin_script_run *run,
      * start, inside EXEC too (Redis's scriptTimeSnapshot). */
     eng->script_outer_exec = eng->in_exec;
     eng->script_outer_frozen = eng->frozen_ms;
+    eng->script_outer_db = s->dbid;
     eng->frozen_ms = goblin__now_ms(eng->st);
     eng->in_exec = true;
     eng->script_run = run;
@@ -196,8 +197,15 @@ int goblin_script_begin(goblin_session *s, struct goblin_script_run *run,
 
 void goblin_script_end(struct goblin_script_run *run)
 {
-    goblin_engine *eng = run->caller->eng;
+    goblin_session *s = run->caller;
+    goblin_engine *eng = s->eng;
 
+    /* The script's SELECT was its own: the caller goes back to its
+     * database's number (the one SWAPDB in the script leaves it on). That
+     * store was open when the script began and only a load closes one, so
+     * selecting it allocates nothing and cannot fail. */
+    if (s->dbid != eng->script_outer_db)
+        (void)goblin__db_select(s, eng->script_outer_db);
     eng->in_exec = eng->script_outer_exec;
     eng->frozen_ms = eng->script_outer_frozen;
     eng->script_run = NULL;
@@ -294,8 +302,9 @@ void goblin_script_call(struct goblin_script_run *run, int argc,
                         struct goblin_sink *sink)
 {
     goblin_session *s = run->caller;
-    goblin__exec x = {s->eng, s,    s->eng->st, sink,
-                      sink,   NULL, run->resp,  false, NULL};
+    /* The caller's database, or the one the script's SELECT chose. */
+    goblin__exec x = {s->eng, s,    s->db,     sink,
+                      sink,   NULL, run->resp, false, NULL};
     const char *err;
     char buf[200];
 

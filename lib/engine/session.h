@@ -145,6 +145,8 @@ struct goblin_engine {
      * run inside EXEC's queue (an EVAL queued in MULTI). */
     bool script_outer_exec;
     int64_t script_outer_frozen;
+    int script_outer_db; /* the caller's database: a script's SELECT is
+                          * its own, as in Redis */
     struct goblin__block_table *blocking; /* block.c: NULL until a block */
 
     /* Settings: the registry, the kept values of the descriptors

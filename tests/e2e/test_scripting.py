@@ -165,6 +165,44 @@ CASES = [
     ('eval',"return redis.call('blpop','nolist',0)",0),
     ('eval',"return redis.call('set','x','1','GET')",0),
     ('eval',"local function f(n) return 1 + f(n+1) end return f(1)",0),
+    # A script runs in its caller's database, and its SELECT is its own:
+    # the caller is back on its database afterwards (inside EXEC too).
+    ('flushall',),
+    ('set','a','0'),
+    ('select','1'),
+    ('set','a','1'),
+    ('eval',"return redis.call('get','a')",0),
+    ('eval',"redis.call('set','b','x') return 1",0),
+    ('get','b'),
+    ('select','0'),
+    ('get','b'),
+    ('eval',"redis.call('select','1') return redis.call('get','a')",0),
+    ('get','a'),
+    ('select','1'),
+    ('eval',"redis.call('select','0') redis.call('set','c','0') return 1",0),
+    ('get','c'),
+    ('select','0'),
+    ('get','c'),
+    ('multi',),
+    ('select','2'),
+    ('eval',"redis.call('set','d','1') redis.call('select','3') return 1",0),
+    ('get','d'),
+    ('exec',),
+    ('get','d'),
+    ('select','0'),
+    ('get','d'),
+    ('function','load','replace',"#!lua name=dblib\n"
+     "redis.register_function('dbget', function(k, a) "
+     "local v = redis.call('get', k[1]) redis.call('select', '4') "
+     "return {v, redis.call('get', k[1])} end)"),
+    ('select','4'),
+    ('set','e','four'),
+    ('select','5'),
+    ('set','e','five'),
+    ('fcall','dbget',1,'e'),
+    ('get','e'),
+    ('select','0'),
+    ('function','delete','dblib'),
 ]
 
 
