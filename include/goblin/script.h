@@ -123,6 +123,15 @@ GOBLIN_API int goblin_script_acl_check(struct goblin_script_run *run,
 /* Ends run (begun with goblin_script_begin). */
 GOBLIN_API void goblin_script_end(struct goblin_script_run *run);
 
+/* Every error reply a scripting command (EVAL, FCALL, SCRIPT, FUNCTION)
+ * writes to the sink it was given counts as Redis counts an error: in INFO
+ * errorstats and total_error_replies, and the command as failed. Called
+ * just before writing an error that a command the script called replied
+ * already (and so was counted then: Redis's ignore_error_stats_update on
+ * the error table), this says to count the next one as the command's
+ * failure only. */
+GOBLIN_API void goblin_script_error_counted(goblin_session *s);
+
 /* A run past busy-reply-threshold (on) or back (off): while it is busy,
  * other clients' commands get Redis's BUSY error, but for those Redis
  * lets through (SCRIPT KILL, FUNCTION KILL, SHUTDOWN NOSAVE, ...). */

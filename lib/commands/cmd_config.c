@@ -229,7 +229,7 @@ void goblin__cmd_config_resetstat(goblin__exec *x, int argc,
     (void)argv;
     memset(e->stats, 0, goblin__command_count * sizeof(*e->stats));
     goblin__cmdhist_reset(e);
-    memset(e->errstat, 0, sizeof(e->errstat));
+    goblin__errstats_reset(e);
     e->stat_commands = e->stat_connections = 0;
     e->stat_net_in = e->stat_net_out = 0;
     e->stat_errors = e->stat_rejected = 0;

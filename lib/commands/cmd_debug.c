@@ -479,8 +479,9 @@ void goblin__cmd_debug(goblin__exec *x, int argc,
     } else if (argc >= 3 && argc <= 5 && goblin__arg_is(sub, "populate")) {
         populate(x, argc, argv);
     } else if (argc == 3 && goblin__arg_is(sub, "error")) {
-        goblin__reply_errorf(x, "%.*s", (int)argv[2].len,
-                             (const char *)argv[2].ptr);
+        /* Written as it is, not counted: Redis sends this reply raw, so
+         * it is not in INFO errorstats nor a failed call. */
+        x->sink->ops->error(x->sink, (const char *)argv[2].ptr, argv[2].len);
     } else if (argc == 3 && goblin__arg_is(sub, "log")) {
         if (x->eng->cfg.log != NULL) {
             char text[1024];

@@ -199,13 +199,12 @@ static void sec_cpu(struct goblin__text *t)
 
 static void sec_errorstats(goblin__exec *x, struct goblin__text *t)
 {
-    size_t i;
+    const struct goblin__errstats *e = &x->eng->errstats;
 
-    for (i = 0; i < GOBLIN__ERRSTATS; i++)
-        if (x->eng->errstat[i] > 0)
-            goblin__text_addf(t, "errorstat_%s:count=%llu\r\n",
-                              goblin__errstat_name(i),
-                              (unsigned long long)x->eng->errstat[i]);
+    for (size_t i = 0; i < e->n; i++)
+        goblin__text_addf(t, "errorstat_%.*s:count=%llu\r\n",
+                          (int)e->e[i].len, e->e[i].name,
+                          (unsigned long long)e->e[i].count);
 }
 
 static void sec_keyspace(goblin__exec *x, struct goblin__text *t)

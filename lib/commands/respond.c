@@ -15,29 +15,9 @@ void goblin__reply_ok(goblin__exec *x)
     SINK(x)->ops->status(SINK(x), "OK", 2);
 }
 
-/* The error words INFO errorstats counts separately; others count as
- * ERR. */
-static const char *const err_words[GOBLIN__ERRSTATS] = {
-    "ERR", "WRONGTYPE", "NOAUTH", "WRONGPASS", "EXECABORT", "NOPROTO",
-    "OOM", "BUSYKEY", "NOPERM", "LOADING", "READONLY", "MISCONF",
-};
-
-const char *goblin__errstat_name(size_t i)
-{
-    return i < GOBLIN__ERRSTATS ? err_words[i] : NULL;
-}
-
 static void count_error(goblin__exec *x, const char *text, size_t len)
 {
-    size_t w = 0, i;
-
-    while (w < len && text[w] != ' ')
-        w++;
-    for (i = 0; i < GOBLIN__ERRSTATS; i++)
-        if (strlen(err_words[i]) == w && memcmp(err_words[i], text, w) == 0)
-            break;
-    x->eng->errstat[i < GOBLIN__ERRSTATS ? i : 0]++;
-    x->eng->stat_errors++;
+    goblin__errstat_count(x->eng, text, len);
     x->failed = true;
 }
 

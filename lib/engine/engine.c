@@ -166,6 +166,7 @@ static void engine_free(goblin_engine *eng)
     goblin_store *st = eng->st;
 
     goblin__slowlog_free(eng);
+    goblin__errstats_free(eng);
     goblin__acl_log_free(eng);
     goblin__latency_free(eng);
     goblin__repl_free(eng);

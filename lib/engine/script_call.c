@@ -212,6 +212,11 @@ void goblin_script_end(struct goblin_script_run *run)
     eng->script_busy = false;
 }
 
+void goblin_script_error_counted(goblin_session *s)
+{
+    s->eng->script_err_counted = true;
+}
+
 /* Finds the command argv names as Redis's lookupCommand does: an unknown
  * subcommand is an unknown command. A script names its commands with the
  * same few Lua strings run after run, so a hint kept by the string's

@@ -61,7 +61,22 @@ struct goblin__watch {
 };
 
 /* Error replies by their first word, for INFO errorstats. */
-#define GOBLIN__ERRSTATS 12
+/* INFO errorstats (errorstats.c): a code word's length at most (Redis
+ * looks for its space within 32 characters of the reply, '-' included),
+ * and how many codes are kept. */
+#define GOBLIN__ERRCODE_MAX 30
+#define GOBLIN__ERRCODES_MAX 128
+
+struct goblin__errstat {
+    char name[GOBLIN__ERRCODE_MAX];
+    uint8_t len;
+    uint64_t count;
+};
+
+struct goblin__errstats {
+    struct goblin__errstat *e; /* sorted by name */
+    size_t n, cap;
+};
 
 /* One numbered database: its store (NULL until first used, except
  * database 0) and its number; the slot is the ctx of the store's change
@@ -147,6 +162,9 @@ struct goblin_engine {
     int64_t script_outer_frozen;
     int script_outer_db; /* the caller's database: a script's SELECT is
                           * its own, as in Redis */
+    /* The next error reply of the running scripting command was counted
+     * already (goblin_script_error_counted; cmd_script.c). */
+    bool script_err_counted;
     struct goblin__block_table *blocking; /* block.c: NULL until a block */
 
     /* Settings: the registry, the kept values of the descriptors
@@ -202,7 +220,7 @@ struct goblin_engine {
     uint64_t stat_expired_keys;
     uint64_t stat_evicted_keys;
     uint64_t mem_peak;
-    uint64_t errstat[GOBLIN__ERRSTATS];
+    struct goblin__errstats errstats;
     uint64_t ops_samples[16];
     uint64_t ops_last_cmds, ops_last_ns;
     unsigned ops_idx;
@@ -613,7 +631,12 @@ static inline int64_t goblin__output_redirect_end(goblin_session *s)
 }
 
 /* respond.c: the name of errorstat slot i. */
-const char *goblin__errstat_name(size_t i);
+/* errorstats.c: counts an error reply's text (by its code word) in INFO
+ * errorstats and total_error_replies; CONFIG RESETSTAT; the engine's
+ * close. */
+void goblin__errstat_count(goblin_engine *eng, const char *text, size_t len);
+void goblin__errstats_reset(goblin_engine *eng);
+void goblin__errstats_free(goblin_engine *eng);
 
 /* lookup.c */
 int goblin__lookup_build(goblin_engine *eng);

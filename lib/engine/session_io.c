@@ -107,8 +107,7 @@ static int protocol_error(goblin_session *s)
     const char *text = goblin_resp_parser_error(s->parser);
 
     s->writer.sink.ops->error(&s->writer.sink, text, strlen(text));
-    s->eng->errstat[0]++;
-    s->eng->stat_errors++;
+    goblin__errstat_count(s->eng, text, strlen(text));
     s->flags |= SESS_CLOSE;
     return GOBLIN_EPROTO;
 }

@@ -332,8 +332,7 @@ static int too_long(goblin_session *s, struct goblin__sbe_state *ss,
                        "bytes", (unsigned)n, (unsigned)max_frame(s, ss));
 
     goblin__sbe_reply_error(&ss->sink, text, (size_t)len);
-    s->eng->stat_errors++;
-    s->eng->errstat[0]++;
+    goblin__errstat_count(s->eng, text, (size_t)len);
     s->flags |= SESS_CLOSE;
     return GOBLIN_EPROTO;
 }

@@ -222,6 +222,7 @@ void goblin__lua_push_resp(lua_State *L, const char *p, size_t len)
 
 struct out {
     lua_State *L;
+    goblin_session *sess; /* whose command replies, or NULL */
     struct goblin_sink *sink;
     int resp;        /* the script's RESP version */
     size_t budget;   /* values left to write before refusing (a table
@@ -296,6 +297,12 @@ static bool put_special(struct out *o, int depth)
 
     if (field(L, "err") == LUA_TSTRING) {
         s = lua_tolstring(L, -1, &len);
+        lua_pushstring(L, "ignore_error_stats_update");
+        lua_rawget(L, -3);
+        /* An error a command the script called replied: counted then. */
+        if (lua_toboolean(L, -1) && o->sess != NULL)
+            goblin_script_error_counted(o->sess);
+        lua_pop(L, 1);
         put_text(sink, s, len, 1);
         lua_pop(L, 1);
         return true;
@@ -434,10 +441,10 @@ static void put(struct out *o, int depth)
     lua_pop(L, 1);
 }
 
-void goblin__lua_reply(lua_State *L, int script_resp,
+void goblin__lua_reply(lua_State *L, goblin_session *s, int script_resp,
                        struct goblin_sink *sink)
 {
-    struct out o = {L, sink, script_resp, (size_t)1 << 24};
+    struct out o = {L, s, sink, script_resp, (size_t)1 << 24};
 
     put(&o, 0);
 }

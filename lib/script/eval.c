@@ -200,8 +200,8 @@ compile(struct goblin__lua *g, struct goblin_slice body, char sha[41],
 /* ---- running ---- */
 
 /* Writes the error a failed run left on top of the stack (popped). */
-void goblin__lua_run_error(lua_State *L, const char *funcname,
-                           struct goblin_sink *sink)
+void goblin__lua_run_error(lua_State *L, goblin_session *s,
+                           const char *funcname, struct goblin_sink *sink)
 {
     char small[512];
     const char *msg = NULL, *source = NULL;
@@ -232,6 +232,11 @@ void goblin__lua_run_error(lua_State *L, const char *funcname,
         }
         luaL_pushresult(&b);
         msg = lua_tolstring(L, -1, &mlen);
+        /* An error a command the script called raised: counted then. */
+        lua_getfield(L, -5, "ignore_error_stats_update");
+        if (lua_toboolean(L, -1))
+            goblin_script_error_counted(s);
+        lua_pop(L, 1);
         sink->ops->error(sink, msg, mlen);
         lua_pop(L, 5);
         return;
@@ -271,9 +276,9 @@ static void run_entry(struct goblin__lua *g, goblin_session *s,
     g->run = NULL;
     goblin_script_end(&run);
     if (rc == 0)
-        goblin__lua_reply(L, run.resp, sink);
+        goblin__lua_reply(L, s, run.resp, sink);
     else
-        goblin__lua_run_error(L, sha, sink);
+        goblin__lua_run_error(L, s, sha, sink);
     lua_pop(L, 1); /* the handler */
     goblin__vm_after_run(&g->eval, rc);
 }

@@ -681,9 +681,9 @@ void goblin__fcall(struct goblin__lua *g, goblin_session *s, int argc,
     g->running_argv = NULL;
     goblin_script_end(&run);
     if (rc == 0)
-        goblin__lua_reply(L, run.resp, sink);
+        goblin__lua_reply(L, s, run.resp, sink);
     else
-        goblin__lua_run_error(L, f->name, sink);
+        goblin__lua_run_error(L, s, f->name, sink);
     lua_pop(L, 1); /* the handler */
     goblin__vm_after_run(&g->fn, rc);
 }

@@ -201,7 +201,9 @@ int goblin__call_reply_push(lua_State *L, struct goblin__call_reply *r);
  * value redis.call returns; and the value on top of the stack to a reply
  * in sink (popped), shaped by the script's RESP version script_resp. */
 void goblin__lua_push_resp(lua_State *L, const char *p, size_t len);
-void goblin__lua_reply(lua_State *L, int script_resp, struct goblin_sink *sink);
+/* s is the session whose command replies (NULL: none). */
+void goblin__lua_reply(lua_State *L, goblin_session *s, int script_resp,
+                       struct goblin_sink *sink);
 /* An error reply of NUL-terminated text. */
 void goblin__lua_reply_error(struct goblin_sink *sink, const char *text);
 /* Pushes an array table of the n strings v (KEYS, ARGV). */
@@ -240,8 +242,8 @@ void goblin__sha_cache_clear(struct goblin__sha_cache *c);
 
 /* eval.c: the error a failed run left on top of the stack, written to
  * sink with Redis's " script: NAME, on SOURCE:LINE." (popped). */
-void goblin__lua_run_error(lua_State *L, const char *funcname,
-                           struct goblin_sink *sink);
+void goblin__lua_run_error(lua_State *L, goblin_session *s,
+                           const char *funcname, struct goblin_sink *sink);
 /* SCRIPT FLUSH: a fresh EVAL interpreter. Returns 0 or GOBLIN_ENOMEM. */
 int goblin__eval_flush(struct goblin__lua *g);
 
