@@ -305,6 +305,13 @@ class Client:
             data += chunk
 
 
+def has_lua(client):
+    """Whether the server behind client runs scripts (a goblind built
+    without Lua answers EVAL "ERR scripting is not available ...")."""
+    probe = client.call("EVAL", "return 1", "0")
+    return not (probe[0] == "-" and b"not available" in probe[1])
+
+
 def plain(reply):
     """A reply as plain Python values, for readable assertions."""
     t, v = reply
